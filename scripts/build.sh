@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Usage: scripts/build.sh [Release|Debug|Asan] [targets...]
+# Builds into build/<type lower-case>/ (or $BUILD_DIR when set, so parallel builds don't share a tree).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+type=${1:-Release}; shift || true
+dir=${BUILD_DIR:-build/$(echo "$type" | tr 'A-Z' 'a-z')}
+cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$type" >/dev/null
+if [ $# -gt 0 ]; then cmake --build "$dir" -j "$(nproc)" --target "$@"; else cmake --build "$dir" -j "$(nproc)"; fi

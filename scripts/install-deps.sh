@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs everything rmqnode needs to build and test, from Debian's packages. Idempotent:
+# does nothing when every package is already there.
+set -euo pipefail
+pkgs=(g++ cmake ninja-build ccache pkg-config libasio-dev libfmt-dev libtomlplusplus-dev doctest-dev
+      libmimalloc-dev zlib1g-dev rapidjson-dev)
+command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
+command -v npm >/dev/null 2>&1 || pkgs+=(npm)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  echo "installing: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Installs deps, builds, and starts a development node (name server + master in one process)
+# on 127.0.0.1:9876 (name server) and 127.0.0.1:10911 (broker), store under ./data.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+scripts/build.sh Release rmqnode rmqadmin rmqbench
+exec build/release/rmqnode --role=namesrv,master --config config/dev.toml "$@"

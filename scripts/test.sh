@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The one test command (README, .ci/run): install deps, build Release and run every test
+# (unit, integration against real rmqnode processes, interop with a real JavaScript client),
+# then the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+scripts/build.sh Release
+(cd build/release && ctest --output-on-failure --timeout 900)
+scripts/build.sh Asan unit_tests
+for t in build/asan/unit_*; do
+  if [ -x "$t" ] && [ -f "$t" ]; then
+    echo "== $t (ASan+UBSan)"
+    ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 "$t"
+  fi
+done

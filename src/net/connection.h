@@ -1,0 +1,59 @@
+#pragma once
+// Connection: one TCP connection speaking remoting frames, used by both the server and the
+// client side (same read loop, ordered write queue and response matching for both).
+// Thread: everything runs on the io_context the socket belongs to; public methods may be called
+// from any thread (they post to it).
+// Requests arriving on the connection are handed to a RequestHandler and processed
+// concurrently: a suspended request (long poll, sync flush) never holds back the next one.
+#include <asio/awaitable.hpp>
+#include <asio/ip/tcp.hpp>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "common/result.h"
+#include "net/remoting_command.h"
+
+namespace rmq::net {
+
+class Connection;
+using ConnectionPtr = std::shared_ptr<Connection>;
+
+// Handles one request; returns the response, or nullopt for "no response" (oneway, or answered
+// later via Connection::sendResponse). The connection fills opaque, the response flag and the
+// serialize type (= the request's) before writing.
+using RequestHandler =
+    std::function<asio::awaitable<std::optional<RemotingCommand>>(ConnectionPtr, RemotingCommand)>;
+
+struct ConnectionOptions {
+  size_t maxFrameSize = 16 * 1024 * 1024;
+  std::chrono::seconds idleTimeout{120};  // 0 = none
+};
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  // Opaque of a request that expects an answer; a response for it completes invoke().
+  virtual ~Connection() = default;
+
+  virtual uint64_t id() const = 0;
+  virtual const std::string& remoteAddress() const = 0;  // "ip:port"
+  virtual const std::string& localAddress() const = 0;
+  virtual bool isOpen() const = 0;
+  virtual void close() = 0;
+
+  // Sends a request and awaits its response (or an Error with code CLIENT_TIMEOUT /
+  // CLIENT_CONNECTION_CLOSED). Used by clients and by the broker's calls to clients.
+  virtual asio::awaitable<Result<RemotingCommand>> invoke(RemotingCommand request,
+                                                          std::chrono::milliseconds timeout) = 0;
+  // Sends a request flagged oneway; no answer is expected.
+  virtual void sendOneway(RemotingCommand request) = 0;
+  // Sends a response to `request` later (for handlers that returned nullopt).
+  virtual void sendResponse(const RemotingCommand& request, RemotingCommand response) = 0;
+
+  // Arbitrary per-connection state for the layer above (e.g. the client id a heartbeat bound).
+  std::shared_ptr<void> userData;
+};
+
+}  // namespace rmq::net

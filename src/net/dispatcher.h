@@ -1,0 +1,23 @@
+#pragma once
+// Dispatcher: request code -> processor. Unknown codes get REQUEST_CODE_NOT_SUPPORTED (3) with
+// remark " request type <code> not supported" unless a default processor is set.
+#include <unordered_map>
+
+#include "net/connection.h"
+
+namespace rmq::net {
+
+class Dispatcher {
+ public:
+  void registerProcessor(int code, RequestHandler handler);
+  void setDefaultProcessor(RequestHandler handler);
+  // Runs the processor for cmd.code (or the default, or answers code 3).
+  asio::awaitable<std::optional<RemotingCommand>> dispatch(ConnectionPtr conn, RemotingCommand cmd) const;
+  bool has(int code) const { return handlers_.count(code) != 0; }
+
+ private:
+  std::unordered_map<int, RequestHandler> handlers_;
+  RequestHandler default_;
+};
+
+}  // namespace rmq::net

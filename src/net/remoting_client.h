@@ -1,0 +1,47 @@
+#pragma once
+// RemotingClient: connection cache per "host:port", invoke with timeout returning the response or
+// an error value, oneway, and dispatch of server-initiated requests (NOTIFY_CONSUMER_IDS_CHANGED,
+// ...) to registered processors. Safe to call from any thread; awaitables may be awaited from any
+// executor.
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "common/result.h"
+#include "net/connection.h"
+#include "net/dispatcher.h"
+#include "net/io_pool.h"
+
+namespace rmq::net {
+
+struct ClientOptions {
+  std::chrono::milliseconds connectTimeout{3000};
+  ConnectionOptions connection{16 * 1024 * 1024, std::chrono::seconds(0)};
+};
+
+class RemotingClient {
+ public:
+  RemotingClient(IoPool& pool, ClientOptions options = {});
+  ~RemotingClient();
+
+  // Server-initiated requests arriving on any client connection go here.
+  Dispatcher& dispatcher();
+
+  asio::awaitable<Result<ConnectionPtr>> connect(const std::string& addr);
+  asio::awaitable<Result<RemotingCommand>> invoke(const std::string& addr, RemotingCommand request,
+                                                  std::chrono::milliseconds timeout);
+  asio::awaitable<Result<void>> invokeOneway(const std::string& addr, RemotingCommand request);
+  // Blocking wrappers for simple programs and tests (must not be called on an IoPool thread).
+  Result<RemotingCommand> invokeSync(const std::string& addr, RemotingCommand request,
+                                     std::chrono::milliseconds timeout);
+  Result<void> invokeOnewaySync(const std::string& addr, RemotingCommand request);
+
+  void closeConnection(const std::string& addr);
+  void shutdown();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rmq::net

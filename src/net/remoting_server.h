@@ -1,0 +1,41 @@
+#pragma once
+// RemotingServer: accept loop on one port; each accepted socket becomes a Connection on an
+// io_context from the IoPool; requests go to the Dispatcher. Graceful stop: stop accepting,
+// let in-flight requests finish within a deadline, then close everything.
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "common/result.h"
+#include "net/connection.h"
+#include "net/dispatcher.h"
+#include "net/io_pool.h"
+
+namespace rmq::net {
+
+struct ServerOptions {
+  std::string host = "0.0.0.0";
+  uint16_t port = 0;  // 0 = pick a free port (see port())
+  ConnectionOptions connection;
+};
+
+class RemotingServer {
+ public:
+  RemotingServer(IoPool& pool, ServerOptions options, std::shared_ptr<Dispatcher> dispatcher);
+  ~RemotingServer();
+
+  // Binds and starts accepting. Error (with a message naming the address) if bind fails.
+  Result<void> start();
+  uint16_t port() const;
+  // Called on the connection's thread when a connection closes (either side).
+  void onConnectionClosed(std::function<void(const ConnectionPtr&)> cb);
+  // Stops accepting, waits up to `drain` for in-flight requests, then closes all connections.
+  void stop(std::chrono::milliseconds drain = std::chrono::milliseconds(3000));
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rmq::net
