@@ -1,0 +1,121 @@
+#include "roles/broker/broker_config.h"
+
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+namespace rmq::broker {
+
+void BrokerConfig::visit(config::FieldVisitor& v) {
+  v.field({"brokerClusterName", "Cluster this broker belongs to"}, brokerClusterName);
+  v.field({"brokerName", "Broker name shared by a master and its slaves (default: host name)"}, brokerName);
+  v.field({"brokerId", "0 for a master, > 0 for slaves", 0, 1024}, brokerId);
+  v.field({"brokerIP1", "Address advertised to clients and stored as store host (default: local IPv4)"},
+          brokerIP1);
+  v.field({"brokerIP2", "Address advertised for HA replication (default: brokerIP1)"}, brokerIP2);
+  v.field({"listenPort", "Remoting port; the VIP channel listens on listenPort-2", 3, 65535}, listenPort);
+  v.field({"namesrvAddr", "Name servers, 'host:port;host:port' (default: $NAMESRV_ADDR)"}, namesrvAddr);
+  v.field({"regionId", "MSG_REGION returned in send responses"}, regionId);
+  v.field({"traceOn", "TRACE_ON returned in send responses"}, traceOn);
+  v.field({"brokerPermission", "Broker permission bits (PermName: 2 write, 4 read)", 0, 7}, brokerPermission);
+  v.field({"autoCreateTopicEnable", "Create unknown topics on send from TBW102"}, autoCreateTopicEnable);
+  v.field({"defaultTopicQueueNums", "Queues of auto-created topics", 1, 1024}, defaultTopicQueueNums);
+  v.field({"clusterTopicEnable", "Cluster-name topic is writeable"}, clusterTopicEnable);
+  v.field({"brokerTopicEnable", "Broker-name topic is writeable"}, brokerTopicEnable);
+  v.field({"traceTopicEnable", "Create the message trace topic"}, traceTopicEnable);
+  v.field({"msgTraceTopicName", "Message trace topic name"}, msgTraceTopicName);
+  v.field({"autoCreateSubscriptionGroup", "Create unknown consumer groups on first use"},
+          autoCreateSubscriptionGroup);
+  v.field({"longPollingEnable", "Park pulls on empty queues until a message arrives"}, longPollingEnable);
+  v.field({"shortPollingTimeMills", "Park time of a pull when long polling is off", 0, 3600000},
+          shortPollingTimeMills);
+  v.field({"brokerSuspendMaxTimeMillis", "Upper bound of a pull's suspendTimeoutMillis", 0, 3600000},
+          brokerSuspendMaxTimeMillis);
+  v.field({"slaveReadEnable", "Suggest pulling from a slave when the consumer reads slowly"}, slaveReadEnable);
+  v.field({"transferMsgByHeap", "Java: copy pull bodies through the heap (accepted, unused)"},
+          transferMsgByHeap);
+  v.field({"enablePropertyFilter", "Allow SQL92 subscriptions"}, enablePropertyFilter);
+  v.field({"filterSupportRetry", "Apply SQL92 filters to retry topics"}, filterSupportRetry);
+  v.field({"notifyConsumerIdsChangedEnable", "Push NOTIFY_CONSUMER_IDS_CHANGED on group changes"},
+          notifyConsumerIdsChangedEnable);
+  v.field({"channelExpiredTimeout", "Drop clients silent for this long (ms)", 1000, 86400000},
+          channelExpiredTimeout);
+  v.field({"flushConsumerOffsetInterval", "Persist consumerOffset.json every N ms", 100, 3600000},
+          flushConsumerOffsetInterval);
+  v.field({"flushConsumerOffsetHistoryInterval", "Java: offset history persistence (accepted, unused)"},
+          flushConsumerOffsetHistoryInterval);
+  v.field({"compressedRegister", "Deflate REGISTER_BROKER bodies"}, compressedRegister);
+  v.field({"forceRegister", "Register even if the data version is unchanged"}, forceRegister);
+  v.field({"registerNameServerPeriod", "Re-register with name servers every N ms", 10000, 60000},
+          registerNameServerPeriod);
+  v.field({"registerBrokerTimeoutMills", "Timeout of a REGISTER_BROKER call", 100, 60000},
+          registerBrokerTimeoutMills);
+  v.field({"startAcceptSendRequestTimeStamp", "Refuse sends before this epoch-ms time"},
+          startAcceptSendRequestTimeStamp);
+  v.field({"rejectTransactionMessage", "Refuse half (prepared) messages"}, rejectTransactionMessage);
+  v.field({"transactionTimeOut", "Half message age before the first check (ms)"}, transactionTimeOut);
+  v.field({"transactionCheckMax", "Checks before a half message is discarded"}, transactionCheckMax);
+  v.field({"transactionCheckInterval", "Transaction check period (ms)"}, transactionCheckInterval);
+  v.field({"aclEnable", "Enable ACL checks"}, aclEnable);
+}
+
+namespace {
+
+std::string localHostName() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0 || buf[0] == 0) return "localhost";
+  return buf;
+}
+
+// First non-loopback IPv4 of an interface that is up, like Java's RemotingUtil.getLocalAddress.
+std::string localIPv4() {
+  std::string found = "127.0.0.1";
+  ifaddrs* list = nullptr;
+  if (getifaddrs(&list) != 0) return found;
+  for (ifaddrs* it = list; it; it = it->ifa_next) {
+    if (!it->ifa_addr || it->ifa_addr->sa_family != AF_INET) continue;
+    auto* sin = reinterpret_cast<sockaddr_in*>(it->ifa_addr);
+    uint32_t ip = ntohl(sin->sin_addr.s_addr);
+    if ((ip >> 24) == 127) continue;
+    char text[INET_ADDRSTRLEN] = {};
+    inet_ntop(AF_INET, &sin->sin_addr, text, sizeof text);
+    found = text;
+    break;
+  }
+  freeifaddrs(list);
+  return found;
+}
+
+}  // namespace
+
+void BrokerConfig::resolveDefaults() {
+  if (brokerName.empty()) brokerName = localHostName();
+  if (brokerIP1.empty()) brokerIP1 = localIPv4();
+  if (brokerIP2.empty()) brokerIP2 = brokerIP1;
+  if (namesrvAddr.empty()) {
+    if (const char* env = std::getenv("NAMESRV_ADDR")) namesrvAddr = env;
+  }
+  brokerId = 0;
+}
+
+std::string BrokerConfig::brokerAddr() const { return brokerIP1 + ":" + std::to_string(listenPort); }
+std::string BrokerConfig::vipAddr() const { return brokerIP1 + ":" + std::to_string(listenPort - 2); }
+
+std::vector<std::string> BrokerConfig::namesrvList() const {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= namesrvAddr.size()) {
+    size_t end = namesrvAddr.find(';', start);
+    if (end == std::string::npos) end = namesrvAddr.size();
+    std::string part = namesrvAddr.substr(start, end - start);
+    size_t b = part.find_first_not_of(" \t"), e = part.find_last_not_of(" \t");
+    if (b != std::string::npos) out.push_back(part.substr(b, e - b + 1));
+    start = end + 1;
+  }
+  return out;
+}
+
+}  // namespace rmq::broker

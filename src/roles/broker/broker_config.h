@@ -1,0 +1,74 @@
+#pragma once
+// BrokerConfig: the broker keys of PROTOCOL.md §8.1 with Apache RocketMQ's names and defaults
+// (common.BrokerConfig + the listenPort of NettyServerConfig). Store keys (flushDiskType,
+// storePathRootDir, messageDelayLevel, maxMessageSize, syncFlushTimeout, ...) live in
+// store::StoreConfig. visit() lists every field once for loaders, --print-config and
+// GET/UPDATE_BROKER_CONFIG.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config/field_visitor.h"
+
+namespace rmq::broker {
+
+struct BrokerConfig {
+  // Identity and addresses.
+  std::string brokerClusterName = "DefaultCluster";
+  std::string brokerName;        // empty = local host name (resolved by resolveDefaults())
+  int64_t brokerId = 0;          // 0 = master
+  std::string brokerIP1;         // empty = first non-loopback IPv4 (else 127.0.0.1)
+  std::string brokerIP2;         // HA address; empty = brokerIP1
+  int32_t listenPort = 10911;    // the VIP channel listens on listenPort - 2
+  std::string namesrvAddr;       // "host:port;host:port"; empty = $NAMESRV_ADDR
+  std::string regionId = "DefaultRegion";
+  bool traceOn = true;
+  int32_t brokerPermission = 6;  // PermName READ|WRITE
+
+  // Topics and groups.
+  bool autoCreateTopicEnable = true;
+  int32_t defaultTopicQueueNums = 8;
+  bool clusterTopicEnable = true;
+  bool brokerTopicEnable = true;
+  bool traceTopicEnable = false;
+  std::string msgTraceTopicName = "RMQ_SYS_TRACE_TOPIC";
+  bool autoCreateSubscriptionGroup = true;
+
+  // Pull and long polling.
+  bool longPollingEnable = true;
+  int64_t shortPollingTimeMills = 1000;
+  int64_t brokerSuspendMaxTimeMillis = 20000;  // cap on a pull's suspendTimeoutMillis
+  bool slaveReadEnable = false;
+  bool transferMsgByHeap = true;
+  bool enablePropertyFilter = false;
+  bool filterSupportRetry = false;
+  bool notifyConsumerIdsChangedEnable = true;
+  int64_t channelExpiredTimeout = 120000;  // Java's CHANNEL_EXPIRED_TIMEOUT (constant there)
+
+  // Offsets and registration.
+  int32_t flushConsumerOffsetInterval = 5000;
+  int32_t flushConsumerOffsetHistoryInterval = 60000;
+  bool compressedRegister = false;
+  bool forceRegister = true;
+  int32_t registerNameServerPeriod = 30000;
+  int32_t registerBrokerTimeoutMills = 6000;
+
+  // Send and transactions.
+  int64_t startAcceptSendRequestTimeStamp = 0;
+  bool rejectTransactionMessage = false;
+  int64_t transactionTimeOut = 6000;
+  int32_t transactionCheckMax = 15;
+  int64_t transactionCheckInterval = 60000;
+  bool aclEnable = false;
+
+  void visit(config::FieldVisitor& v);
+
+  // Fills brokerName / brokerIP1 / brokerIP2 / namesrvAddr left empty with their runtime
+  // defaults (host name, local address, $NAMESRV_ADDR). Forces brokerId 0 (master role).
+  void resolveDefaults();
+  std::string brokerAddr() const;       // "brokerIP1:listenPort"
+  std::string vipAddr() const;          // "brokerIP1:listenPort-2"
+  std::vector<std::string> namesrvList() const;  // namesrvAddr split on ';' (trimmed, non-empty)
+};
+
+}  // namespace rmq::broker

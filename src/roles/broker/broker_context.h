@@ -1,0 +1,78 @@
+#pragma once
+// BrokerContext: what every broker component can reach. Built once by BrokerController::start()
+// (after the store and the managers are loaded, before the servers accept) and valid until
+// BrokerController::shutdown() returns. Components keep a reference to it.
+//
+// Threads: processors run on the network threads (IoPool); the references here are to objects
+// that are thread-safe themselves. Anything that blocks (file writes, fsync) goes to
+// `background` (a single dedicated thread), never to a network thread.
+//
+// Who fills what:
+//  - broker-core (controller): io, config, storeConfig, store, dispatcher, clients, pullHold,
+//    background, storeHost, the hooks below.
+//  - broker-admin managers (constructed and loaded by the controller): topics, groups, offsets,
+//    schedule. Their processors are registered by registerAdminProcessors(ctx) (admin side),
+//    called by the controller after the core processors.
+// Expected manager shapes (the controller constructs them; admin headers are the authority):
+//   TopicConfigManager(BrokerConfig&, store::StoreConfig&), SubscriptionGroupManager(same),
+//   ConsumerOffsetManager(same) — each with bool load() and void persist();
+//   ScheduleMessageService(BrokerContext&) with bool load(), void start(), void shutdown().
+#include <asio/any_io_executor.hpp>
+#include <atomic>
+#include <functional>
+#include <string>
+
+#include "common/message.h"
+#include "net/connection.h"
+#include "net/dispatcher.h"
+#include "net/io_pool.h"
+#include "roles/broker/broker_config.h"
+
+namespace rmq::store {
+class MessageStore;
+struct StoreConfig;
+}  // namespace rmq::store
+
+namespace rmq::broker {
+
+class TopicConfigManager;        // broker-admin: topics.json (topic_config_manager.h)
+class SubscriptionGroupManager;  // broker-admin: subscriptionGroup.json
+class ConsumerOffsetManager;     // broker-admin: consumerOffset.json
+class ScheduleMessageService;    // broker-admin: delay levels, delayOffset.json
+class ClientManager;             // broker-core: producer/consumer registries (client_manager.h)
+class PullRequestHold;           // broker-core: parked long-poll pulls (pull_request_hold.h)
+
+struct BrokerContext {
+  net::IoPool& io;
+  BrokerConfig& config;
+  store::StoreConfig& storeConfig;
+  store::MessageStore& store;
+  net::Dispatcher& dispatcher;  // shared by the main port and the VIP port (listenPort-2)
+
+  TopicConfigManager& topics;
+  SubscriptionGroupManager& groups;
+  ConsumerOffsetManager& offsets;
+  ScheduleMessageService* schedule = nullptr;  // null until the admin side provides it
+  ClientManager& clients;
+  PullRequestHold& pullHold;
+
+  asio::any_io_executor background;  // one thread for blocking work (persisting JSON files)
+  HostAddress storeHost;             // brokerIP1:listenPort, stamped on every stored record
+  std::atomic<bool> shuttingDown{false};
+
+  // Re-register with every name server soon (oneway, full topic table), e.g. after a topic was
+  // auto-created or created by UPDATE_AND_CREATE_TOPIC. Safe from any thread.
+  std::function<void()> registerBrokerAllSoon;
+
+  void registerProcessor(int code, net::RequestHandler handler) {
+    dispatcher.registerProcessor(code, std::move(handler));
+  }
+  bool isShuttingDown() const { return shuttingDown.load(std::memory_order_acquire); }
+};
+
+// Implemented by broker-admin (admin processors, consumer send-back, offsets/topic/group admin
+// codes). Called once by the controller after the core processors are registered and before
+// the servers start accepting.
+void registerAdminProcessors(BrokerContext& ctx);
+
+}  // namespace rmq::broker
