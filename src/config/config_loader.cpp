@@ -1,0 +1,260 @@
+#include "config/config_loader.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace rmq::config {
+namespace {
+
+using Kind = ConfigValue::Kind;
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string expectedInteger(int64_t lo, int64_t hi) {
+  return fmt::format("an integer in [{}, {}]", lo, hi);
+}
+
+// Converts one value to a field's type; on failure `err` says what was expected.
+struct Converter {
+  const FieldInfo& info;
+  std::string err;
+
+  bool toBool(const ConfigValue& v, bool& out) {
+    if (v.kind == Kind::Bool) { out = v.b; return true; }
+    if (v.kind == Kind::Text) {
+      auto t = lower(v.text);
+      if (t == "true") { out = true; return true; }
+      if (t == "false") { out = false; return true; }
+    }
+    err = "true or false";
+    return false;
+  }
+
+  bool toInt(const ConfigValue& v, int64_t typeMin, int64_t typeMax, int64_t& out) {
+    int64_t lo = std::max(typeMin, info.min.value_or(typeMin));
+    int64_t hi = std::min(typeMax, info.max.value_or(typeMax));
+    int64_t x = 0;
+    bool parsed = false;
+    if (v.kind == Kind::Int) {
+      x = v.i;
+      parsed = true;
+    } else if (v.kind == Kind::Text) {
+      std::string_view t = v.text;
+      if (!t.empty() && t.front() == '+') t.remove_prefix(1);
+      auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), x);
+      parsed = !t.empty() && ec == std::errc() && p == t.data() + t.size();
+    }
+    if (!parsed || x < lo || x > hi) { err = expectedInteger(lo, hi); return false; }
+    out = x;
+    return true;
+  }
+
+  bool toDouble(const ConfigValue& v, double& out) {
+    double x = 0;
+    bool parsed = false;
+    if (v.kind == Kind::Float) { x = v.d; parsed = true; }
+    else if (v.kind == Kind::Int) { x = static_cast<double>(v.i); parsed = true; }
+    else if (v.kind == Kind::Text) {
+      char* end = nullptr;
+      errno = 0;
+      x = std::strtod(v.text.c_str(), &end);
+      parsed = !v.text.empty() && errno == 0 && end == v.text.c_str() + v.text.size();
+    }
+    auto lo = info.min ? static_cast<double>(*info.min) : -std::numeric_limits<double>::infinity();
+    auto hi = info.max ? static_cast<double>(*info.max) : std::numeric_limits<double>::infinity();
+    if (!parsed || !std::isfinite(x) || x < lo || x > hi) {
+      err = info.min || info.max ? fmt::format("a number in [{}, {}]", lo, hi) : "a number";
+      return false;
+    }
+    out = x;
+    return true;
+  }
+
+  bool toString(const ConfigValue& v, std::string& out) {
+    if (v.kind != Kind::String && v.kind != Kind::Text) { err = "a string"; return false; }
+    if (!info.choices.empty()) {
+      bool found = false;
+      for (auto c : info.choices) found = found || c == v.text;
+      if (!found) { err = fmt::format("one of {}", fmt::join(info.choices, ", ")); return false; }
+    }
+    out = v.text;
+    return true;
+  }
+};
+
+// Offers each entry to the fields of one section. In validate mode nothing is written.
+class ApplyVisitor : public FieldVisitor {
+ public:
+  ApplyVisitor(const std::vector<ConfigEntry>& entries, const std::vector<std::string>& scopes, bool write)
+      : entries_(entries), scopes_(scopes), write_(write), claimed_(entries.size(), false) {}
+
+  void setSection(const std::string& title) { section_ = title; }
+  const std::vector<std::string>& errors() const { return errors_; }
+  bool claimed(size_t i) const { return claimed_[i]; }
+  const std::vector<std::string>& written() const { return written_; }
+
+  void field(const FieldInfo& f, bool& value) override {
+    apply(f, value, [&](Converter& c, const ConfigValue& v, bool& out) { return c.toBool(v, out); });
+  }
+  void field(const FieldInfo& f, int32_t& value) override {
+    apply(f, value, [&](Converter& c, const ConfigValue& v, int32_t& out) {
+      int64_t x = 0;
+      if (!c.toInt(v, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max(), x)) return false;
+      out = static_cast<int32_t>(x);
+      return true;
+    });
+  }
+  void field(const FieldInfo& f, int64_t& value) override {
+    apply(f, value, [&](Converter& c, const ConfigValue& v, int64_t& out) {
+      return c.toInt(v, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), out);
+    });
+  }
+  void field(const FieldInfo& f, double& value) override {
+    apply(f, value, [&](Converter& c, const ConfigValue& v, double& out) { return c.toDouble(v, out); });
+  }
+  void field(const FieldInfo& f, std::string& value) override {
+    apply(f, value, [&](Converter& c, const ConfigValue& v, std::string& out) { return c.toString(v, out); });
+  }
+
+ private:
+  bool matches(const FieldInfo& f, const std::string& key) const {
+    if (key == f.name) return true;
+    for (auto a : f.aliases) if (key == a) return true;
+    return false;
+  }
+
+  template <class T, class Fn>
+  void apply(const FieldInfo& f, T& target, Fn convert) {
+    for (size_t i = 0; i < entries_.size(); ++i) {
+      const auto& e = entries_[i];
+      if (!scopes_[i].empty() && scopes_[i] != section_) continue;
+      if (!matches(f, e.key)) continue;
+      claimed_[i] = true;
+      Converter c{f, {}};
+      T parsed{};
+      if (!convert(c, e.value, parsed)) {
+        errors_.push_back(fmt::format("config error{}{}: key '{}': expected {}, got {}",
+                                      e.origin.empty() ? "" : " at ", e.origin, f.name, c.err,
+                                      e.value.describe()));
+        continue;
+      }
+      if (write_) {
+        target = std::move(parsed);
+        written_.emplace_back(f.name);
+      }
+    }
+  }
+
+  const std::vector<ConfigEntry>& entries_;
+  const std::vector<std::string>& scopes_;
+  bool write_;
+  std::string section_;
+  std::vector<bool> claimed_;
+  std::vector<std::string> errors_;
+  std::vector<std::string> written_;
+};
+
+bool hasSection(const std::vector<ConfigSection>& sections, std::string_view title) {
+  for (auto& s : sections) if (s.title == title) return true;
+  return false;
+}
+
+// Effective scope of each entry: the TOML table, or a "title." key prefix naming a section.
+std::vector<std::string> resolveScopes(std::vector<ConfigEntry>& entries, const std::vector<ConfigSection>& sections) {
+  std::vector<std::string> scopes;
+  for (auto& e : entries) {
+    std::string scope = e.scope;
+    auto dot = e.key.find('.');
+    if (scope.empty() && dot != std::string::npos && hasSection(sections, std::string_view(e.key).substr(0, dot))) {
+      scope = e.key.substr(0, dot);
+      e.key = e.key.substr(dot + 1);
+    }
+    scopes.push_back(std::move(scope));
+  }
+  return scopes;
+}
+
+std::string join(const std::vector<std::string>& lines) {
+  std::string out;
+  for (auto& l : lines) { if (!out.empty()) out += '\n'; out += l; }
+  return out;
+}
+
+}  // namespace
+
+std::string ConfigValue::describe() const {
+  switch (kind) {
+    case Kind::Bool: return b ? "true" : "false";
+    case Kind::Int: return std::to_string(i);
+    case Kind::Float: return fmt::format("{}", d);
+    default: return fmt::format("\"{}\"", text);
+  }
+}
+
+Result<std::vector<std::string>> applyEntries(const std::vector<ConfigEntry>& input,
+                                              const std::vector<ConfigSection>& sections) {
+  std::vector<ConfigEntry> entries = input;
+  auto scopes = resolveScopes(entries, sections);
+  ApplyVisitor check(entries, scopes, false);
+  for (auto& s : sections) { check.setSection(s.title); s.visit(check); }
+  std::vector<std::string> errors = check.errors();
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (check.claimed(i)) continue;
+    const auto& e = entries[i];
+    std::string where = e.origin.empty() ? "" : " at " + e.origin;
+    if (!scopes[i].empty() && !hasSection(sections, scopes[i])) {
+      errors.push_back(fmt::format("config error{}: unknown table [{}] (key '{}')", where, scopes[i], e.key));
+    } else {
+      errors.push_back(fmt::format("config error{}: unknown key '{}'", where, e.key));
+    }
+  }
+  if (!errors.empty()) return makeError(1, join(errors));
+  ApplyVisitor write(entries, scopes, true);
+  for (auto& s : sections) { write.setSection(s.title); s.visit(write); }
+  return write.written();
+}
+
+Result<void> loadConfigFile(const std::string& path, const std::vector<ConfigSection>& sections) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return makeError(1, fmt::format("cannot read config file {}: {}", path, std::strerror(errno)));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  auto endsWith = [&](std::string_view suffix) {
+    return path.size() >= suffix.size() && lower(path.substr(path.size() - suffix.size())) == suffix;
+  };
+  Result<std::vector<ConfigEntry>> entries = std::vector<ConfigEntry>{};
+  if (endsWith(".toml")) {
+    entries = parseToml(text, path);
+  } else if (endsWith(".properties") || endsWith(".conf") || endsWith(".cfg")) {
+    entries = parseProperties(text, path);
+  } else {
+    return makeError(1, fmt::format("config file {}: unknown type (expected .toml, or .properties/.conf "
+                                    "for Java properties)", path));
+  }
+  if (!entries) return entries.error();
+  auto applied = applyEntries(*entries, sections);
+  if (!applied) return applied.error();
+  return {};
+}
+
+Result<std::vector<std::string>> applyPropertiesText(std::string_view text,
+                                                     const std::vector<ConfigSection>& sections) {
+  auto entries = parseProperties(text, "request");
+  if (!entries) return entries.error();
+  return applyEntries(*entries, sections);
+}
+
+}  // namespace rmq::config

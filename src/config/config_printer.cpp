@@ -1,0 +1,87 @@
+#include "config/config_printer.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace rmq::config {
+namespace {
+
+std::string tomlDouble(double d) {
+  auto s = fmt::format("{}", d);
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // keep it a TOML float
+  return s;
+}
+
+class TomlPrinter : public FieldVisitor {
+ public:
+  explicit TomlPrinter(std::string& out) : out_(out) {}
+  void field(const FieldInfo& f, bool& v) override { emit(f, v ? "true" : "false"); }
+  void field(const FieldInfo& f, int32_t& v) override { emit(f, std::to_string(v)); }
+  void field(const FieldInfo& f, int64_t& v) override { emit(f, std::to_string(v)); }
+  void field(const FieldInfo& f, double& v) override { emit(f, tomlDouble(v)); }
+  void field(const FieldInfo& f, std::string& v) override { emit(f, tomlQuote(v)); }
+
+ private:
+  void emit(const FieldInfo& f, const std::string& literal) {
+    if (!f.description.empty()) out_ += fmt::format("# {}\n", f.description);
+    if (f.min && f.max) out_ += fmt::format("# range: {} .. {}\n", *f.min, *f.max);
+    else if (f.min) out_ += fmt::format("# minimum: {}\n", *f.min);
+    else if (f.max) out_ += fmt::format("# maximum: {}\n", *f.max);
+    if (!f.choices.empty()) out_ += fmt::format("# one of: {}\n", fmt::join(f.choices, ", "));
+    out_ += fmt::format("{} = {}\n\n", f.name, literal);
+  }
+  std::string& out_;
+};
+
+class PropertiesPrinter : public FieldVisitor {
+ public:
+  explicit PropertiesPrinter(std::string& out) : out_(out) {}
+  void field(const FieldInfo& f, bool& v) override { emit(f, v ? "true" : "false"); }
+  void field(const FieldInfo& f, int32_t& v) override { emit(f, std::to_string(v)); }
+  void field(const FieldInfo& f, int64_t& v) override { emit(f, std::to_string(v)); }
+  void field(const FieldInfo& f, double& v) override { emit(f, fmt::format("{}", v)); }
+  void field(const FieldInfo& f, std::string& v) override { emit(f, v); }
+
+ private:
+  void emit(const FieldInfo& f, std::string_view value) { out_ += fmt::format("{}={}\n", f.name, value); }
+  std::string& out_;
+};
+
+}  // namespace
+
+std::string tomlQuote(std::string_view s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (c < 0x20 || c == 0x7F) out += fmt::format("\\u{:04X}", c);
+        else out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+std::string renderToml(const std::vector<ConfigSection>& sections) {
+  std::string out;
+  for (auto& s : sections) {
+    out += fmt::format("[{}]\n\n", s.title);
+    TomlPrinter p(out);
+    s.visit(p);
+  }
+  return out;
+}
+
+std::string renderProperties(const std::vector<ConfigSection>& sections) {
+  std::string out;
+  PropertiesPrinter p(out);
+  for (auto& s : sections) s.visit(p);
+  return out;
+}
+
+}  // namespace rmq::config

@@ -1,0 +1,20 @@
+#pragma once
+// Printers over the same field lists the loaders use: the effective config as commented TOML
+// (--print-config; parses back with parseToml) and as Java properties text (GET_BROKER_CONFIG,
+// GET_NAMESRV_CONFIG bodies).
+#include <string>
+#include <vector>
+
+#include "config/config_loader.h"
+
+namespace rmq::config {
+
+// One `[title]` table per section; each key preceded by its description (and bounds or
+// choices) as `#` comments.
+std::string renderToml(const std::vector<ConfigSection>& sections);
+// `key=value\n` for every field of every section, in declaration order (MixAll.properties2String).
+std::string renderProperties(const std::vector<ConfigSection>& sections);
+// TOML literal for a string value (quoted, escaped).
+std::string tomlQuote(std::string_view s);
+
+}  // namespace rmq::config

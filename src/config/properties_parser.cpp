@@ -1,0 +1,134 @@
+// Java .properties text -> ConfigEntry list. Supports what RocketMQ's shipped files and
+// MixAll.properties2String produce: `key=value` / `key: value` / `key value`, `#` and `!`
+// comments, surrounding whitespace trimmed, backslash line continuation and the escapes
+// \t \n \r \f \\ \= \: \uXXXX.
+#include <fmt/format.h>
+
+#include "config/config_loader.h"
+
+namespace rmq::config {
+namespace {
+
+bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\f'; }
+
+std::string_view trimLeft(std::string_view s) {
+  while (!s.empty() && isSpace(s.front())) s.remove_prefix(1);
+  return s;
+}
+
+void appendUtf8(std::string& out, uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+// Unescapes one logical line's key or value part.
+Result<std::string> unescape(std::string_view s, const std::string& origin) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (c != '\\' || i + 1 == s.size()) { out += c; continue; }
+    char e = s[++i];
+    switch (e) {
+      case 't': out += '\t'; break;
+      case 'n': out += '\n'; break;
+      case 'r': out += '\r'; break;
+      case 'f': out += '\f'; break;
+      case 'u': {
+        if (s.size() - i < 5) {  // needs four hex digits after the 'u'
+          return makeError(1, fmt::format("config error at {}: bad \\u escape", origin));
+        }
+        uint32_t cp = 0;
+        for (int k = 1; k <= 4; ++k) {
+          char h = s[i + k];
+          cp <<= 4;
+          if (h >= '0' && h <= '9') cp |= h - '0';
+          else if (h >= 'a' && h <= 'f') cp |= h - 'a' + 10;
+          else if (h >= 'A' && h <= 'F') cp |= h - 'A' + 10;
+          else return makeError(1, fmt::format("config error at {}: bad \\u escape", origin));
+        }
+        appendUtf8(out, cp);
+        i += 4;
+        break;
+      }
+      default: out += e;  // \\ \= \: \# \! and unknown escapes keep the character
+    }
+  }
+  return out;
+}
+
+// Splits a logical line into key and value at the first unescaped '=', ':' or whitespace.
+std::pair<std::string_view, std::string_view> splitKeyValue(std::string_view line) {
+  size_t i = 0;
+  for (; i < line.size(); ++i) {
+    char c = line[i];
+    if (c == '\\') { ++i; continue; }
+    if (c == '=' || c == ':' || isSpace(c)) break;
+  }
+  std::string_view key = line.substr(0, i);
+  std::string_view rest = trimLeft(line.substr(std::min(i, line.size())));
+  if (!rest.empty() && (rest.front() == '=' || rest.front() == ':')) rest = trimLeft(rest.substr(1));
+  return {key, rest};
+}
+
+// True when the line ends in an odd number of backslashes (continues on the next line).
+bool continues(std::string_view line) {
+  size_t n = 0;
+  while (n < line.size() && line[line.size() - 1 - n] == '\\') ++n;
+  return n % 2 == 1;
+}
+
+std::string_view trimRight(std::string_view s) {
+  while (!s.empty() && (isSpace(s.back()) || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+Result<std::vector<ConfigEntry>> parseProperties(std::string_view text, const std::string& sourceName) {
+  std::vector<ConfigEntry> entries;
+  size_t pos = 0;
+  int lineNo = 0;
+  while (pos < text.size()) {
+    // Gather one logical line (physical lines joined on trailing backslash).
+    std::string logical;
+    int firstLine = lineNo + 1;
+    bool more = true;
+    while (more && pos < text.size()) {
+      size_t nl = text.find('\n', pos);
+      std::string_view phys = text.substr(pos, nl == std::string_view::npos ? text.size() - pos : nl - pos);
+      pos = nl == std::string_view::npos ? text.size() : nl + 1;
+      ++lineNo;
+      phys = trimRight(phys);
+      std::string_view body = trimLeft(phys);
+      if (logical.empty() && (body.empty() || body.front() == '#' || body.front() == '!')) break;
+      more = continues(body);
+      if (more) body.remove_suffix(1);
+      logical.append(body);
+    }
+    if (logical.empty()) continue;
+    std::string origin = fmt::format("{}:{}", sourceName, firstLine);
+    auto [rawKey, rawValue] = splitKeyValue(logical);
+    auto key = unescape(rawKey, origin);
+    if (!key) return key.error();
+    auto value = unescape(trimRight(rawValue), origin);
+    if (!value) return value.error();
+    ConfigEntry e;
+    e.key = std::move(*key);
+    e.value.kind = ConfigValue::Kind::Text;
+    e.value.text = std::move(*value);
+    e.origin = std::move(origin);
+    entries.push_back(std::move(e));
+  }
+  return entries;
+}
+
+}  // namespace rmq::config
