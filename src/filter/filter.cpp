@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/message_codec.h"
 #include "common/response_code.h"
 #include "filter/sql_ast.h"
 #include "filter/sql_parser.h"
@@ -19,17 +20,7 @@ const char* expressionTypeName(ExpressionType type) {
 }
 
 std::optional<std::string_view> RawProperties::get(std::string_view name) const {
-  std::string_view rest = encoded_;
-  while (!rest.empty()) {
-    size_t end = rest.find('\x02');
-    std::string_view item = rest.substr(0, end);
-    size_t sep = item.find('\x01');
-    if (sep != std::string_view::npos && sep > 0 && sep + 1 < item.size() && item.substr(0, sep) == name)
-      return item.substr(sep + 1);
-    if (end == std::string_view::npos) break;
-    rest.remove_prefix(end + 1);
-  }
-  return std::nullopt;
+  return findEncodedProperty(encoded_, name);
 }
 
 bool Filter::matchesTagsCode(int64_t tagsCode) const {

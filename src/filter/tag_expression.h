@@ -6,11 +6,13 @@
 #include <string_view>
 #include <vector>
 
+#include "common/message_codec.h"
+
 namespace rmq::filter {
 
-// Java String.hashCode() of a UTF-8 string, computed over its UTF-16 code units (what the broker
-// stores as the ConsumeQueue tags code and what clients put in SubscriptionData.codeSet).
-int32_t javaStringHash(std::string_view utf8);
+// Java String.hashCode() over UTF-16 code units (common/message_codec.h): the ConsumeQueue tags
+// code and SubscriptionData.codeSet.
+using rmq::javaStringHash;
 
 struct TagExpression {
   std::string subString;            // "*" for match-all, otherwise the expression as given
