@@ -24,6 +24,10 @@ inline constexpr int32_t kFlagResponse = 0x1;
 inline constexpr int32_t kFlagOneway = 0x2;
 inline constexpr int32_t kCurrentVersion = 407;  // MQVersion V4_9_7 ordinal
 
+// Next value of the process-wide request id (what RemotingCommand::request() and
+// Connection::invoke() put into `opaque`).
+int32_t nextOpaque();
+
 // extFields: small string->string map kept in insertion order (typically < 16 entries, so a
 // vector beats a hash map). Values are always strings on the wire (§1.6).
 class ExtFields {
@@ -73,6 +77,7 @@ struct RemotingCommand {
   bool isOneway() const { return (flag & kFlagOneway) != 0; }
   size_t bodySize() const;
 
+  // A request with a fresh process-wide opaque (invoke() assigns its own anyway).
   static RemotingCommand request(int32_t code);
   // A response with the given code and optional remark; the server fills opaque/flag/serializeType.
   static RemotingCommand response(int32_t code, std::optional<std::string> remark = std::nullopt);
