@@ -1,0 +1,147 @@
+#pragma once
+// MessageStore: the facade of the store engine (CommitLog + ConsumeQueues + IndexFiles +
+// checkpoint/abort/lock + flush/dispatch/retention threads), file-compatible with RocketMQ 4.9.
+//
+// Lifecycle: construct → open() (lock, load, recover) → start() (threads) → ... → shutdown()
+// (stop threads, flush, checkpoint, remove `abort`, unlock). open()/shutdown() block (disk I/O):
+// call them at broker start/stop, not on a network thread.
+//
+// Threads: every public method is thread-safe.
+//  - append()/appendBatch() encode straight into the mapped CommitLog under a short spin-free
+//    mutex: no syscall per message (the next file is preallocated by a background thread).
+//  - asyncWaitDurable() completes on the handler's associated executor (post, never inline).
+//  - Owned threads: flusher (fsync/msync; group commit), dispatcher ("reput": CQ + index, calls
+//    the ArrivalListener), allocator (next mapped file), cleaner (retention, CQ flush, checkpoint).
+//  - Reads return views into mapped files kept alive by shared_ptr owners.
+#include <asio/associated_executor.hpp>
+#include <asio/async_result.hpp>
+#include <asio/post.hpp>
+#include <asio/prefer.hpp>
+#include <asio/execution/outstanding_work.hpp>
+#include <asio/system_executor.hpp>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "store/store_config.h"
+#include "store/store_types.h"
+
+namespace rmq::store {
+
+class StoreEngine;  // implementation (store_engine.h)
+
+class MessageStore {
+ public:
+  // storeHost: brokerIP1:listenPort, stamped on every record and encoded in offset msgIds.
+  MessageStore(StoreConfig config, HostAddress storeHost);
+  ~MessageStore();  // calls shutdown() if still running
+  MessageStore(const MessageStore&) = delete;
+  MessageStore& operator=(const MessageStore&) = delete;
+
+  // ---- lifecycle ----
+  // Takes the lock file (error if another process holds it), loads files, recovers (normal or
+  // abnormal per the `abort` file), rebuilds CQ/index past the last valid entry.
+  Result<void> open();
+  void start();     // starts background threads, creates `abort`
+  void shutdown();  // idempotent; clean: flushed, checkpointed, `abort` removed
+  const StoreConfig& config() const;
+  const HostAddress& storeHost() const;
+
+  // Called on the dispatcher thread right after each message reached its consume queue. Set
+  // before start(). Must be cheap and non-blocking (e.g. post to the long-poll executor).
+  void setArrivalListener(ArrivalListener listener);
+
+  // ---- writes ----
+  AppendResult append(const MessageToStore& msg);
+  // Atomic: all items land consecutively in one file with consecutive queue offsets, or none.
+  AppendResult appendBatch(const BatchToStore& batch);
+
+  // Completes with PUT_OK once every byte below endOffset (AppendResult::endOffset()) is
+  // durable: SYNC_FLUSH waits for the group commit (one fsync covers all waiters below it) or
+  // FLUSH_DISK_TIMEOUT after syncFlushTimeout; ASYNC_FLUSH completes at once. Signature
+  // void(PutStatus). Usage: `auto st = co_await store.asyncWaitDurable(r.endOffset(), asio::use_awaitable);`
+  template <class Token>
+  auto asyncWaitDurable(int64_t endOffset, Token&& token) {
+    return asio::async_initiate<Token, void(PutStatus)>(
+        [this](auto handler, int64_t end) { addWaiter(WaitKind::Flush, end, wrap(std::move(handler))); },
+        token, endOffset);
+  }
+  // Replication seam (SYNC_MASTER): completes when a slave acked endOffset (notifySlaveAck), or
+  // FLUSH_SLAVE_TIMEOUT after syncFlushTimeout, or SLAVE_NOT_AVAILABLE at once when no slave is
+  // connected (setSlaveAvailable). Signature void(PutStatus).
+  template <class Token>
+  auto asyncWaitReplicated(int64_t endOffset, Token&& token) {
+    return asio::async_initiate<Token, void(PutStatus)>(
+        [this](auto handler, int64_t end) { addWaiter(WaitKind::SlaveAck, end, wrap(std::move(handler))); },
+        token, endOffset);
+  }
+  bool needsDurabilityWait() const;  // true under SYNC_FLUSH (callers may skip the await otherwise)
+
+  // ---- queue reads ----
+  // Messages of topic/queueId from `offset` (count cap maxMsgNums, byte cap maxTotalBytes on top
+  // of the hot/cold transfer caps); filter may be null (accept all).
+  GetMessageResult getMessages(std::string_view topic, int queueId, int64_t offset, int maxMsgNums,
+                               int maxTotalBytes, const MessageFilter* filter) const;
+  int64_t minOffsetInQueue(std::string_view topic, int queueId) const;
+  int64_t maxOffsetInQueue(std::string_view topic, int queueId) const;  // next offset to write
+  // Queue offset of the first message stored at or after `timestampMs` (binary search).
+  int64_t offsetInQueueByTime(std::string_view topic, int queueId, int64_t timestampMs) const;
+  int64_t earliestMessageTime(std::string_view topic, int queueId) const;  // -1 when empty
+  int64_t earliestMessageTime() const;                                    // commit log, -1 when empty
+  int64_t messageStoreTime(std::string_view topic, int queueId, int64_t queueOffset) const;  // -1
+  int64_t commitLogOffsetInQueue(std::string_view topic, int queueId, int64_t queueOffset) const;  // -1
+
+  // ---- lookups ----
+  ByteView lookMessageByOffset(int64_t commitLogOffset) const;   // one record, empty if invalid
+  ByteView lookMessageByMsgId(std::string_view offsetMsgId) const;
+  // Index query: topic#key, newest first then sorted by offset; maxNum capped at maxMsgsNumBatch.
+  QueryMessageResult queryMessage(std::string_view topic, std::string_view key, int maxNum,
+                                  int64_t beginTimestamp, int64_t endTimestamp) const;
+
+  // ---- commit log positions / HA seam ----
+  int64_t minPhyOffset() const;
+  int64_t maxPhyOffset() const;      // end of written bytes (= commitLogMaxOffset for HA)
+  int64_t flushedPhyOffset() const;  // durable end
+  int64_t dispatchedPhyOffset() const;
+  // Raw commit log bytes from `offset` up to the end of its file / written end (≤ maxBytes).
+  ByteView readCommitLog(int64_t offset, size_t maxBytes) const;
+  // Slave: appends replicated bytes; `offset` must equal maxPhyOffset(). Dispatched like appends.
+  Result<void> appendReplicated(int64_t offset, std::string_view bytes);
+  void notifySlaveAck(int64_t ackedOffset);  // master: slave reported this durable offset
+  void setSlaveAvailable(bool available);
+
+  // ---- topic/queue management ----
+  std::map<std::string, std::set<int>> queues() const;  // every topic with a consume queue
+  void deleteTopics(const std::set<std::string>& topics);  // drops their consume queues
+  // Retention: runs one pass now (tests/admin); `force` ignores deleteWhen and file age.
+  void runRetention(bool force);
+  // Test/ops seam: replaces the disk-usage probe (returns used ratio 0..1 of the store disk).
+  void setDiskUsageProbe(std::function<double()> probe);
+  bool isWriteable() const;  // false while disk is too full / shut down / slave
+
+ private:
+  enum class WaitKind { Flush, SlaveAck };
+  using Completion = std::function<void(PutStatus)>;
+  void addWaiter(WaitKind kind, int64_t endOffset, Completion done);
+
+  // Type-erases an asio handler into a copyable callable that posts it (with outstanding work
+  // tracked) to its associated executor.
+  template <class Handler>
+  static Completion wrap(Handler&& h) {
+    auto ex = asio::prefer(asio::get_associated_executor(h, asio::system_executor()),
+                           asio::execution::outstanding_work.tracked);
+    auto state = std::make_shared<std::pair<std::decay_t<Handler>, decltype(ex)>>(std::move(h), std::move(ex));
+    return [state](PutStatus st) {
+      auto ex2 = state->second;
+      asio::post(ex2, [state, st]() mutable { std::move(state->first)(st); });
+    };
+  }
+
+  std::unique_ptr<StoreEngine> engine_;
+};
+
+}  // namespace rmq::store

@@ -1,0 +1,70 @@
+#pragma once
+// StoreConfig: the store keys of Java's MessageStoreConfig, same names and defaults (PROTOCOL.md
+// §6, §8.1). Both spellings of the 4.4/4.9 file-size keys are accepted (visit() aliases); both
+// sizes are BYTES (the consume-queue size is rounded up to a multiple of 20 by cqFileSize()).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "config/field_visitor.h"
+
+namespace rmq::store {
+
+struct StoreConfig {
+  std::string storePathRootDir;    // empty = $HOME/store (resolved by rootDir())
+  std::string storePathCommitLog;  // empty = <root>/commitlog
+  int32_t mappedFileSizeCommitLog = 1024 * 1024 * 1024;
+  int32_t mappedFileSizeConsumeQueue = 300000 * 20;
+  std::string flushDiskType = "ASYNC_FLUSH";  // ASYNC_FLUSH | SYNC_FLUSH
+  int32_t syncFlushTimeout = 5000;            // ms a SYNC_FLUSH send waits for its fsync
+  int32_t flushIntervalCommitLog = 500;       // ms between ASYNC_FLUSH flushes
+  int32_t flushCommitLogLeastPages = 4;       // flush only when this many 4 KiB pages are dirty...
+  int32_t flushCommitLogThoroughInterval = 10000;  // ...or this many ms passed
+  int32_t flushIntervalConsumeQueue = 1000;
+  int32_t flushConsumeQueueLeastPages = 2;
+  int32_t flushConsumeQueueThoroughInterval = 60000;
+  int32_t fileReservedTime = 72;        // hours a commit log file is kept
+  std::string deleteWhen = "04";        // hours of the day ("04;16") when expired files go
+  int32_t diskMaxUsedSpaceRatio = 75;   // percent: above it, delete expired-or-not at once
+  int32_t diskSpaceCleanForciblyRatio = 85;
+  int32_t diskSpaceWarningLevelRatio = 90;  // percent: above it, appends fail until space frees
+  int32_t cleanResourceInterval = 10000;    // ms between retention checks
+  int32_t deleteCommitLogFilesInterval = 100;  // ms pause between two deleted files
+  int32_t maxMessageSize = 4 * 1024 * 1024;
+  bool checkCRCOnRecover = true;
+  int32_t maxHashSlotNum = 5000000;
+  int32_t maxIndexNum = 20000000;
+  int32_t maxMsgsNumBatch = 64;       // cap of a key query
+  int32_t defaultQueryMaxNum = 32;
+  bool messageIndexEnable = true;
+  bool messageIndexSafe = false;
+  std::string brokerRole = "ASYNC_MASTER";  // ASYNC_MASTER | SYNC_MASTER | SLAVE
+  std::string messageDelayLevel = "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h";
+  int32_t maxTransferBytesOnMessageInMemory = 256 * 1024;
+  int32_t maxTransferCountOnMessageInMemory = 32;
+  int32_t maxTransferBytesOnMessageInDisk = 64 * 1024;
+  int32_t maxTransferCountOnMessageInDisk = 8;
+  int32_t accessMessageInMemoryMaxRatio = 40;
+  bool warmMapedFileEnable = false;  // pre-touch new files' pages (Java's warm-up)
+
+  void visit(config::FieldVisitor& v);
+
+  // Derived values.
+  std::string rootDir() const;
+  std::string commitLogDir() const;
+  std::string consumeQueueDir() const { return rootDir() + "/consumequeue"; }
+  std::string indexDir() const { return rootDir() + "/index"; }
+  std::string configDir() const { return rootDir() + "/config"; }
+  std::string checkpointPath() const { return rootDir() + "/checkpoint"; }
+  std::string abortPath() const { return rootDir() + "/abort"; }
+  std::string lockPath() const { return rootDir() + "/lock"; }
+  int64_t cqFileSize() const;  // mappedFileSizeConsumeQueue rounded up to a multiple of 20
+  bool syncFlush() const { return flushDiskType == "SYNC_FLUSH"; }
+  bool isSlave() const { return brokerRole == "SLAVE"; }
+  bool isSyncMaster() const { return brokerRole == "SYNC_MASTER"; }
+  // messageDelayLevel parsed: element i = delay of level i+1 in ms (units ms, s, m, h, d).
+  Result<std::vector<int64_t>> delayLevelMillis() const;
+};
+
+}  // namespace rmq::store
