@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "roles/broker/broker_config.h"
 #include "roles/broker/topic_config.h"
 
 namespace rmq::broker {
@@ -28,6 +29,9 @@ struct TopicConfigManagerOptions {
   bool brokerTopicEnable = true;
   bool traceTopicEnable = false;
   std::string msgTraceTopicName = "RMQ_SYS_TRACE_TOPIC";
+
+  // The relevant BrokerConfig keys; configDir = <storePathRootDir>/config.
+  static TopicConfigManagerOptions from(const BrokerConfig& config, std::string configDir);
 };
 
 class TopicConfigManager {
