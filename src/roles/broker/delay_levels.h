@@ -1,6 +1,6 @@
 #pragma once
 // messageDelayLevel parsing (PROTOCOL.md §10.1): "1s 5s 10s 30s 1m ..." -> level i (1-based)
-// -> milliseconds. Units s, m, h, d (and ms as an extension for tests).
+// -> milliseconds (grammar: store::StoreConfig::delayLevelMillis), plus level helpers.
 #include <cstdint>
 #include <string_view>
 #include <vector>

@@ -1,35 +1,12 @@
 #include "roles/broker/json_text.h"
 
-#include <rapidjson/error/en.h>
+#include "common/json.h"
 
-#include <cctype>
 #include <cmath>
 
 #include <fmt/format.h>
 
 namespace rmq::broker::json {
-
-void appendQuoted(std::string& out, std::string_view s) {
-  out.push_back('"');
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  out.push_back('"');
-}
 
 void Writer::newline() {
   if (!pretty_) return;
@@ -81,7 +58,7 @@ Writer& Writer::endArray() {
 
 Writer& Writer::key(std::string_view k) {
   beforeValue();
-  appendQuoted(out_, k);
+  rmq::json::appendQuoted(out_, k);
   out_.push_back(':');
   afterKey_ = true;
   return *this;
@@ -97,7 +74,7 @@ Writer& Writer::rawKey(std::string_view k) {
 
 Writer& Writer::value(std::string_view s) {
   beforeValue();
-  appendQuoted(out_, s);
+  rmq::json::appendQuoted(out_, s);
   return *this;
 }
 
@@ -128,62 +105,9 @@ Writer& Writer::rawValue(std::string_view j) {
   return *this;
 }
 
-namespace {
-
-// Quotes numeric object keys ({0:1} -> {"0":1}) outside strings so rapidjson accepts them.
-std::string quoteBareNumericKeys(std::string_view in) {
-  std::string out;
-  out.reserve(in.size() + 16);
-  bool inString = false;
-  char prevSignificant = 0;
-  for (size_t i = 0; i < in.size(); ++i) {
-    char c = in[i];
-    if (inString) {
-      out.push_back(c);
-      if (c == '\\' && i + 1 < in.size()) {
-        out.push_back(in[++i]);
-      } else if (c == '"') {
-        inString = false;
-        prevSignificant = '"';
-      }
-      continue;
-    }
-    if (c == '"') {
-      inString = true;
-      out.push_back(c);
-      continue;
-    }
-    bool keyPosition = prevSignificant == '{' || prevSignificant == ',';
-    if (keyPosition && (c == '-' || std::isdigit(static_cast<unsigned char>(c)))) {
-      size_t j = i + 1;
-      while (j < in.size() && std::isdigit(static_cast<unsigned char>(in[j]))) ++j;
-      size_t k = j;
-      while (k < in.size() && std::isspace(static_cast<unsigned char>(in[k]))) ++k;
-      if (k < in.size() && in[k] == ':') {
-        out.push_back('"');
-        out.append(in.substr(i, j - i));
-        out.push_back('"');
-        i = j - 1;
-        prevSignificant = '"';
-        continue;
-      }
-    }
-    out.push_back(c);
-    if (!std::isspace(static_cast<unsigned char>(c))) prevSignificant = c;
-  }
-  return out;
-}
-
-}  // namespace
-
 Result<rapidjson::Document> parse(std::string_view text) {
-  std::string normalized = quoteBareNumericKeys(text);
   rapidjson::Document doc;
-  doc.Parse(normalized.data(), normalized.size());
-  if (doc.HasParseError()) {
-    return makeError(1, fmt::format("bad JSON at offset {}: {}", doc.GetErrorOffset(),
-                                    rapidjson::GetParseError_En(doc.GetParseError())));
-  }
+  if (auto r = rmq::json::parse(text, doc); !r) return r.error();
   return Result<rapidjson::Document>(std::move(doc));
 }
 

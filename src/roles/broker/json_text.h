@@ -44,9 +44,7 @@ class Writer {
   bool afterKey_ = false;
 };
 
-void appendQuoted(std::string& out, std::string_view s);
-
-// Parses fastjson output: quotes bare numeric keys first, then parses with rapidjson.
+// Parses fastjson output (common/json.h tolerant parser) into a Document.
 Result<rapidjson::Document> parse(std::string_view text);
 
 // Typed field reads with defaults (missing or wrong type -> default).
