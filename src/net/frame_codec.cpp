@@ -240,16 +240,20 @@ void encodeRocketMQHeader(const RemotingCommand& cmd, std::string& out) {
   }
 }
 
-void encodeFramePrefix(const RemotingCommand& cmd, std::string& out) {
+void encodeFrameHeader(const RemotingCommand& cmd, std::string& out) {
   size_t start = out.size();
   out.append(8, '\0');  // total length + header-length word, patched below
   if (cmd.serializeType == SerializeType::RocketMQ) encodeRocketMQHeader(cmd, out);
   else encodeJsonHeader(cmd, out);
   size_t headerLen = out.size() - start - 8;
-  out.append(cmd.body);
   size_t total = 4 + headerLen + cmd.bodySize();
   storeBE32(&out[start], static_cast<uint32_t>(total));
   storeBE32(&out[start + 4], (static_cast<uint32_t>(cmd.serializeType) << 24) | (headerLen & 0x00FFFFFF));
+}
+
+void encodeFramePrefix(const RemotingCommand& cmd, std::string& out) {
+  encodeFrameHeader(cmd, out);
+  out.append(cmd.body);
 }
 
 std::string encodeFrame(const RemotingCommand& cmd) {

@@ -19,6 +19,9 @@ void encodeRocketMQHeader(const RemotingCommand& cmd, std::string& out);
 // Writes total-length + header-length word + header + owned body into `out`; the caller sends
 // cmd.bodySegments after it. Total length counts the segments too.
 void encodeFramePrefix(const RemotingCommand& cmd, std::string& out);
+// Writes total-length + header-length word + header only; the caller sends cmd.body and then
+// cmd.bodySegments after it (scatter/gather, no body copy). Total length counts both.
+void encodeFrameHeader(const RemotingCommand& cmd, std::string& out);
 // Whole frame in one string (segments copied): for tests and small messages.
 std::string encodeFrame(const RemotingCommand& cmd);
 

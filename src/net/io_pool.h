@@ -22,6 +22,7 @@ class IoPool {
   asio::io_context& next();  // round-robin pick for a new connection or task
   asio::io_context& at(size_t i) { return *contexts_[i]; }
   size_t size() const { return contexts_.size(); }
+  bool running() const { return started_; }
 
  private:
   std::vector<std::unique_ptr<asio::io_context>> contexts_;

@@ -28,9 +28,10 @@ class RemotingServer {
   // Binds and starts accepting. Error (with a message naming the address) if bind fails.
   Result<void> start();
   uint16_t port() const;
-  // Called on the connection's thread when a connection closes (either side).
+  // Called on the connection's thread when a connection closes (either side). Set before start().
   void onConnectionClosed(std::function<void(const ConnectionPtr&)> cb);
-  // Stops accepting, waits up to `drain` for in-flight requests, then closes all connections.
+  // Stops accepting, waits up to `drain` for in-flight requests, lets queued responses go out,
+  // then closes all connections. Blocking: call from a non-IoPool thread, before pool.stop().
   void stop(std::chrono::milliseconds drain = std::chrono::milliseconds(3000));
 
  private:

@@ -1,0 +1,156 @@
+#include "net/remoting_server.h"
+
+#include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
+#include <asio/post.hpp>
+#include <future>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include "common/log.h"
+#include "common/response_code.h"
+#include "net/tcp_connection.h"
+
+namespace rmq::net {
+
+// State shared with the accept loop and every connection's callbacks (they may outlive a
+// stop() that timed out, so it is reference-counted).
+struct ServerState {
+  std::mutex mu;
+  std::unordered_map<uint64_t, std::shared_ptr<TcpConnection>> connections;
+  std::function<void(const ConnectionPtr&)> onClosed;
+  std::shared_ptr<std::atomic<int64_t>> inFlight = std::make_shared<std::atomic<int64_t>>(0);
+};
+
+namespace {
+
+ConnectionHooks makeHooks(const std::shared_ptr<Dispatcher>& dispatcher, const std::shared_ptr<ServerState>& state) {
+  ConnectionHooks h;
+  h.onRequest = [d = dispatcher](ConnectionPtr c, RemotingCommand cmd) { return d->dispatch(std::move(c), std::move(cmd)); };
+  h.onClosed = [s = state](const ConnectionPtr& c) {
+    {
+      std::lock_guard lk(s->mu);
+      s->connections.erase(c->id());
+    }
+    if (s->onClosed) s->onClosed(c);
+  };
+  h.inFlight = state->inFlight;
+  return h;
+}
+
+// Runs on pool.at(0); holds everything it touches so a destroyed server cannot dangle it.
+asio::awaitable<void> acceptLoop(std::shared_ptr<asio::ip::tcp::acceptor> acc, IoPool& pool,
+                                 ConnectionOptions options, ConnectionHooks hooks,
+                                 std::shared_ptr<ServerState> state) {
+  using asio::experimental::as_tuple;
+  for (;;) {
+    auto& ctx = pool.next();
+    auto [ec, socket] = co_await acc->async_accept(ctx, as_tuple(asio::use_awaitable));
+    if (ec == asio::error::operation_aborted || !acc->is_open()) co_return;
+    if (ec) {  // e.g. EMFILE: keep serving, but do not spin
+      log::warn("remoting: accept failed: {}", ec.message());
+      asio::steady_timer t(acc->get_executor(), std::chrono::milliseconds(100));
+      co_await t.async_wait(as_tuple(asio::use_awaitable));
+      continue;
+    }
+    auto conn = TcpConnection::make(std::move(socket), options, hooks);
+    {
+      std::lock_guard lk(state->mu);
+      state->connections.emplace(conn->id(), conn);
+    }
+    conn->start();
+  }
+}
+
+}  // namespace
+
+struct RemotingServer::Impl {
+  IoPool& pool;
+  ServerOptions options;
+  std::shared_ptr<Dispatcher> dispatcher;
+  std::shared_ptr<ServerState> state = std::make_shared<ServerState>();
+  std::shared_ptr<asio::ip::tcp::acceptor> acceptor;
+  uint16_t port = 0;
+  bool running = false;
+
+  Impl(IoPool& p, ServerOptions o, std::shared_ptr<Dispatcher> d)
+      : pool(p), options(std::move(o)), dispatcher(std::move(d)) {}
+
+  std::vector<std::shared_ptr<TcpConnection>> snapshot() {
+    std::lock_guard lk(state->mu);
+    std::vector<std::shared_ptr<TcpConnection>> out;
+    for (auto& [id, c] : state->connections) out.push_back(c);
+    return out;
+  }
+  size_t connectionCount() {
+    std::lock_guard lk(state->mu);
+    return state->connections.size();
+  }
+};
+
+RemotingServer::RemotingServer(IoPool& pool, ServerOptions options, std::shared_ptr<Dispatcher> dispatcher)
+    : impl_(std::make_unique<Impl>(pool, std::move(options), std::move(dispatcher))) {}
+
+RemotingServer::~RemotingServer() { stop(std::chrono::milliseconds(0)); }
+
+Result<void> RemotingServer::start() {
+  auto& o = impl_->options;
+  std::string where = o.host + ":" + std::to_string(o.port);
+  asio::error_code ec;
+  auto addr = asio::ip::make_address(o.host, ec);
+  if (ec) return makeError(ResponseCode::SYSTEM_ERROR, "bad listen address " + where + ": " + ec.message());
+  asio::ip::tcp::endpoint ep(addr, o.port);
+  auto acc = std::make_shared<asio::ip::tcp::acceptor>(impl_->pool.at(0));
+  if (acc->open(ep.protocol(), ec); !ec) acc->set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) acc->bind(ep, ec);
+  if (!ec) acc->listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return makeError(ResponseCode::SYSTEM_ERROR, "cannot listen on " + where + ": " + ec.message());
+  impl_->port = acc->local_endpoint().port();
+  impl_->acceptor = acc;
+  impl_->running = true;
+  asio::co_spawn(impl_->pool.at(0),
+                 acceptLoop(acc, impl_->pool, o.connection, makeHooks(impl_->dispatcher, impl_->state), impl_->state),
+                 asio::detached);
+  log::info("remoting: listening on {}:{}", o.host, impl_->port);
+  return {};
+}
+
+uint16_t RemotingServer::port() const { return impl_->port; }
+
+void RemotingServer::onConnectionClosed(std::function<void(const ConnectionPtr&)> cb) {
+  impl_->state->onClosed = std::move(cb);
+}
+
+void RemotingServer::stop(std::chrono::milliseconds drain) {
+  if (!impl_->running) return;
+  impl_->running = false;
+  if (!impl_->pool.running()) {  // no thread can run anything: just release the port
+    asio::error_code ec;
+    impl_->acceptor->close(ec);
+    return;
+  }
+  // Close the acceptor on its own thread (asio objects are not thread-safe) and wait for it.
+  auto closed = std::make_shared<std::promise<void>>();
+  asio::post(impl_->pool.at(0), [acc = impl_->acceptor, closed] {
+    asio::error_code ec;
+    acc->close(ec);
+    closed->set_value();
+  });
+  closed->get_future().wait_for(std::chrono::seconds(5));
+
+  using Clock = std::chrono::steady_clock;
+  auto deadline = Clock::now() + drain;
+  while (impl_->state->inFlight->load() > 0 && Clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  for (auto& c : impl_->snapshot()) c->closeWhenFlushed();  // queued responses still go out
+  auto flushDeadline = std::max(deadline, Clock::now() + std::chrono::milliseconds(200));
+  while (impl_->connectionCount() > 0 && Clock::now() < flushDeadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  for (auto& c : impl_->snapshot()) c->close();
+  while (impl_->connectionCount() > 0 && Clock::now() < flushDeadline + std::chrono::seconds(1))
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  log::info("remoting: server on port {} stopped", impl_->port);
+}
+
+}  // namespace rmq::net

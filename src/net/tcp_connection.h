@@ -1,0 +1,94 @@
+#pragma once
+// TcpConnection: the Connection implementation over a TCP socket (server-accepted or client-made).
+// Thread: all socket I/O, the read loop, the writer and the idle watchdog run on the socket's
+// io_context (one IoPool thread). Public methods may be called from any thread: sends are encoded
+// on the caller's thread and posted; invoke() waiters live on the caller's executor.
+// Lifecycle: create with make(), then start(); the three coroutines keep it alive until it closes.
+// close() (any side, decode error, idle timeout) fails pending invokes with
+// CLIENT_CONNECTION_CLOSED and calls onClosed exactly once.
+#include <asio/steady_timer.hpp>
+#include <atomic>
+#include <deque>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "net/async_result.h"
+#include "net/connection.h"
+
+namespace rmq::net {
+
+struct ConnectionHooks {
+  RequestHandler onRequest;                                  // required
+  std::function<void(const ConnectionPtr&)> onClosed;        // optional
+  std::shared_ptr<std::atomic<int64_t>> inFlight;            // optional: counts running handlers
+};
+
+class TcpConnection final : public Connection {
+ public:
+  static std::shared_ptr<TcpConnection> make(asio::ip::tcp::socket socket, ConnectionOptions options,
+                                             ConnectionHooks hooks);
+  TcpConnection(asio::ip::tcp::socket socket, ConnectionOptions options, ConnectionHooks hooks);
+  ~TcpConnection() override;
+
+  void start();
+
+  uint64_t id() const override { return id_; }
+  const std::string& remoteAddress() const override { return remote_; }
+  const std::string& localAddress() const override { return local_; }
+  bool isOpen() const override { return open_.load(std::memory_order_acquire); }
+  void close() override;
+  // Closes once every queued frame has been written (used by graceful server stop).
+  void closeWhenFlushed();
+
+  asio::awaitable<Result<RemotingCommand>> invoke(RemotingCommand request,
+                                                  std::chrono::milliseconds timeout) override;
+  void sendOneway(RemotingCommand request) override;
+  void sendResponse(const RemotingCommand& request, RemotingCommand response) override;
+
+ private:
+  using Waiter = AsyncResult<Result<RemotingCommand>>;
+  struct OutFrame {
+    std::string prefix;                    // length words + header
+    std::string body;                      // owned body (moved in, not copied)
+    std::vector<BodySegment> segments;     // zero-copy tail
+    std::shared_ptr<const void> owner;     // keeps `segments` alive until written
+  };
+
+  void send(RemotingCommand& cmd);  // encodes here, queues on the connection thread
+  void enqueue(OutFrame frame);     // connection thread
+  template <class F> void runOnConnection(F&& f);
+  // Connection thread. `problem` = peer misbehaved or I/O failed (logged as a warning).
+  void closeNow(std::string_view reason, bool problem);
+  void failPending();
+  void onFrame(RemotingCommand cmd);
+  void completeResponse(RemotingCommand cmd);
+
+  std::shared_ptr<TcpConnection> self() { return std::static_pointer_cast<TcpConnection>(shared_from_this()); }
+  // Each coroutine holds `self` so the connection lives while it runs.
+  asio::awaitable<void> readLoop(std::shared_ptr<TcpConnection> self);
+  asio::awaitable<void> writeLoop(std::shared_ptr<TcpConnection> self);
+  asio::awaitable<void> idleWatch(std::shared_ptr<TcpConnection> self);
+  asio::awaitable<void> handleRequest(std::shared_ptr<TcpConnection> self, RemotingCommand cmd);
+
+  asio::ip::tcp::socket socket_;
+  ConnectionOptions options_;
+  ConnectionHooks hooks_;
+  uint64_t id_;
+  std::string remote_, local_;
+  std::atomic<bool> open_{true};
+  bool closeWhenFlushed_ = false;
+
+  // Connection-thread state.
+  std::deque<OutFrame> queue_;
+  std::vector<OutFrame> writing_;
+  std::vector<asio::const_buffer> gather_;
+  asio::steady_timer writeSignal_;
+  asio::steady_timer idleTimer_;
+  std::chrono::steady_clock::time_point lastActivity_;
+
+  std::mutex pendingMu_;  // invoke() runs on any executor
+  std::unordered_map<int32_t, std::shared_ptr<Waiter>> pending_;
+};
+
+}  // namespace rmq::net

@@ -1,0 +1,151 @@
+// RemotingClient against a real RemotingServer on loopback.
+#include <doctest/doctest.h>
+
+#include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
+#include <asio/steady_timer.hpp>
+#include <future>
+#include <thread>
+
+#include "common/request_code.h"
+#include "common/response_code.h"
+#include "net/async_result.h"
+#include "net/remoting_client.h"
+#include "unit/net/net_test_util.h"
+
+using namespace rmq;
+using namespace rmq::net;
+using namespace std::chrono_literals;
+using test::ServerFixture;
+
+namespace {
+using Handler = asio::awaitable<std::optional<RemotingCommand>>;
+constexpr int kPing = 103, kNever = 106, kAskClient = 107, kCloseMe = 108;
+
+void registerPing(Dispatcher& d) {
+  d.registerProcessor(kPing, [](ConnectionPtr c, RemotingCommand req) -> Handler {
+    auto resp = RemotingCommand::response(0, std::string("pong"));
+    resp.extFields.set("connId", static_cast<int64_t>(c->id()));
+    resp.body = req.body;
+    co_return resp;
+  });
+}
+
+// A client with its own pool, torn down before the server fixture.
+struct ClientSide {
+  IoPool pool{1};
+  std::unique_ptr<RemotingClient> client;
+  explicit ClientSide(ClientOptions o = {}) {
+    pool.start();
+    client = std::make_unique<RemotingClient>(pool, o);
+  }
+  ~ClientSide() {
+    client->shutdown();
+    std::this_thread::sleep_for(20ms);  // let the posted closes run
+    client.reset();
+    pool.stop();
+  }
+};
+}  // namespace
+
+TEST_CASE("invokeSync round trip; the connection is cached and re-made after a close") {
+  ServerFixture f;
+  registerPing(*f.dispatcher);
+  REQUIRE(f.start());
+  ClientSide c;
+  auto req = RemotingCommand::request(kPing);
+  req.body = "abc";
+  auto r1 = c.client->invokeSync(f.addr(), req, 3s);
+  REQUIRE_MESSAGE(r1.ok(), (r1.ok() ? "" : r1.error().message));
+  CHECK(r1->remark == "pong");
+  CHECK(r1->body == "abc");
+  auto r2 = c.client->invokeSync(f.addr(), RemotingCommand::request(kPing), 3s);
+  REQUIRE(r2.ok());
+  CHECK(r2->extFields.get("connId") == r1->extFields.get("connId"));
+  c.client->closeConnection(f.addr());
+  auto r3 = c.client->invokeSync(f.addr(), RemotingCommand::request(kPing), 3s);
+  REQUIRE(r3.ok());
+  CHECK(r3->extFields.get("connId") != r1->extFields.get("connId"));
+}
+
+TEST_CASE("invoke timeout and close-fails-waiters") {
+  ServerFixture f;
+  auto gate = std::make_shared<AsyncResult<bool>>();
+  f.dispatcher->registerProcessor(kNever, [gate](ConnectionPtr, RemotingCommand) -> Handler {
+    co_await gate->wait(10s);
+    co_return RemotingCommand::response(0);
+  });
+  f.dispatcher->registerProcessor(kCloseMe, [](ConnectionPtr c, RemotingCommand) -> Handler {
+    c->close();
+    co_return std::nullopt;
+  });
+  REQUIRE(f.start());
+  ClientSide c;
+  auto r = c.client->invokeSync(f.addr(), RemotingCommand::request(kNever), 200ms);
+  REQUIRE(!r.ok());
+  CHECK(r.error().code == ResponseCode::CLIENT_TIMEOUT);
+  auto closed = c.client->invokeSync(f.addr(), RemotingCommand::request(kCloseMe), 5s);
+  REQUIRE(!closed.ok());
+  CHECK(closed.error().code == ResponseCode::CLIENT_CONNECTION_CLOSED);
+  gate->set(true);
+}
+
+TEST_CASE("connect failure is a CLIENT_CONNECT_FAILED value") {
+  uint16_t deadPort;
+  {
+    asio::io_context ctx;
+    asio::ip::tcp::acceptor a(ctx, {asio::ip::make_address("127.0.0.1"), 0});
+    deadPort = a.local_endpoint().port();
+  }
+  ClientSide c;
+  auto r = c.client->invokeSync("127.0.0.1:" + std::to_string(deadPort), RemotingCommand::request(kPing), 2s);
+  REQUIRE(!r.ok());
+  CHECK(r.error().code == ResponseCode::CLIENT_CONNECT_FAILED);
+  auto bad = c.client->invokeSync("no-port", RemotingCommand::request(kPing), 2s);
+  REQUIRE(!bad.ok());
+  CHECK(bad.error().code == ResponseCode::CLIENT_CONNECT_FAILED);
+}
+
+TEST_CASE("server-initiated request is answered by the client's dispatcher") {
+  ServerFixture f;
+  f.dispatcher->registerProcessor(kAskClient, [](ConnectionPtr c, RemotingCommand) -> Handler {
+    auto ask = RemotingCommand::request(RequestCode::NOTIFY_CONSUMER_IDS_CHANGED);
+    ask.extFields.set("consumerGroup", "G1");
+    auto answer = co_await c->invoke(std::move(ask), 3s);
+    if (!answer) co_return RemotingCommand::response(1, answer.error().message);
+    co_return RemotingCommand::response(0, answer->remark);
+  });
+  REQUIRE(f.start());
+  ClientSide c;
+  c.client->dispatcher().registerProcessor(RequestCode::NOTIFY_CONSUMER_IDS_CHANGED,
+                                           [](ConnectionPtr, RemotingCommand req) -> Handler {
+    co_return RemotingCommand::response(0, "client saw " + std::string(req.extFields.get("consumerGroup")));
+  });
+  auto r = c.client->invokeSync(f.addr(), RemotingCommand::request(kAskClient), 5s);
+  REQUIRE(r.ok());
+  CHECK(r->code == 0);
+  CHECK(r->remark == "client saw G1");
+}
+
+TEST_CASE("awaiting from a foreign io_context: concurrent first callers share one connection") {
+  ServerFixture f;
+  registerPing(*f.dispatcher);
+  REQUIRE(f.start());
+  ClientSide c;
+  asio::io_context mine;  // the caller's own executor, run on this test thread
+  std::vector<ConnectionPtr> conns;
+  std::vector<std::string> remarks;
+  auto caller = [&]() -> asio::awaitable<void> {
+    auto conn = co_await c.client->connect(f.addr());
+    if (conn) conns.push_back(conn.value());
+    auto r = co_await c.client->invoke(f.addr(), RemotingCommand::request(kPing), 3s);
+    remarks.push_back(r ? *r->remark : r.error().message);
+  };
+  for (int i = 0; i < 4; ++i) asio::co_spawn(mine, caller(), asio::detached);
+  mine.run_for(10s);
+  REQUIRE(conns.size() == 4);
+  for (auto& conn : conns) CHECK(conn == conns[0]);
+  CHECK(remarks == std::vector<std::string>(4, "pong"));
+  auto oneway = c.client->invokeOnewaySync(f.addr(), RemotingCommand::request(kPing));
+  CHECK(oneway.ok());
+}

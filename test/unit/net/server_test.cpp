@@ -1,0 +1,248 @@
+// RemotingServer + TcpConnection over real loopback sockets.
+#include <doctest/doctest.h>
+
+#include <asio/steady_timer.hpp>
+#include <future>
+#include <thread>
+
+#include "common/response_code.h"
+#include "net/async_result.h"
+#include "net/remoting_client.h"
+#include "unit/net/net_test_util.h"
+
+using namespace rmq;
+using namespace rmq::net;
+using namespace std::chrono_literals;
+using test::RawSocket;
+using test::ServerFixture;
+
+namespace {
+using Gate = AsyncResult<bool>;
+constexpr int kEcho = 100, kSlow = 101, kFast = 102, kPing = 103, kThrow = 104, kCount = 105;
+
+void registerBasics(Dispatcher& d, std::atomic<int>* counter = nullptr) {
+  d.registerProcessor(kEcho, [](ConnectionPtr, RemotingCommand req) -> asio::awaitable<std::optional<RemotingCommand>> {
+    auto resp = RemotingCommand::response(ResponseCode::SUCCESS);
+    resp.extFields.set("echo", std::string(req.extFields.get("in")));
+    resp.body = "B:" + req.body;
+    co_return resp;
+  });
+  d.registerProcessor(kPing, [](ConnectionPtr, RemotingCommand) -> asio::awaitable<std::optional<RemotingCommand>> {
+    co_return RemotingCommand::response(ResponseCode::SUCCESS, std::string("pong"));
+  });
+  d.registerProcessor(kThrow, [](ConnectionPtr, RemotingCommand) -> asio::awaitable<std::optional<RemotingCommand>> {
+    throw std::runtime_error("boom in handler");
+    co_return std::nullopt;
+  });
+  d.registerProcessor(kCount, [counter](ConnectionPtr, RemotingCommand) -> asio::awaitable<std::optional<RemotingCommand>> {
+    if (counter) ++*counter;
+    co_return RemotingCommand::response(ResponseCode::SUCCESS, std::string("counted"));
+  });
+}
+}  // namespace
+
+TEST_CASE("request/response over loopback keeps opaque and serialize type") {
+  ServerFixture f;
+  registerBasics(*f.dispatcher);
+  REQUIRE(f.start());
+  for (auto type : {SerializeType::Json, SerializeType::RocketMQ}) {
+    RawSocket s(f.server->port());
+    RemotingCommand req = RemotingCommand::request(kEcho);
+    req.opaque = 4242;
+    req.serializeType = type;
+    req.extFields.set("in", "hello");
+    req.body = "payload";
+    s.send(req);
+    auto resp = s.readFrame();
+    REQUIRE(resp);
+    CHECK(resp->isResponse());
+    CHECK(resp->opaque == 4242);
+    CHECK(resp->serializeType == type);
+    CHECK(resp->code == ResponseCode::SUCCESS);
+    CHECK(resp->extFields.get("echo") == "hello");
+    CHECK(resp->body == "B:payload");
+  }
+}
+
+TEST_CASE("oneway request is processed but gets no response") {
+  std::atomic<int> counter{0};
+  ServerFixture f;
+  registerBasics(*f.dispatcher, &counter);
+  REQUIRE(f.start());
+  RawSocket s(f.server->port());
+  auto oneway = RemotingCommand::request(kCount);
+  oneway.flag = kFlagOneway;
+  oneway.opaque = 1;
+  s.send(oneway);
+  auto ping = RemotingCommand::request(kPing);
+  ping.opaque = 2;
+  s.send(ping);
+  auto first = s.readFrame();
+  REQUIRE(first);
+  CHECK(first->opaque == 2);  // the oneway's answer, had there been one, would have come first
+  CHECK(first->remark == "pong");
+  CHECK(counter.load() == 1);
+}
+
+TEST_CASE("unknown code answers 3; a throwing handler answers 1 and the connection stays open") {
+  ServerFixture f;
+  registerBasics(*f.dispatcher);
+  REQUIRE(f.start());
+  RawSocket s(f.server->port());
+  auto unknown = RemotingCommand::request(9999);
+  unknown.opaque = 7;
+  s.send(unknown);
+  auto r1 = s.readFrame();
+  REQUIRE(r1);
+  CHECK(r1->code == ResponseCode::REQUEST_CODE_NOT_SUPPORTED);
+  CHECK(r1->remark == " request type 9999 not supported");
+  CHECK(r1->opaque == 7);
+
+  auto bad = RemotingCommand::request(kThrow);
+  bad.opaque = 8;
+  s.send(bad);
+  auto r2 = s.readFrame();
+  REQUIRE(r2);
+  CHECK(r2->code == ResponseCode::SYSTEM_ERROR);
+  CHECK(r2->remark == "boom in handler");
+
+  auto ping = RemotingCommand::request(kPing);
+  ping.opaque = 9;
+  s.send(ping);
+  auto r3 = s.readFrame();
+  REQUIRE(r3);
+  CHECK(r3->opaque == 9);
+}
+
+TEST_CASE("a suspended handler does not hold back the next request on the same connection") {
+  ServerFixture f;
+  auto gate = std::make_shared<Gate>();
+  f.dispatcher->registerProcessor(kSlow, [gate](ConnectionPtr, RemotingCommand) -> asio::awaitable<std::optional<RemotingCommand>> {
+    bool opened = co_await gate->wait(10s);
+    co_return RemotingCommand::response(opened ? 0 : 1, std::string("slow"));
+  });
+  f.dispatcher->registerProcessor(kFast, [](ConnectionPtr, RemotingCommand) -> asio::awaitable<std::optional<RemotingCommand>> {
+    co_return RemotingCommand::response(0, std::string("fast"));
+  });
+  REQUIRE(f.start());
+  RawSocket s(f.server->port());
+  auto slow = RemotingCommand::request(kSlow);
+  slow.opaque = 1;
+  auto fast = RemotingCommand::request(kFast);
+  fast.opaque = 2;
+  s.write(encodeFrame(slow) + encodeFrame(fast));  // one segment: both frames arrive together
+  auto first = s.readFrame();
+  REQUIRE(first);
+  CHECK(first->opaque == 2);
+  CHECK(first->remark == "fast");
+  gate->set(true);
+  auto second = s.readFrame();
+  REQUIRE(second);
+  CHECK(second->opaque == 1);
+  CHECK(second->code == 0);
+}
+
+TEST_CASE("garbage and oversized frames close only that connection") {
+  std::atomic<int> closed{0};
+  ServerFixture f;
+  registerBasics(*f.dispatcher);
+  f.server->onConnectionClosed([&](const ConnectionPtr&) { ++closed; });
+  REQUIRE(f.start());
+  RawSocket good(f.server->port());
+
+  RawSocket http(f.server->port());
+  http.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n");  // length word 0x47455420 > 16 MiB
+  CHECK(http.closedByPeer());
+
+  RawSocket oversized(f.server->port());
+  std::string len;
+  putBE32(len, 16 * 1024 * 1024);  // total + 4 > max frame
+  oversized.write(len);
+  CHECK(oversized.closedByPeer());
+
+  RawSocket badType(f.server->port());
+  std::string header = R"({"code":103,"opaque":1})";
+  std::string frame;
+  putBE32(frame, 4 + header.size());
+  putBE32(frame, (5u << 24) | header.size());
+  badType.write(frame + header);
+  CHECK(badType.closedByPeer());
+
+  RawSocket badJson(f.server->port());
+  std::string junk = "{\"code\":";
+  std::string frame2;
+  putBE32(frame2, 4 + junk.size());
+  putBE32(frame2, junk.size());
+  badJson.write(frame2 + junk);
+  CHECK(badJson.closedByPeer());
+
+  auto ping = RemotingCommand::request(kPing);
+  ping.opaque = 77;
+  good.send(ping);
+  auto r = good.readFrame();
+  REQUIRE(r);
+  CHECK(r->opaque == 77);
+  for (int i = 0; i < 200 && closed.load() < 4; ++i) std::this_thread::sleep_for(10ms);
+  CHECK(closed.load() == 4);
+}
+
+TEST_CASE("idle connections are closed and reported") {
+  std::promise<std::string> closedPeer;
+  ServerFixture f(ConnectionOptions{1024 * 1024, std::chrono::seconds(1)});
+  registerBasics(*f.dispatcher);
+  f.server->onConnectionClosed([&](const ConnectionPtr& c) { closedPeer.set_value(c->remoteAddress()); });
+  REQUIRE(f.start());
+  RawSocket s(f.server->port());
+  auto ping = RemotingCommand::request(kPing);
+  s.send(ping);
+  REQUIRE(s.readFrame());
+  CHECK(s.closedByPeer());  // within ~1 s of the last write
+  auto fut = closedPeer.get_future();
+  REQUIRE(fut.wait_for(2s) == std::future_status::ready);
+  CHECK(fut.get().rfind("127.0.0.1:", 0) == 0);
+}
+
+TEST_CASE("zero-copy body segments go out after the owned body") {
+  ServerFixture f;
+  f.dispatcher->registerProcessor(kEcho, [](ConnectionPtr, RemotingCommand) -> asio::awaitable<std::optional<RemotingCommand>> {
+    auto store = std::make_shared<std::vector<std::string>>();
+    for (int i = 0; i < 32; ++i) store->push_back("msg" + std::to_string(i) + ";");
+    auto resp = RemotingCommand::response(0);
+    resp.body = "head|";
+    for (auto& m : *store) resp.bodySegments.push_back({m.data(), m.size()});
+    resp.bodyOwner = store;
+    co_return resp;
+  });
+  REQUIRE(f.start());
+  RawSocket s(f.server->port());
+  s.send(RemotingCommand::request(kEcho));
+  auto r = s.readFrame();
+  REQUIRE(r);
+  std::string expect = "head|";
+  for (int i = 0; i < 32; ++i) expect += "msg" + std::to_string(i) + ";";
+  CHECK(r->body == expect);
+}
+
+TEST_CASE("graceful stop lets an in-flight request finish, then refuses connections") {
+  ServerFixture f;
+  std::promise<void> started;
+  f.dispatcher->registerProcessor(kSlow, [&started](ConnectionPtr c, RemotingCommand) -> asio::awaitable<std::optional<RemotingCommand>> {
+    started.set_value();
+    asio::steady_timer t(co_await asio::this_coro::executor, 300ms);
+    co_await t.async_wait(asio::use_awaitable);
+    co_return RemotingCommand::response(0, std::string("finished"));
+  });
+  REQUIRE(f.start());
+  uint16_t port = f.server->port();
+  RawSocket s(port);
+  auto slow = RemotingCommand::request(kSlow);
+  slow.opaque = 5;
+  s.send(slow);
+  started.get_future().wait();
+  f.server->stop(3s);
+  auto r = s.readFrame();
+  REQUIRE(r);
+  CHECK(r->remark == "finished");
+  CHECK(s.closedByPeer());
+  CHECK_THROWS(RawSocket(port));
+}
