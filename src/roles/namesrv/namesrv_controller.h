@@ -1,0 +1,50 @@
+#pragma once
+// NamesrvController: the name server role. Owns the route tables, the KV config, the remoting
+// server with the NamesrvProcessor, the periodic expiry scan and a small worker pool for file
+// writes. Lifecycle: construct, start() (loads kvConfig.json, binds, starts the scan), then
+// shutdown() from a non-network thread before the IoPool stops. The scan runs on one IoPool
+// thread; request handlers on the connection's thread.
+#include <asio/steady_timer.hpp>
+#include <asio/thread_pool.hpp>
+#include <future>
+#include <memory>
+
+#include "config/process_config.h"
+#include "net/io_pool.h"
+#include "net/remoting_server.h"
+#include "roles/namesrv/kv_config_manager.h"
+#include "roles/namesrv/namesrv_config.h"
+#include "roles/namesrv/namesrv_processor.h"
+#include "roles/namesrv/route_info_manager.h"
+
+namespace rmq::namesrv {
+
+class NamesrvController {
+ public:
+  NamesrvController(net::IoPool& pool, NamesrvConfig config, config::ProcessConfig process = {});
+  ~NamesrvController();
+
+  Result<void> start();
+  void shutdown();
+  uint16_t port() const;
+  RouteInfoManager& routes() { return routes_; }
+
+ private:
+  void scheduleScan(std::chrono::milliseconds delay);
+  void scanOnce();
+
+  net::IoPool& pool_;
+  NamesrvConfig startConfig_;
+  LiveNamesrvConfig live_;
+  RouteInfoManager routes_;
+  KvConfigManager kv_;
+  asio::thread_pool worker_;
+  NamesrvProcessor processor_;
+  std::unique_ptr<net::RemotingServer> server_;
+  asio::steady_timer scanTimer_;
+  std::chrono::milliseconds drain_;
+  std::atomic<bool> stopping_{false};
+  bool started_ = false;
+};
+
+}  // namespace rmq::namesrv
