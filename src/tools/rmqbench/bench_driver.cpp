@@ -1,0 +1,73 @@
+#include "tools/rmqbench/bench_driver.h"
+
+#include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <fmt/format.h>
+#include <mutex>
+
+namespace rmq::bench {
+namespace {
+
+struct LoadState {
+  LoadState(const LoadOptions& o, BenchMeter& m, LoadOp f) : budget(o), meter(m), op(std::move(f)) {}
+  LoadBudget budget;
+  BenchMeter& meter;
+  LoadOp op;
+  std::mutex mu;
+  std::condition_variable cv;
+  int running = 0;
+
+  bool takeTicket() { return budget.take(); }
+  void workerDone() {
+    std::lock_guard lk(mu);
+    if (--running == 0) cv.notify_all();
+  }
+};
+
+asio::awaitable<void> worker(LoadState& s, int index) {
+  while (s.takeTicket()) {
+    uint64_t t0 = nowMicros();
+    bool ok = false;
+    try {
+      ok = co_await s.op(index);
+    } catch (const std::exception&) {
+      ok = false;
+    }
+    s.meter.latency(0).record(nowMicros() - t0);
+    if (ok) s.meter.success();
+    else s.meter.failure();
+  }
+  s.workerDone();
+}
+
+}  // namespace
+
+LoadBudget::LoadBudget(const LoadOptions& options)
+    : options_(options),
+      deadline_(std::chrono::steady_clock::now() +
+                std::chrono::microseconds(static_cast<int64_t>(options.seconds * 1e6))) {}
+
+bool LoadBudget::take() {
+  if (options_.seconds > 0 && std::chrono::steady_clock::now() >= deadline_) return false;
+  if (options_.count > 0 && taken_.fetch_add(1, std::memory_order_relaxed) >= options_.count) return false;
+  return true;
+}
+
+void runLoad(const ContextFor& contextFor, const LoadOptions& options, BenchMeter& meter, LoadOp op) {
+  LoadState s(options, meter, std::move(op));
+  s.running = options.workers;
+  for (int i = 0; i < options.workers; ++i) asio::co_spawn(contextFor(i), worker(s, i), asio::detached);
+  std::unique_lock lk(s.mu);
+  s.cv.wait(lk, [&] { return s.running == 0; });
+}
+
+std::string describeLoad(const LoadOptions& o) {
+  if (o.count > 0 && o.seconds > 0) return fmt::format("{} ops or {} s", o.count, o.seconds);
+  if (o.count > 0) return fmt::format("{} ops", o.count);
+  return fmt::format("{} s", o.seconds);
+}
+
+}  // namespace rmq::bench

@@ -1,0 +1,83 @@
+// Unit tests of rmqbench's latency histogram and the tools' shared option parser. The tools are
+// executables, not libraries, so the source under test is compiled into this test directly.
+#include <doctest/doctest.h>
+
+#include <thread>
+#include <vector>
+
+#include "tools/cli_args.h"
+#include "tools/rmqbench/bench_stats.cpp"  // NOLINT: compiled here, see above
+
+using rmq::bench::LatencyHistogram;
+
+TEST_CASE("histogram percentiles are within the bucket precision") {
+  LatencyHistogram h;
+  for (uint64_t v = 1; v <= 10000; ++v) h.record(v);  // uniform 1..10000 us
+  auto s = h.total();
+  CHECK(s.count == 10000);
+  CHECK(s.avgUs == doctest::Approx(5000.5));
+  CHECK(s.maxUs == 10000);
+  CHECK(s.p50Us >= 5000);
+  CHECK(s.p50Us <= 5000 * 1.04);
+  CHECK(s.p99Us >= 9900);
+  CHECK(s.p99Us <= 9900 * 1.04);
+  CHECK(s.p999Us >= 9990);
+  CHECK(s.p999Us <= 10000);  // capped at the max seen
+}
+
+TEST_CASE("small values are exact, huge values land in the last bucket") {
+  LatencyHistogram h;
+  for (int i = 0; i < 99; ++i) h.record(7);
+  h.record(uint64_t{1} << 50);
+  auto s = h.total();
+  CHECK(s.p50Us == 7);
+  CHECK(s.p99Us == 7);
+  CHECK(s.maxUs == (uint64_t{1} << 50));
+  CHECK(s.p999Us == s.maxUs);
+}
+
+TEST_CASE("interval view resets, total keeps everything") {
+  LatencyHistogram h;
+  h.record(100);
+  h.record(300);
+  auto first = h.takeInterval();
+  CHECK(first.count == 2);
+  CHECK(first.maxUs == 300);
+  CHECK(h.takeInterval().count == 0);
+  h.record(50);
+  auto second = h.takeInterval();
+  CHECK(second.count == 1);
+  CHECK(second.maxUs == 50);
+  CHECK(h.total().count == 3);
+  CHECK(h.total().maxUs == 300);
+}
+
+TEST_CASE("concurrent recording loses nothing") {
+  LatencyHistogram h;
+  std::vector<std::thread> ts;
+  for (int t = 0; t < 4; ++t)
+    ts.emplace_back([&h, t] { for (int i = 0; i < 20000; ++i) h.record(static_cast<uint64_t>(i % 1000 + t)); });
+  uint64_t intervals = 0;
+  for (int i = 0; i < 50; ++i) intervals += h.takeInterval().count;
+  for (auto& t : ts) t.join();
+  intervals += h.takeInterval().count;
+  CHECK(h.total().count == 80000);
+  CHECK(intervals == 80000);
+}
+
+TEST_CASE("option parser: forms, aliases, unknown options, bad numbers") {
+  const char* argv[] = {"verb", "-n", "127.0.0.1:9876", "--topic=T1", "-r8", "--json", "pos", "-x", "-w", "abc"};
+  rmq::tools::CliArgs a(10, const_cast<char**>(argv), {"n", "topic", "r", "w"}, {"json"});
+  CHECK(a.get({"n", "namesrvAddr"}).value() == "127.0.0.1:9876");
+  CHECK(a.get({"topic"}).value() == "T1");
+  CHECK(a.getInt({"r"}, 0) == 8);
+  CHECK(a.flag("json"));
+  CHECK(a.positional() == std::vector<std::string>{"pos"});
+  CHECK(a.getInt({"w"}, 4) == 4);  // not a number: default, and an error recorded
+  REQUIRE(a.errors().size() == 2);
+  CHECK(a.errors()[0] == "unknown option -x");
+  CHECK(a.errors()[1].find("expects an integer") != std::string::npos);
+  const char* missing[] = {"verb", "-n"};
+  rmq::tools::CliArgs b(2, const_cast<char**>(missing), {"n"}, {});
+  CHECK(b.errors().size() == 1);
+}
