@@ -1,0 +1,78 @@
+#pragma once
+// CommitLog: the append-only record log (§4.1, §4.4, §6.1) and its topic-queue → next queue
+// offset table.
+//
+// Concurrency: append()/appendBatch()/appendRaw() serialise on one mutex held only for the
+// encode + memcpy into the mapped file (no syscalls; file roll-over takes a preallocated file).
+// Bytes are published with MappedFile::setWrote (release) so readers and the dispatcher on other
+// threads see complete records only. Reads are lock-free apart from the file-list mutex.
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/message_codec.h"
+#include "store/allocate_service.h"
+#include "store/mapped_file_queue.h"
+#include "store/store_config.h"
+#include "store/store_types.h"
+
+namespace rmq::store {
+
+class CommitLog {
+ public:
+  CommitLog(const StoreConfig& cfg, const HostAddress& storeHost, AllocateService& allocator);
+
+  Result<void> load() { return files_.load(); }
+  MappedFileQueue& files() { return files_; }
+  const MappedFileQueue& files() const { return files_; }
+
+  // Fields not taken from `m` (offsets, store time, CRC) are assigned here. `topic`,
+  // `queueId` and `properties` are the final ones (after the DELAY rewrite).
+  AppendResult append(const MessageToStore& m);
+  AppendResult appendBatch(const BatchToStore& b);
+  // Slave: copies replicated bytes at `offset` (must be the current end).
+  Result<void> appendRaw(int64_t offset, std::string_view bytes);
+
+  ByteView readRecord(int64_t offset) const;  // validated size + magic, else empty
+  ByteView read(int64_t offset, int32_t size) const;
+  ByteView readRaw(int64_t offset, size_t maxBytes) const;  // up to file end / written end
+  int64_t storeTimeAt(int64_t offset, int32_t size) const;  // -1 when unreadable
+
+  int64_t minOffset() const;
+  int64_t maxOffset() const { return files_.maxOffset(); }
+  int64_t flushedOffset() const { return flushed_.load(std::memory_order_acquire); }
+  // Flushes written bytes; returns the durable end. Flusher thread only.
+  int64_t flush();
+  int64_t lastStoreTimestamp() const { return lastStoreTs_.load(std::memory_order_acquire); }
+  void setLastStoreTimestamp(int64_t t) { lastStoreTs_.store(t, std::memory_order_release); }
+
+  // Recovery (open() only): scans from file `startIdx`, calls onRecord for each valid record,
+  // stops at the first invalid one; returns the end of the last valid record.
+  int64_t scanValid(size_t startIdx, bool checkCRC, const std::function<void(const RecordView&)>& onRecord);
+  void setEnd(int64_t end);  // truncate after end, positions set
+  void setFlushed(int64_t end) { flushed_.store(end); }
+
+  // Queue offset table.
+  void setQueueOffset(std::string_view topic, int queueId, int64_t next);
+  void removeTopic(std::string_view topic);
+
+ private:
+  Result<MappedFilePtr> fileWithRoom(int64_t need);  // lock held
+  Result<MappedFilePtr> nextFile();                  // lock held
+  int64_t& queueOffsetSlot(std::string_view topic, int queueId);  // lock held
+
+  const StoreConfig& cfg_;
+  HostAddress storeHost_;
+  AllocateService& allocator_;
+  MappedFileQueue files_;
+  std::mutex mu_;
+  MappedFilePtr current_;  // lock held
+  std::unordered_map<std::string, int64_t> queueOffsets_;  // "topic-queueId" → next offset
+  std::string keyBuf_;                                      // lock held
+  std::atomic<int64_t> flushed_{0};
+  std::atomic<int64_t> lastStoreTs_{0};
+};
+
+}  // namespace rmq::store

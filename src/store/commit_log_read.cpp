@@ -1,0 +1,114 @@
+// CommitLog reads, flush and recovery scan (the append side is in commit_log.cpp).
+#include <chrono>
+
+#include "common/bytes.h"
+#include "common/log.h"
+#include "store/commit_log.h"
+
+namespace rmq::store {
+
+ByteView CommitLog::read(int64_t offset, int32_t size) const {
+  auto f = files_.findByOffset(offset);
+  if (!f || size <= 0) return {};
+  int64_t pos = offset - f->fromOffset();
+  if (pos + size > f->wrote()) return {};
+  return ByteView{std::string_view(f->data() + pos, static_cast<size_t>(size)), f};
+}
+
+ByteView CommitLog::readRecord(int64_t offset) const {
+  auto f = files_.findByOffset(offset);
+  if (!f) return {};
+  int64_t pos = offset - f->fromOffset();
+  if (pos + 8 > f->wrote()) return {};
+  auto size = static_cast<int32_t>(loadBE32(f->data() + pos));
+  auto magic = static_cast<int32_t>(loadBE32(f->data() + pos + 4));
+  if ((magic != kMessageMagicV1 && magic != kMessageMagicV2) || size < 91 || pos + size > f->wrote()) return {};
+  return ByteView{std::string_view(f->data() + pos, static_cast<size_t>(size)), f};
+}
+
+ByteView CommitLog::readRaw(int64_t offset, size_t maxBytes) const {
+  auto f = files_.findByOffset(offset);
+  if (!f) return {};
+  int64_t pos = offset - f->fromOffset();
+  int64_t n = std::min<int64_t>(f->wrote() - pos, static_cast<int64_t>(maxBytes));
+  if (n <= 0) return {};
+  return ByteView{std::string_view(f->data() + pos, static_cast<size_t>(n)), f};
+}
+
+int64_t CommitLog::storeTimeAt(int64_t offset, int32_t size) const {
+  auto v = read(offset, size);
+  if (v.bytes.size() < 64) return -1;
+  auto sysFlag = static_cast<int32_t>(loadBE32(v.bytes.data() + 36));
+  size_t at = 48 + ((sysFlag & sysflag::BORNHOST_V6) ? 20 : 8);
+  if (at + 8 > v.bytes.size()) return -1;
+  return static_cast<int64_t>(loadBE64(v.bytes.data() + at));
+}
+
+int64_t CommitLog::minOffset() const {
+  auto f = files_.first();
+  return f ? f->fromOffset() : 0;
+}
+
+int64_t CommitLog::flush() {
+  int64_t target = files_.maxOffset();
+  int64_t done = flushed_.load(std::memory_order_relaxed);
+  while (done < target) {
+    auto f = files_.findByOffset(done);
+    if (!f) break;
+    f->flush();
+    done = f->fromOffset() + f->flushed();
+    if (f->flushed() < f->size()) break;  // still the file being written
+  }
+  if (done > flushed_.load()) flushed_.store(done, std::memory_order_release);
+  return flushed_.load();
+}
+
+int64_t CommitLog::scanValid(size_t startIdx, bool checkCRC, const std::function<void(const RecordView&)>& onRecord) {
+  auto files = files_.snapshot();
+  if (files.empty() || startIdx >= files.size()) return files.empty() ? 0 : files.back()->endOffset();
+  int64_t end = files[startIdx]->fromOffset();
+  auto t0 = std::chrono::steady_clock::now();
+  int64_t scanned = 0;
+  for (size_t i = startIdx; i < files.size(); ++i) {
+    MappedFile& f = *files[i];
+    f.adviseSequential();
+    int64_t pos = 0;
+    bool stop = false;
+    while (pos < f.size()) {
+      RecordView v;
+      auto rc = parseRecord(f.data() + pos, static_cast<size_t>(f.size() - pos), v, checkCRC);
+      if (rc == RecordParse::Blank) {
+        pos = f.size();
+        break;
+      }
+      if (rc != RecordParse::Ok || v.physicalOffset != f.fromOffset() + pos) {
+        if (rc != RecordParse::Ok && loadBE32(f.data() + pos) != 0)
+          log::warn("commit log recovery: invalid record at {} ({}), truncating after it", f.fromOffset() + pos,
+                    rc == RecordParse::Truncated ? "truncated" : "bad size/magic/CRC");
+        stop = true;
+        break;
+      }
+      if (onRecord) onRecord(v);
+      pos += v.totalSize;
+    }
+    end = f.fromOffset() + pos;
+    scanned += pos;
+    if (scanned >= (256 << 20) || i + 1 == files.size() || stop) {
+      double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (scanned >= (64 << 20))
+        log::info("commit log recovery: scanned {} MiB up to file {} in {:.2f} s", scanned >> 20,
+                  MappedFile::fileName(f.fromOffset()), secs);
+    }
+    if (stop) break;
+  }
+  return end;
+}
+
+void CommitLog::setEnd(int64_t end) {
+  std::lock_guard lock(mu_);
+  files_.setEnd(end);
+  current_.reset();
+  flushed_.store(end);
+}
+
+}  // namespace rmq::store

@@ -1,0 +1,48 @@
+#pragma once
+// IndexFile (§6.4): 40-byte header, maxHashSlotNum 4-byte slots, maxIndexNum 20-byte items;
+// a hash chain per slot, keyed by Java hashCode of "topic#key".
+// Concurrency: put() from the dispatcher thread only; query() from any thread (it reads
+// published header fields; a torn read of an item in flight only yields a hash mismatch).
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "store/mapped_file.h"
+
+namespace rmq::store {
+
+class IndexFile {
+ public:
+  static int64_t fileSize(int32_t slots, int32_t items) { return 40 + int64_t(slots) * 4 + int64_t(items) * 20; }
+  // Creates a new file (the begin offset/time come from the first put) or opens an existing one.
+  static Result<std::shared_ptr<IndexFile>> create(const std::string& path, int32_t slots, int32_t items,
+                                                   int64_t beginPhy, int64_t beginTs);
+  static Result<std::shared_ptr<IndexFile>> open(const std::string& path, int32_t slots, int32_t items);
+
+  // False when the file is full.
+  bool put(std::string_view fullKey, int64_t phyOffset, int64_t storeTimestamp);
+  void query(std::string_view fullKey, int maxNum, int64_t begin, int64_t end, std::vector<int64_t>& out) const;
+  bool isFull() const { return indexCount() >= items_; }
+
+  int64_t beginTimestamp() const;
+  int64_t endTimestamp() const;
+  int64_t beginPhyOffset() const;
+  int64_t endPhyOffset() const;
+  int32_t indexCount() const;
+  bool overlaps(int64_t begin, int64_t end) const;
+  void flush() { file_->syncAll(); }
+  void markDeleted() { file_->markDeleted(); }
+  const std::string& path() const { return file_->path(); }
+
+ private:
+  static int32_t keyHash(std::string_view key);
+  MappedFilePtr file_;
+  int32_t slots_ = 0, items_ = 0;
+  std::atomic<int64_t> endPhy_{0};  // cached for the dispatcher's duplicate guard
+};
+
+using IndexFilePtr = std::shared_ptr<IndexFile>;
+
+}  // namespace rmq::store

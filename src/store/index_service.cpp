@@ -1,0 +1,172 @@
+#include "store/index_service.h"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+
+#include "common/log.h"
+
+namespace rmq::store {
+
+namespace fs = std::filesystem;
+
+namespace {
+std::string timeFileName(int64_t ms) {
+  time_t secs = static_cast<time_t>(ms / 1000);
+  struct tm t {};
+  localtime_r(&secs, &t);
+  return fmt::format("{:04d}{:02d}{:02d}{:02d}{:02d}{:02d}{:03d}", t.tm_year + 1900, t.tm_mon + 1, t.tm_mday,
+                     t.tm_hour, t.tm_min, t.tm_sec, static_cast<int>(ms % 1000));
+}
+int64_t nowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+IndexService::IndexService(const StoreConfig& cfg) : cfg_(cfg), dir_(cfg.indexDir()) {}
+
+Result<void> IndexService::load(bool lastExitOk, int64_t checkpointIndexTs) {
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  std::vector<std::string> names;
+  for (auto& e : fs::directory_iterator(dir_, ec))
+    if (e.is_regular_file()) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  std::lock_guard lock(mu_);
+  for (auto& n : names) {
+    auto f = IndexFile::open(dir_ + "/" + n, cfg_.maxHashSlotNum, cfg_.maxIndexNum);
+    if (!f) return f.error();
+    if (!lastExitOk && f.value()->endTimestamp() > checkpointIndexTs) {
+      log::info("deleting index file {} (newer than checkpoint)", n);
+      f.value()->markDeleted();
+      continue;
+    }
+    files_.push_back(std::move(f.value()));
+  }
+  return {};
+}
+
+Result<IndexFilePtr> IndexService::writableFile(int64_t phyOffset, int64_t storeTs) {
+  std::lock_guard lock(mu_);
+  if (!files_.empty() && !files_.back()->isFull()) return files_.back();
+  int64_t beginPhy = 0, beginTs = 0;
+  if (!files_.empty()) {
+    beginPhy = files_.back()->endPhyOffset();
+    beginTs = files_.back()->endTimestamp();
+    fullUnflushed_.push_back(files_.back());
+  }
+  int64_t t = nowMs();
+  std::string path = dir_ + "/" + timeFileName(t);
+  while (fs::exists(path)) path = dir_ + "/" + timeFileName(++t);  // two rolls in one ms
+  auto f = IndexFile::create(path, cfg_.maxHashSlotNum, cfg_.maxIndexNum, beginPhy, beginTs);
+  if (!f) return f.error();
+  files_.push_back(f.value());
+  return f;
+}
+
+void IndexService::putKey(IndexFilePtr& file, std::string_view topic, std::string_view key, const RecordView& rec) {
+  keyBuf_.assign(topic);
+  keyBuf_.push_back('#');
+  keyBuf_.append(key);
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    if (file->put(keyBuf_, rec.physicalOffset, rec.storeTimestamp)) return;
+    auto next = writableFile(rec.physicalOffset, rec.storeTimestamp);  // full: roll over
+    if (!next) {
+      log::error("index: {}", next.error().message);
+      return;
+    }
+    file = next.value();
+  }
+}
+
+void IndexService::buildIndex(const RecordView& rec) {
+  if (!cfg_.messageIndexEnable) return;
+  if (sysflag::transactionType(rec.sysFlag) == sysflag::TRANSACTION_ROLLBACK_TYPE) return;
+  auto uniq = findEncodedProperty(rec.properties, prop::UNIQ_KEY);
+  auto keys = findEncodedProperty(rec.properties, prop::KEYS);
+  if (!uniq && !keys) return;
+  auto fileR = writableFile(rec.physicalOffset, rec.storeTimestamp);
+  if (!fileR) {
+    log::error("index: {}", fileR.error().message);
+    return;
+  }
+  IndexFilePtr file = fileR.value();
+  if (rec.physicalOffset < file->endPhyOffset()) return;  // indexed before (re-dispatch)
+  if (uniq && !uniq->empty()) putKey(file, rec.topic, *uniq, rec);
+  if (keys) {
+    std::string_view k = *keys;
+    while (!k.empty()) {
+      auto sp = k.find(prop::KEY_SEPARATOR);
+      std::string_view word = k.substr(0, sp);
+      if (!word.empty()) putKey(file, rec.topic, word, rec);
+      if (sp == std::string_view::npos) break;
+      k.remove_prefix(sp + 1);
+    }
+  }
+}
+
+IndexService::Query IndexService::query(std::string_view topic, std::string_view key, int maxNum, int64_t begin,
+                                        int64_t end) const {
+  std::vector<IndexFilePtr> files;
+  {
+    std::lock_guard lock(mu_);
+    files = files_;
+  }
+  Query q;
+  std::string full = fmt::format("{}#{}", topic, key);
+  for (size_t i = files.size(); i > 0; --i) {
+    auto& f = files[i - 1];
+    if (i == files.size()) {
+      q.lastUpdateTimestamp = f->endTimestamp();
+      q.lastUpdatePhyOffset = f->endPhyOffset();
+    }
+    if (f->overlaps(begin, end)) f->query(full, maxNum, begin, end, q.offsets);
+    if (f->beginTimestamp() < begin || static_cast<int>(q.offsets.size()) >= maxNum) break;
+  }
+  return q;
+}
+
+void IndexService::flushFullFiles(Checkpoint& cp) {
+  std::vector<IndexFilePtr> full;
+  {
+    std::lock_guard lock(mu_);
+    full.swap(fullUnflushed_);
+  }
+  for (auto& f : full) {
+    f->flush();
+    cp.setIndexMsgTimestamp(f->endTimestamp());
+  }
+  if (!full.empty()) cp.flush();
+}
+
+void IndexService::flushAll() {
+  std::lock_guard lock(mu_);
+  for (auto& f : files_) f->flush();
+  fullUnflushed_.clear();
+}
+
+int IndexService::deleteFilesBelow(int64_t phyMin) {
+  std::lock_guard lock(mu_);
+  int n = 0;
+  while (files_.size() > 1 && files_.front()->endPhyOffset() < phyMin) {
+    log::info("deleting index file {}", files_.front()->path());
+    files_.front()->markDeleted();
+    files_.erase(files_.begin());
+    ++n;
+  }
+  return n;
+}
+
+void IndexService::destroy() {
+  std::lock_guard lock(mu_);
+  for (auto& f : files_) f->markDeleted();
+  files_.clear();
+  fullUnflushed_.clear();
+}
+
+}  // namespace rmq::store

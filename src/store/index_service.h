@@ -1,0 +1,49 @@
+#pragma once
+// IndexService: the index files of <root>/index (named by creation time, yyyyMMddHHmmssSSS local),
+// newest last. Builds entries for UNIQ_KEY and each KEYS word ("topic#key") on the dispatcher
+// thread; answers key queries from any thread; a full file is rolled over and flushed later by
+// the maintenance thread (which then advances the checkpoint's indexMsgTimestamp).
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "common/message_codec.h"
+#include "store/checkpoint.h"
+#include "store/index_file.h"
+#include "store/store_config.h"
+
+namespace rmq::store {
+
+class IndexService {
+ public:
+  explicit IndexService(const StoreConfig& cfg);
+  // Opens existing files; after an abnormal exit, files newer than the checkpoint are deleted
+  // (they are rebuilt by the recovery re-dispatch).
+  Result<void> load(bool lastExitOk, int64_t checkpointIndexTs);
+
+  void buildIndex(const RecordView& rec);  // dispatcher thread
+  struct Query {
+    std::vector<int64_t> offsets;
+    int64_t lastUpdateTimestamp = 0;
+    int64_t lastUpdatePhyOffset = 0;
+  };
+  Query query(std::string_view topic, std::string_view key, int maxNum, int64_t begin, int64_t end) const;
+
+  void flushFullFiles(Checkpoint& cp);  // maintenance thread
+  void flushAll();
+  int deleteFilesBelow(int64_t phyMin);  // never the newest
+  void destroy();
+
+ private:
+  Result<IndexFilePtr> writableFile(int64_t phyOffset, int64_t storeTs);
+  void putKey(IndexFilePtr& file, std::string_view topic, std::string_view key, const RecordView& rec);
+
+  const StoreConfig& cfg_;
+  std::string dir_;
+  mutable std::mutex mu_;
+  std::vector<IndexFilePtr> files_;
+  std::vector<IndexFilePtr> fullUnflushed_;
+  std::string keyBuf_;  // dispatcher-thread scratch for "topic#key"
+};
+
+}  // namespace rmq::store

@@ -1,0 +1,73 @@
+#pragma once
+// MappedFile: one fixed-size store file (commit log, consume queue, index) mapped read/write.
+// Its name is its start offset in the queue's logical space (20-digit decimal, §6.1).
+//
+// Concurrency: one writer thread at a time (the caller serialises writes); any number of readers.
+// The writer stores bytes, then publishes them with setWrote() (release); readers load wrote()
+// (acquire) and only read below it. Lifetime: shared_ptr; markDeleted() unlinks the file at once,
+// the mapping stays valid until the last owner (e.g. a pull response being written) drops it.
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "common/result.h"
+
+namespace rmq::store {
+
+class MappedFile {
+ public:
+  // Creates (or reuses) the file at `path` with exactly `size` bytes; `preallocate` reserves the
+  // blocks (fallocate) so a full disk fails here instead of with SIGBUS on a later write.
+  static Result<std::shared_ptr<MappedFile>> create(const std::string& path, int64_t fromOffset, int64_t size,
+                                                    bool preallocate);
+  // Opens an existing file; an error if its length is not `size` ("length not matched").
+  static Result<std::shared_ptr<MappedFile>> open(const std::string& path, int64_t fromOffset, int64_t size);
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  static std::string fileName(int64_t offset);  // 20-digit zero-padded
+
+  char* data() const { return base_; }
+  const std::string& path() const { return path_; }
+  int64_t fromOffset() const { return from_; }
+  int64_t size() const { return size_; }
+  int64_t endOffset() const { return from_ + size_; }
+
+  int64_t wrote() const { return wrote_.load(std::memory_order_acquire); }
+  void setWrote(int64_t pos) { wrote_.store(pos, std::memory_order_release); }
+  int64_t flushed() const { return flushed_.load(std::memory_order_acquire); }
+  void setFlushed(int64_t pos) { flushed_.store(pos, std::memory_order_release); }
+  bool isFull() const { return wrote() >= size_; }
+  int64_t remaining() const { return size_ - wrote(); }
+
+  // msync of [flushed, wrote); returns the new flushed position. Call from one thread at a time.
+  int64_t flush();
+  // msync of the whole mapping (files written in place at random positions: index files).
+  void syncAll();
+  // Pre-touches every page (optional warm-up, background thread).
+  void warm();
+  void adviseSequential() const;  // madvise for a recovery scan
+  // Makes [pos, size) read as zeros (hole punch, re-reserved; memset fallback): a truncated torn
+  // tail must not resurface as valid-looking data in a later recovery.
+  void zeroFrom(int64_t pos);
+  void markDeleted();             // unlink now; unmap when the last reference goes
+  bool deleted() const { return deleted_.load(); }
+  int64_t lastModifiedMs() const;
+
+ private:
+  MappedFile() = default;
+  std::string path_;
+  int fd_ = -1;
+  char* base_ = nullptr;
+  int64_t from_ = 0;
+  int64_t size_ = 0;
+  std::atomic<int64_t> wrote_{0};
+  std::atomic<int64_t> flushed_{0};
+  std::atomic<bool> deleted_{false};
+};
+
+using MappedFilePtr = std::shared_ptr<MappedFile>;
+
+}  // namespace rmq::store

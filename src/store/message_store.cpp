@@ -1,0 +1,152 @@
+// MessageStore lifecycle, waiters and the replication seam (reads: store_reads.cpp, writes:
+// store_writes.cpp, maintenance: store_maintenance.cpp).
+#include "store/message_store.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/log.h"
+#include "common/response_code.h"
+#include "store/store_engine.h"
+
+namespace rmq::store {
+
+namespace fs = std::filesystem;
+
+StoreEngine::StoreEngine(StoreConfig config, HostAddress host)
+    : cfg(std::move(config)), storeHost(host), checkpoint(cfg.checkpointPath()),
+      allocator(cfg.warmMapedFileEnable), commitLog(cfg, storeHost, allocator),
+      cqs(cfg.consumeQueueDir(), cfg.cqFileSize()), index(cfg), dispatcher(cfg, commitLog, cqs, index, checkpoint),
+      flusher(cfg, commitLog, checkpoint) {
+  int64_t ram = static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+  hotDataBytes = ram / 100 * cfg.accessMessageInMemoryMaxRatio;
+}
+
+MessageStore::MessageStore(StoreConfig config, HostAddress storeHost)
+    : engine_(std::make_unique<StoreEngine>(std::move(config), storeHost)) {}
+
+MessageStore::~MessageStore() { shutdown(); }
+
+const StoreConfig& MessageStore::config() const { return engine_->cfg; }
+const HostAddress& MessageStore::storeHost() const { return engine_->storeHost; }
+void MessageStore::setArrivalListener(ArrivalListener l) { engine_->dispatcher.setListener(std::move(l)); }
+
+Result<void> MessageStore::open() {
+  auto& e = *engine_;
+  std::lock_guard guard(e.lifecycleMu);
+  if (e.opened) return makeError(ResponseCode::SYSTEM_ERROR, "store already open");
+  std::error_code ec;
+  fs::create_directories(e.cfg.rootDir(), ec);
+  if (ec) return makeError(ResponseCode::SYSTEM_ERROR, "cannot create store root " + e.cfg.rootDir() + ": " + ec.message());
+  if (auto r = e.lock.acquire(e.cfg.lockPath()); !r) return r;
+  auto fail = [&](Error err) -> Result<void> {
+    e.lock.release();
+    log::error("store open failed: {}", err.message);
+    return err;
+  };
+  bool abnormal = fs::exists(e.cfg.abortPath());
+  if (auto r = e.dispatcher.init(); !r) return fail(r.error());
+  if (auto r = e.commitLog.load(); !r) return fail(r.error());
+  if (auto r = e.cqs.load(); !r) return fail(r.error());
+  if (auto r = e.checkpoint.load(); !r) return fail(r.error());
+  if (auto r = e.index.load(!abnormal, e.checkpoint.indexMsgTimestamp()); !r) return fail(r.error());
+  if (auto r = e.recover(abnormal); !r) return fail(r.error());
+  e.opened = true;
+  return {};
+}
+
+void MessageStore::start() {
+  auto& e = *engine_;
+  std::lock_guard guard(e.lifecycleMu);
+  if (!e.opened || e.running) return;
+  std::ofstream(e.cfg.abortPath()).flush();  // present while running: its survival marks a crash
+  e.allocator.start();
+  e.flusher.start();
+  e.dispatcher.start(e.commitLog.maxOffset());
+  e.checkDisk();
+  e.startMaintenance();
+  e.running = true;
+  log::info("store started at {} (commit log [{}, {}), {})", e.cfg.rootDir(), e.commitLog.minOffset(),
+            e.commitLog.maxOffset(), e.cfg.flushDiskType);
+}
+
+void MessageStore::shutdown() {
+  auto& e = *engine_;
+  std::lock_guard guard(e.lifecycleMu);
+  if (!e.opened || e.shutDown) return;
+  e.shutDown = true;
+  if (e.running) {
+    e.stopMaintenance();
+    e.dispatcher.stop();
+    e.dispatcher.dispatchRange(e.dispatcher.position(), e.commitLog.maxOffset(), true);  // catch up
+    e.flusher.stop();
+    e.allocator.stop();
+  }
+  e.commitLog.flush();
+  e.checkpoint.setPhysicMsgTimestamp(e.commitLog.lastStoreTimestamp());
+  e.flushConsumeQueues();
+  e.index.flushAll();
+  if (auto r = e.checkpoint.flush(); !r) log::error("{}", r.error().message);
+  std::error_code ec;
+  if (e.running && e.dispatcher.position() >= e.commitLog.maxOffset()) fs::remove(e.cfg.abortPath(), ec);
+  e.running = false;
+  e.lock.release();
+  log::info("store shut down cleanly (commit log end {})", e.commitLog.maxOffset());
+}
+
+bool MessageStore::needsDurabilityWait() const { return engine_->cfg.syncFlush(); }
+
+void MessageStore::addWaiter(WaitKind kind, int64_t endOffset, Completion done) {
+  auto& e = *engine_;
+  if (!e.running || e.shutDown) return done(PutStatus::SERVICE_NOT_AVAILABLE);
+  if (kind == WaitKind::Flush) {
+    if (!e.cfg.syncFlush()) return done(PutStatus::PUT_OK);
+    return e.flusher.waitFlushed(endOffset, std::move(done));
+  }
+  if (!e.slaveAvailable) return done(PutStatus::SLAVE_NOT_AVAILABLE);
+  e.flusher.waitSlaveAck(endOffset, std::move(done));
+}
+
+void MessageStore::notifySlaveAck(int64_t ackedOffset) { engine_->flusher.notifySlaveAck(ackedOffset); }
+void MessageStore::setSlaveAvailable(bool available) { engine_->slaveAvailable = available; }
+
+int64_t MessageStore::minPhyOffset() const { return engine_->commitLog.minOffset(); }
+int64_t MessageStore::maxPhyOffset() const { return engine_->commitLog.maxOffset(); }
+int64_t MessageStore::flushedPhyOffset() const { return engine_->commitLog.flushedOffset(); }
+int64_t MessageStore::dispatchedPhyOffset() const { return engine_->dispatcher.position(); }
+
+ByteView MessageStore::readCommitLog(int64_t offset, size_t maxBytes) const {
+  return engine_->commitLog.readRaw(offset, maxBytes);
+}
+
+Result<void> MessageStore::appendReplicated(int64_t offset, std::string_view bytes) {
+  auto r = engine_->commitLog.appendRaw(offset, bytes);
+  if (r) {
+    engine_->dispatcher.wake();
+    engine_->flusher.wake();
+  }
+  return r;
+}
+
+std::map<std::string, std::set<int>> MessageStore::queues() const { return engine_->cqs.queues(); }
+
+void MessageStore::deleteTopics(const std::set<std::string>& topics) {
+  for (auto& t : topics) {
+    engine_->cqs.erase(t);
+    engine_->commitLog.removeTopic(t);
+  }
+}
+
+void MessageStore::runRetention(bool force) { engine_->retention(force); }
+void MessageStore::setDiskUsageProbe(std::function<double()> probe) {
+  engine_->setDiskProbe(std::move(probe));
+  engine_->checkDisk();
+}
+bool MessageStore::isWriteable() const {
+  auto& e = *engine_;
+  return e.running && !e.shutDown && !e.diskFull && !e.cfg.isSlave();
+}
+
+}  // namespace rmq::store

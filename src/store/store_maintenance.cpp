@@ -1,0 +1,130 @@
+// StoreEngine maintenance thread: consume-queue/index flush + checkpoint, disk-space watch and
+// retention (§6.7). Never on a network thread.
+#include <sys/statvfs.h>
+
+#include <chrono>
+#include <ctime>
+
+#include "common/log.h"
+#include "store/store_engine.h"
+
+namespace rmq::store {
+
+namespace {
+int64_t nowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+void StoreEngine::startMaintenance() {
+  {
+    std::lock_guard lock(maintMu_);
+    maintStop_ = false;
+  }
+  maintThread_ = std::thread([this] { maintenanceLoop(); });
+}
+
+void StoreEngine::stopMaintenance() {
+  {
+    std::lock_guard lock(maintMu_);
+    maintStop_ = true;
+  }
+  maintCv_.notify_all();
+  if (maintThread_.joinable()) maintThread_.join();
+}
+
+void StoreEngine::maintenanceLoop() {
+  using namespace std::chrono;
+  auto flushEvery = milliseconds(cfg.flushIntervalConsumeQueue);
+  auto cleanEvery = milliseconds(cfg.cleanResourceInterval);
+  auto nextFlush = steady_clock::now() + flushEvery, nextClean = steady_clock::now() + cleanEvery;
+  std::unique_lock lock(maintMu_);
+  while (!maintStop_) {
+    maintCv_.wait_until(lock, std::min(nextFlush, nextClean), [&] { return maintStop_; });
+    if (maintStop_) break;
+    lock.unlock();
+    auto now = steady_clock::now();
+    if (now >= nextFlush) {
+      flushConsumeQueues();
+      nextFlush = now + flushEvery;
+    }
+    if (now >= nextClean) {
+      checkDisk();
+      retention(false);
+      nextClean = now + cleanEvery;
+    }
+    lock.lock();
+  }
+}
+
+void StoreEngine::flushConsumeQueues() {
+  int64_t logicsTs = checkpoint.logicsMsgTimestamp();  // read first: covers what we flush below
+  for (auto& cq : cqs.all()) cq->flush();
+  index.flushFullFiles(checkpoint);
+  checkpoint.setLogicsMsgTimestamp(logicsTs);
+  if (auto r = checkpoint.flush(); !r) log::error("{}", r.error().message);
+}
+
+void StoreEngine::setDiskProbe(std::function<double()> probe) {
+  std::lock_guard lock(probeMu_);
+  diskProbe_ = std::move(probe);
+}
+
+double StoreEngine::diskUsage() {
+  {
+    std::lock_guard lock(probeMu_);
+    if (diskProbe_) return diskProbe_();
+  }
+  struct statvfs st {};
+  if (::statvfs(cfg.commitLogDir().c_str(), &st) != 0 || st.f_blocks == 0) return -1;
+  return 1.0 - static_cast<double>(st.f_bfree) / static_cast<double>(st.f_blocks);
+}
+
+void StoreEngine::checkDisk() {
+  double used = diskUsage();
+  bool full = used > cfg.diskSpaceWarningLevelRatio / 100.0;
+  bool was = diskFull.exchange(full);
+  if (full && !was) log::error("disk {:.1f}% used (> {}%): store refuses writes until space frees", used * 100,
+                               cfg.diskSpaceWarningLevelRatio);
+  if (!full && was) log::info("disk {:.1f}% used: store writeable again", used * 100);
+}
+
+bool StoreEngine::isTimeToDelete() const {
+  time_t secs = time(nullptr);
+  struct tm t {};
+  localtime_r(&secs, &t);
+  std::string_view when = cfg.deleteWhen;
+  while (!when.empty()) {
+    auto sep = when.find(';');
+    auto item = when.substr(0, sep);
+    if (!item.empty() && std::atoi(std::string(item).c_str()) == t.tm_hour) return true;
+    if (sep == std::string_view::npos) break;
+    when.remove_prefix(sep + 1);
+  }
+  return false;
+}
+
+void StoreEngine::retention(bool force) {
+  double used = diskUsage();
+  bool spaceToDelete = used > cfg.diskMaxUsedSpaceRatio / 100.0;
+  bool cleanImmediately = used > cfg.diskSpaceCleanForciblyRatio / 100.0;  // ignore file age
+  if (!(force || spaceToDelete || isTimeToDelete())) return;
+  int64_t expireBefore = nowMs() - int64_t(cfg.fileReservedTime) * 3600 * 1000;
+  int64_t dispatched = dispatcher.position();
+  int deleted = commitLog.files().deleteFirstWhile(
+      [&](const MappedFile& f) {
+        if (f.endOffset() > dispatched) return false;  // never drop bytes not yet in a queue
+        return cleanImmediately || f.lastModifiedMs() <= expireBefore;
+      },
+      10);
+  if (deleted == 0) return;
+  int64_t minPhy = commitLog.minOffset();
+  log::info("retention: deleted {} commit log file(s) (disk {:.1f}% used), min offset now {}", deleted,
+            used * 100, minPhy);
+  for (auto& cq : cqs.all()) cq->deleteExpiredFiles(minPhy);
+  index.deleteFilesBelow(minPhy);
+  checkDisk();
+}
+
+}  // namespace rmq::store

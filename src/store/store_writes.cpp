@@ -1,0 +1,108 @@
+// MessageStore::append / appendBatch: availability checks and the DELAY rewrite (§10.1), then
+// the CommitLog append; wakes the dispatcher (and, under SYNC_FLUSH, waiters wake the flusher).
+#include <charconv>
+
+#include "common/message_codec.h"
+#include "common/response_code.h"
+#include "store/message_store.h"
+#include "store/store_engine.h"
+
+namespace rmq::store {
+
+namespace {
+AppendResult unavailable(const StoreEngine& e) {
+  AppendResult r;
+  r.status = PutStatus::SERVICE_NOT_AVAILABLE;
+  if (e.shutDown || !e.running) r.error = "message store is not running";
+  else if (e.cfg.isSlave()) r.error = "message store is a slave: writes are refused";
+  else r.error = "disk is full (used space above diskSpaceWarningLevelRatio): writes are refused until space frees";
+  return r;
+}
+bool writeable(const StoreEngine& e) { return e.running && !e.shutDown && !e.diskFull && !e.cfg.isSlave(); }
+}  // namespace
+
+AppendResult MessageStore::append(const MessageToStore& msg) {
+  auto& e = *engine_;
+  if (!writeable(e)) return unavailable(e);
+  int32_t tt = sysflag::transactionType(msg.sysFlag);
+  if (tt == sysflag::TRANSACTION_NOT_TYPE || tt == sysflag::TRANSACTION_COMMIT_TYPE) {
+    if (auto delay = findEncodedProperty(msg.properties, prop::DELAY)) {
+      int level = 0;
+      std::from_chars(delay->data(), delay->data() + delay->size(), level);
+      int maxLevel = e.dispatcher.maxDelayLevel();
+      if (level > 0 && maxLevel > 0) {
+        // Park in SCHEDULE_TOPIC_XXXX queue level-1 with the real destination in properties.
+        if (level > maxLevel) level = maxLevel;
+        Properties props = decodeProperties(msg.properties);
+        setProperty(props, prop::REAL_TOPIC, msg.topic);
+        setProperty(props, prop::REAL_QID, std::to_string(msg.queueId));
+        std::string encoded = encodeProperties(props);
+        MessageToStore parked = msg;
+        parked.topic = kScheduleTopic;
+        parked.queueId = level - 1;
+        parked.properties = encoded;
+        auto r = e.commitLog.append(parked);
+        if (r.ok()) e.dispatcher.wake();
+        return r;
+      }
+    }
+  }
+  auto r = e.commitLog.append(msg);
+  if (r.ok()) e.dispatcher.wake();
+  return r;
+}
+
+AppendResult MessageStore::appendBatch(const BatchToStore& batch) {
+  auto& e = *engine_;
+  if (!writeable(e)) return unavailable(e);
+  auto r = e.commitLog.appendBatch(batch);
+  if (r.ok()) e.dispatcher.wake();
+  return r;
+}
+
+const char* toString(PutStatus s) {
+  switch (s) {
+    case PutStatus::PUT_OK: return "PUT_OK";
+    case PutStatus::FLUSH_DISK_TIMEOUT: return "FLUSH_DISK_TIMEOUT";
+    case PutStatus::FLUSH_SLAVE_TIMEOUT: return "FLUSH_SLAVE_TIMEOUT";
+    case PutStatus::SLAVE_NOT_AVAILABLE: return "SLAVE_NOT_AVAILABLE";
+    case PutStatus::SERVICE_NOT_AVAILABLE: return "SERVICE_NOT_AVAILABLE";
+    case PutStatus::CREATE_MAPPED_FILE_FAILED: return "CREATE_MAPEDFILE_FAILED";
+    case PutStatus::MESSAGE_ILLEGAL: return "MESSAGE_ILLEGAL";
+    case PutStatus::PROPERTIES_SIZE_EXCEEDED: return "PROPERTIES_SIZE_EXCEEDED";
+    case PutStatus::OS_PAGECACHE_BUSY: return "OS_PAGECACHE_BUSY";
+    case PutStatus::UNKNOWN_ERROR: return "UNKNOWN_ERROR";
+  }
+  return "UNKNOWN_ERROR";
+}
+
+int toResponseCode(PutStatus s) {
+  switch (s) {
+    case PutStatus::PUT_OK: return ResponseCode::SUCCESS;
+    case PutStatus::FLUSH_DISK_TIMEOUT: return ResponseCode::FLUSH_DISK_TIMEOUT;
+    case PutStatus::FLUSH_SLAVE_TIMEOUT: return ResponseCode::FLUSH_SLAVE_TIMEOUT;
+    case PutStatus::SLAVE_NOT_AVAILABLE: return ResponseCode::SLAVE_NOT_AVAILABLE;
+    case PutStatus::SERVICE_NOT_AVAILABLE: return ResponseCode::SERVICE_NOT_AVAILABLE;
+    case PutStatus::MESSAGE_ILLEGAL:
+    case PutStatus::PROPERTIES_SIZE_EXCEEDED: return ResponseCode::MESSAGE_ILLEGAL;
+    case PutStatus::OS_PAGECACHE_BUSY: return ResponseCode::SYSTEM_BUSY;
+    default: return ResponseCode::SYSTEM_ERROR;
+  }
+}
+
+const char* toString(GetStatus s) {
+  switch (s) {
+    case GetStatus::FOUND: return "FOUND";
+    case GetStatus::NO_MATCHED_MESSAGE: return "NO_MATCHED_MESSAGE";
+    case GetStatus::MESSAGE_WAS_REMOVING: return "MESSAGE_WAS_REMOVING";
+    case GetStatus::OFFSET_FOUND_NULL: return "OFFSET_FOUND_NULL";
+    case GetStatus::OFFSET_OVERFLOW_BADLY: return "OFFSET_OVERFLOW_BADLY";
+    case GetStatus::OFFSET_OVERFLOW_ONE: return "OFFSET_OVERFLOW_ONE";
+    case GetStatus::OFFSET_TOO_SMALL: return "OFFSET_TOO_SMALL";
+    case GetStatus::NO_MATCHED_LOGIC_QUEUE: return "NO_MATCHED_LOGIC_QUEUE";
+    case GetStatus::NO_MESSAGE_IN_QUEUE: return "NO_MESSAGE_IN_QUEUE";
+  }
+  return "UNKNOWN";
+}
+
+}  // namespace rmq::store
