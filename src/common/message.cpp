@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 
@@ -60,22 +61,23 @@ HostAddress HostAddress::ipv4(uint32_t hostOrderIp, int32_t port) {
   return a;
 }
 
+// Duplicated names can occur (a batch item's WAIT plus the batch-level WAIT): like Java's HashMap
+// decode, the last occurrence is the effective one.
 const std::string* findProperty(const Properties& p, std::string_view name) {
-  for (auto& [k, v] : p)
-    if (k == name) return &v;
+  for (auto it = p.rbegin(); it != p.rend(); ++it)
+    if (it->first == name) return &it->second;
   return nullptr;
 }
 
 void setProperty(Properties& p, std::string_view name, std::string_view value) {
-  for (auto& [k, v] : p)
-    if (k == name) { v.assign(value); return; }
+  for (auto it = p.rbegin(); it != p.rend(); ++it)
+    if (it->first == name) { it->second.assign(value); return; }
   p.emplace_back(std::string(name), std::string(value));
 }
 
 bool eraseProperty(Properties& p, std::string_view name) {
-  for (auto it = p.begin(); it != p.end(); ++it)
-    if (it->first == name) { p.erase(it); return true; }
-  return false;
+  auto n = std::erase_if(p, [&](const auto& kv) { return kv.first == name; });
+  return n > 0;
 }
 
 std::string MessageExt::offsetMsgId() const { return createOffsetMsgId(storeHost, commitLogOffset); }

@@ -93,7 +93,8 @@ struct HostAddress {
 
 using Properties = std::vector<std::pair<std::string, std::string>>;
 
-// Lookup helpers over an ordered property list.
+// Lookup helpers over an ordered property list. Decoded lists keep duplicated names in order (so
+// re-encoding is byte-exact); the last occurrence is the effective value, as in Java.
 const std::string* findProperty(const Properties& p, std::string_view name);
 void setProperty(Properties& p, std::string_view name, std::string_view value);  // replaces or appends
 bool eraseProperty(Properties& p, std::string_view name);

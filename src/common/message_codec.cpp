@@ -49,7 +49,7 @@ bool forEachProperty(std::string_view s, Fn&& fn) {
 Properties decodeProperties(std::string_view s) {
   Properties out;
   forEachProperty(s, [&](std::string_view k, std::string_view v) {
-    setProperty(out, k, v);  // later duplicates win, like a HashMap put
+    out.emplace_back(k, v);  // duplicates kept (re-encoding stays byte-exact); lookups take the last
     return false;
   });
   return out;

@@ -174,3 +174,16 @@ TEST_CASE("UNIQ_KEY generator: upper-case hex, unique, time recoverable") {
   CHECK(t <= now);
   CHECK(t > now - 10000);
 }
+
+TEST_CASE("duplicated property names: kept for byte-exact re-encoding, last one wins") {
+  std::string s = "WAIT\x01true\x02TAGS\x01T\x02WAIT\x01" "false";
+  auto p = decodeProperties(s);
+  CHECK(p.size() == 3);
+  CHECK(encodeProperties(p) == s);
+  CHECK(*findProperty(p, "WAIT") == "false");
+  CHECK(findEncodedProperty(s, "WAIT") == "false");
+  setProperty(p, "WAIT", "x");
+  CHECK(*findProperty(p, "WAIT") == "x");
+  CHECK(eraseProperty(p, "WAIT"));
+  CHECK(p.size() == 1);
+}

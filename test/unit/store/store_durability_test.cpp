@@ -1,0 +1,307 @@
+// Group commit, checkpoint/abort/lock, recovery after crashes and corruption, retention, disk full.
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <asio/bind_executor.hpp>
+#include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
+#include <asio/io_context.hpp>
+#include <asio/use_awaitable.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "common/bytes.h"
+#include "unit/store/store_test_util.h"
+
+using namespace rmq;
+using namespace rmq::store;
+using namespace rmq::store::test;
+namespace fs = std::filesystem;
+
+namespace {
+void waitDispatched(MessageStore& s) {
+  for (int i = 0; i < 2000 && s.dispatchedPhyOffset() < s.maxPhyOffset(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+// Appends n messages to Q/0..3; returns results.
+std::vector<AppendResult> fill(MessageStore& s, int n, const std::string& topic = "Q") {
+  std::vector<AppendResult> out;
+  for (int i = 0; i < n; ++i) {
+    TestMessage t(topic, i % 4, bodyOf(i, 150 + i % 200), "T" + std::to_string(i % 5), "key" + std::to_string(i));
+    out.push_back(s.append(t.m));
+    REQUIRE(out.back().ok());
+  }
+  waitDispatched(s);
+  return out;
+}
+
+// Every message of topic Q is readable through its queue and matches the append results.
+int countReadable(MessageStore& s, const std::vector<AppendResult>& rs, const std::string& topic = "Q") {
+  int n = 0;
+  for (int q = 0; q < 4; ++q) {
+    int64_t off = s.minOffsetInQueue(topic, q);
+    for (int loops = 0; loops < 1000 && off < s.maxOffsetInQueue(topic, q); ++loops) {
+      auto g = s.getMessages(topic, q, off, 32, 1 << 30, nullptr);
+      if (g.status != GetStatus::FOUND) break;
+      for (auto& rec : g.records) {
+        auto m = decodeMessage(rec);
+        REQUIRE(m.ok());
+        int i = std::stoi(m->keys().substr(3));
+        REQUIRE(i < static_cast<int>(rs.size()));
+        CHECK(m->commitLogOffset == rs[i].physicalOffset);
+        CHECK(m->bodyCRC == crc32Masked(m->body));
+        ++n;
+      }
+      off = g.nextBeginOffset;
+    }
+  }
+  return n;
+}
+
+void flipByte(const std::string& path, int64_t pos) {
+  int fd = ::open(path.c_str(), O_RDWR);
+  REQUIRE(fd >= 0);
+  char c;
+  REQUIRE(::pread(fd, &c, 1, pos) == 1);
+  c ^= 0x5A;
+  REQUIRE(::pwrite(fd, &c, 1, pos) == 1);
+  ::close(fd);
+}
+
+void zeroFrom(const std::string& path, int64_t pos, int64_t size) {
+  int fd = ::open(path.c_str(), O_RDWR);
+  REQUIRE(fd >= 0);
+  std::string zeros(static_cast<size_t>(size - pos), '\0');
+  REQUIRE(::pwrite(fd, zeros.data(), zeros.size(), pos) == static_cast<ssize_t>(zeros.size()));
+  ::close(fd);
+}
+
+std::string commitLogFile(const std::string& root, int64_t offset) {
+  char name[32];
+  std::snprintf(name, sizeof name, "%020lld", static_cast<long long>(offset));
+  return root + "/commitlog/" + name;
+}
+}  // namespace
+
+TEST_CASE("SYNC_FLUSH group commit completes every waiter; ASYNC completes at once") {
+  for (bool sync : {true, false}) {
+    TempDir dir;
+    auto cfg = smallConfig(dir.path);
+    cfg.flushDiskType = sync ? "SYNC_FLUSH" : "ASYNC_FLUSH";
+    MessageStore store(cfg, testStoreHost());
+    REQUIRE(store.open().ok());
+    store.start();
+    asio::io_context io;
+    int ok = 0, done = 0;
+    for (int c = 0; c < 64; ++c) {
+      asio::co_spawn(io, [&, c]() -> asio::awaitable<void> {
+        TestMessage t("G", c % 4, bodyOf(c, 300));
+        auto r = store.append(t.m);
+        auto st = co_await store.asyncWaitDurable(r.endOffset(), asio::use_awaitable);
+        if (st == PutStatus::PUT_OK && (!sync || store.flushedPhyOffset() >= r.endOffset())) ++ok;
+        ++done;
+      }, asio::detached);
+    }
+    io.run_for(std::chrono::seconds(10));
+    CHECK(done == 64);
+    CHECK(ok == 64);
+    // Callback token and the slave-ack seam.
+    bool called = false;
+    PutStatus seen = PutStatus::UNKNOWN_ERROR;
+    io.restart();
+    store.asyncWaitReplicated(store.maxPhyOffset(),
+                              asio::bind_executor(io, [&](PutStatus st) { called = true; seen = st; }));
+    io.run_for(std::chrono::seconds(2));
+    CHECK(called);
+    CHECK((seen == PutStatus::SLAVE_NOT_AVAILABLE));
+    store.setSlaveAvailable(true);
+    called = false;
+    io.restart();
+    store.asyncWaitReplicated(store.maxPhyOffset(),
+                              asio::bind_executor(io, [&](PutStatus st) { called = true; seen = st; }));
+    store.notifySlaveAck(store.maxPhyOffset());
+    io.run_for(std::chrono::seconds(2));
+    CHECK(called);
+    CHECK((seen == PutStatus::PUT_OK));
+    store.shutdown();
+  }
+}
+
+TEST_CASE("lock file stops a second open; clean shutdown writes checkpoint and removes abort") {
+  TempDir dir;
+  auto cfg = smallConfig(dir.path);
+  std::vector<AppendResult> rs;
+  {
+    MessageStore a(cfg, testStoreHost());
+    REQUIRE(a.open().ok());
+    a.start();
+    CHECK(fs::exists(dir.path + "/abort"));
+    MessageStore b(cfg, testStoreHost());
+    auto r = b.open();
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message.find("locked") != std::string::npos);
+    rs = fill(a, 50);
+    a.shutdown();
+    CHECK_FALSE(fs::exists(dir.path + "/abort"));
+  }
+  std::ifstream cp(dir.path + "/checkpoint", std::ios::binary);
+  char buf[24];
+  cp.read(buf, 24);
+  REQUIRE(cp.gcount() == 24);
+  CHECK(static_cast<int64_t>(loadBE64(buf)) == rs.back().storeTimestamp);      // physic
+  CHECK(static_cast<int64_t>(loadBE64(buf + 8)) == rs.back().storeTimestamp);  // logics
+  CHECK(fs::file_size(dir.path + "/checkpoint") == 4096);
+  MessageStore c(cfg, testStoreHost());
+  REQUIRE(c.open().ok());
+  c.start();
+  CHECK(countReadable(c, rs) == 50);
+  CHECK(c.maxPhyOffset() == rs.back().endOffset());
+  auto more = c.append(TestMessage("Q", 1, "after", "", "key50").m);
+  CHECK(more.queueOffset == 13);  // queue 1 had 0..12
+  c.shutdown();
+}
+
+TEST_CASE("abnormal recovery: torn tail, CRC flip, missing checkpoint — every complete record back") {
+  struct Damage {
+    const char* name;
+    int kind;
+  };
+  for (Damage d : {Damage{"truncate mid-record", 0}, Damage{"flip a body byte", 1}, Damage{"no checkpoint", 2},
+                   Damage{"abort file only", 3}}) {
+    CAPTURE(d.name);
+    TempDir dir;
+    auto cfg = smallConfig(dir.path);
+    std::vector<AppendResult> rs;
+    {
+      MessageStore s(cfg, testStoreHost());
+      REQUIRE(s.open().ok());
+      s.start();
+      rs = fill(s, 700);  // several commit log files
+      s.shutdown();
+    }
+    std::ofstream(dir.path + "/abort").flush();  // pretend we crashed
+    int expected = 700;
+    const AppendResult& victim = rs[650];
+    std::string file = commitLogFile(dir.path, victim.physicalOffset / 65536 * 65536);
+    int64_t pos = victim.physicalOffset % 65536;
+    if (d.kind == 0) {
+      zeroFrom(file, pos + victim.wroteBytes / 2, 65536);  // torn write: half a record, then zeros
+      expected = 650;
+    } else if (d.kind == 1) {
+      flipByte(file, pos + victim.wroteBytes - 60);  // inside the body (topic+props are short)
+      expected = 650;
+    } else if (d.kind == 2) {
+      fs::remove(dir.path + "/checkpoint");
+    }
+    // Extra CQ garbage for records that are gone must also be cut.
+    MessageStore s(cfg, testStoreHost());
+    REQUIRE(s.open().ok());
+    s.start();
+    CHECK(s.maxPhyOffset() == (expected == 700 ? rs.back().endOffset() : victim.physicalOffset));
+    CHECK(countReadable(s, rs) == expected);
+    int total = 0;
+    for (int q = 0; q < 4; ++q) total += static_cast<int>(s.maxOffsetInQueue("Q", q));
+    CHECK(total == expected);
+    // Index: keys of surviving records found, lost ones not.
+    CHECK(s.queryMessage("Q", "key10", 32, 0, INT64_MAX).records.size() == 1);
+    CHECK(s.queryMessage("Q", "key" + std::to_string(expected - 1), 32, 0, INT64_MAX).records.size() == 1);
+    if (expected < 700) CHECK(s.queryMessage("Q", "key690", 32, 0, INT64_MAX).records.empty());
+    // Appends continue at the recovered end with the right queue offsets.
+    TestMessage t("Q", victim.queueId, "new", "", "key-new");
+    auto r = s.append(t.m);
+    REQUIRE(r.ok());
+    CHECK(r.physicalOffset == s.maxPhyOffset() - r.wroteBytes);
+    CHECK(r.queueOffset == s.maxOffsetInQueue("Q", victim.queueId) - (s.dispatchedPhyOffset() == s.maxPhyOffset() ? 1 : 0));
+    s.shutdown();
+  }
+}
+
+TEST_CASE("retention deletes old commit log files, then CQ/index files; min offsets advance") {
+  TempDir dir;
+  auto cfg = smallConfig(dir.path);
+  cfg.fileReservedTime = 0;
+  MessageStore s(cfg, testStoreHost());
+  REQUIRE(s.open().ok());
+  s.start();
+  auto rs = fill(s, 900);
+  int64_t files = s.maxPhyOffset() / 65536 + 1;
+  REQUIRE(files >= 4);
+  s.runRetention(true);
+  CHECK(s.minPhyOffset() > 0);
+  CHECK(s.minPhyOffset() == (s.maxPhyOffset() / 65536) * 65536);  // only the last file left
+  for (int q = 0; q < 4; ++q) {
+    int64_t min = s.minOffsetInQueue("Q", q);
+    CHECK(min > 0);
+    auto g = s.getMessages("Q", q, 0, 32, 1 << 30, nullptr);
+    CHECK((g.status == GetStatus::OFFSET_TOO_SMALL));
+    CHECK(g.nextBeginOffset == min);
+    auto ok = s.getMessages("Q", q, min, 32, 1 << 30, nullptr);
+    REQUIRE((ok.status == GetStatus::FOUND));
+    CHECK(decodeMessage(ok.records[0])->commitLogOffset >= s.minPhyOffset());
+  }
+  CHECK(s.lookMessageByOffset(rs[0].physicalOffset).bytes.empty());
+  CHECK(s.lookMessageByOffset(rs[899].physicalOffset));
+  // Consume-queue files wholly below the new min are gone.
+  int cqFiles = 0;
+  for (auto& e : fs::directory_iterator(dir.path + "/consumequeue/Q/0")) cqFiles += e.is_regular_file();
+  CHECK(cqFiles < 225 / 10);
+  s.shutdown();
+  // The retained state survives a restart.
+  MessageStore again(cfg, testStoreHost());
+  REQUIRE(again.open().ok());
+  CHECK(again.minOffsetInQueue("Q", 0) == s.minOffsetInQueue("Q", 0));
+  again.shutdown();
+}
+
+TEST_CASE("disk full: appends refused with SERVICE_NOT_AVAILABLE, resume once space frees") {
+  TempDir dir;
+  auto cfg = smallConfig(dir.path);
+  cfg.fileReservedTime = 1000;  // nothing is old enough: only the forced clean may delete
+  MessageStore s(cfg, testStoreHost());
+  REQUIRE(s.open().ok());
+  s.start();
+  fill(s, 700);
+  std::atomic<double> used{0.95};
+  s.setDiskUsageProbe([&] { return used.load(); });
+  TestMessage t("Q", 0, "x", "", "key-x");
+  auto r = s.append(t.m);
+  CHECK((r.status == PutStatus::SERVICE_NOT_AVAILABLE));
+  CHECK(r.error.find("disk") != std::string::npos);
+  CHECK_FALSE(s.isWriteable());
+  // Above the forcible ratio the maintenance thread deletes files regardless of age.
+  for (int i = 0; i < 200 && s.minPhyOffset() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  CHECK(s.minPhyOffset() > 0);
+  used = 0.5;  // space freed: writes resume by themselves
+  bool resumed = false;
+  for (int i = 0; i < 200 && !resumed; ++i) {
+    resumed = s.append(t.m).ok();
+    if (!resumed) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  CHECK(resumed);
+  s.shutdown();
+}
+
+TEST_CASE("index files roll over when full and queries span them") {
+  TempDir dir;
+  auto cfg = smallConfig(dir.path);
+  cfg.maxIndexNum = 40;  // 39 entries per file
+  MessageStore s(cfg, testStoreHost());
+  REQUIRE(s.open().ok());
+  s.start();
+  auto rs = fill(s, 200);
+  int indexFiles = 0;
+  for (auto& e : fs::directory_iterator(dir.path + "/index")) indexFiles += e.is_regular_file();
+  CHECK(indexFiles >= 5);
+  for (int i = 0; i < 200; i += 13) {
+    auto q = s.queryMessage("Q", "key" + std::to_string(i), 32, 0, INT64_MAX);
+    REQUIRE(q.records.size() == 1);
+    CHECK(decodeMessage(q.records[0])->commitLogOffset == rs[i].physicalOffset);
+  }
+  // Time range excludes everything.
+  CHECK(s.queryMessage("Q", "key5", 32, 0, 1000).records.empty());
+  s.shutdown();
+}
