@@ -1,0 +1,232 @@
+#include "roles/node.h"
+
+#include <asio/io_context.hpp>
+#include <asio/signal_set.hpp>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+
+#include "common/log.h"
+#include "config/config_loader.h"
+#include "config/config_printer.h"
+#include "config/process_config.h"
+#include "net/io_pool.h"
+#include "roles/namesrv/namesrv_controller.h"
+
+// RMQ_NO_BROKER builds a name-server-only binary (for testing while the broker is incomplete).
+#if !defined(RMQ_NO_BROKER) && __has_include("roles/broker/broker_controller.h") && __has_include("store/store_config.h")
+#define RMQ_HAS_BROKER 1
+#include "roles/broker/broker_controller.h"
+#else
+#define RMQ_HAS_BROKER 0
+#endif
+
+namespace rmq::node {
+namespace {
+
+Error usageError(std::string msg) { return makeError(kExitBadConfig, std::move(msg)); }
+
+Result<std::vector<Role>> parseRoles(std::string_view text) {
+  std::vector<Role> roles;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t comma = text.find(',', pos);
+    auto name = text.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
+    Role r;
+    if (name == "namesrv") r = Role::Namesrv;
+    else if (name == "master") r = Role::Master;
+    else if (name == "slave") r = Role::Slave;
+    else return usageError(fmt::format("unknown role '{}' (expected namesrv, master, slave or namesrv,master)", name));
+    if (std::find(roles.begin(), roles.end(), r) != roles.end()) return usageError(fmt::format("role '{}' given twice", name));
+    roles.push_back(r);
+    if (comma == std::string_view::npos) break;
+    pos = comma + 1;
+  }
+  bool master = std::count(roles.begin(), roles.end(), Role::Master);
+  bool slave = std::count(roles.begin(), roles.end(), Role::Slave);
+  if (master && slave) return usageError("a process is either a master or a slave broker, not both");
+  return roles;
+}
+
+bool has(const std::vector<Role>& roles, Role r) { return std::find(roles.begin(), roles.end(), r) != roles.end(); }
+
+int64_t nowMillis() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+std::string usage() {
+  return "usage: rmqnode --role=namesrv|master|slave|namesrv,master [-c|--config FILE] [-n NAMESRV_ADDR]\n"
+         "               [--print-config] [--help] [--version]\n"
+         "  --role          roles this process runs (namesrv,master = development mode)\n"
+         "  -c, --config    config file: *.toml, or Java properties (*.properties, *.conf)\n"
+         "  -n              name server address list \"host:port;host:port\" (broker roles)\n"
+         "  --print-config  print the effective config as TOML and exit\n"
+         "exit codes: 0 ok, 1 start-up failure, 2 usage or config error\n";
+}
+
+Result<CliOptions> parseArgs(int argc, char** argv) {
+  CliOptions o;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    auto value = [&](std::string_view name) -> std::optional<std::string> {
+      if (a.size() > name.size() && a.substr(0, name.size()) == name && a[name.size()] == '=')
+        return std::string(a.substr(name.size() + 1));
+      if (a == name && i + 1 < argc) return std::string(argv[++i]);
+      return std::nullopt;
+    };
+    if (a == "--help" || a == "-h") o.help = true;
+    else if (a == "--version" || a == "-v") o.version = true;
+    else if (a == "--print-config") o.printConfig = true;
+    else if (auto v = value("--role")) o.roleText = *v;
+    else if (auto v = value("--config")) o.configFile = *v;
+    else if (auto v = value("-c")) o.configFile = *v;
+    else if (auto v = value("-n")) o.namesrvAddr = *v;
+    else if (auto v = value("--namesrvAddr")) o.namesrvAddr = *v;
+    else return usageError(fmt::format("unknown or incomplete option '{}'", a));
+  }
+  if (o.help || o.version) return o;
+  if (o.roleText.empty()) return usageError("--role is required");
+  auto roles = parseRoles(o.roleText);
+  if (!roles) return roles.error();
+  o.roles = std::move(*roles);
+  return o;
+}
+
+struct Node::Impl {
+  CliOptions options;
+  config::ProcessConfig process;
+  namesrv::NamesrvConfig namesrvConfig;
+#if RMQ_HAS_BROKER
+  broker::BrokerConfig brokerConfig;
+  store::StoreConfig storeConfig;
+  std::unique_ptr<broker::BrokerController> broker;
+#endif
+  std::unique_ptr<net::IoPool> pool;
+  std::unique_ptr<namesrv::NamesrvController> namesrv;
+
+  bool hasBroker() const { return has(options.roles, Role::Master) || has(options.roles, Role::Slave); }
+
+  std::vector<config::ConfigSection> sections() {
+    std::vector<config::ConfigSection> s{config::section("process", process)};
+    if (has(options.roles, Role::Namesrv)) s.push_back(config::section("namesrv", namesrvConfig));
+#if RMQ_HAS_BROKER
+    if (hasBroker()) {
+      s.push_back(config::section("broker", brokerConfig));
+      s.push_back(config::section("store", storeConfig));
+    }
+#endif
+    return s;
+  }
+
+  Result<void> load();
+  Result<void> applyRoleRules();
+};
+
+Result<void> Node::Impl::load() {
+  if (!options.configFile.empty()) {
+    if (auto r = config::loadConfigFile(options.configFile, sections()); !r) return usageError(r.error().message);
+  }
+  return applyRoleRules();
+}
+
+Result<void> Node::Impl::applyRoleRules() {
+  log::Level level;
+  if (!log::parseLevel(process.logLevel, level)) return usageError("logLevel: expected debug, info, warn or error");
+#if RMQ_HAS_BROKER
+  if (!hasBroker()) {
+    if (options.namesrvAddr) return usageError("-n is only meaningful with a broker role (master or slave)");
+    return {};
+  }
+  if (options.namesrvAddr) brokerConfig.namesrvAddr = *options.namesrvAddr;
+  if (brokerConfig.namesrvAddr.empty() && has(options.roles, Role::Namesrv)) {
+    brokerConfig.namesrvAddr = fmt::format("127.0.0.1:{}", namesrvConfig.listenPort);  // dev mode: our own
+  }
+  if (has(options.roles, Role::Slave)) {
+    storeConfig.brokerRole = "SLAVE";
+    if (brokerConfig.brokerId <= 0) return usageError("role slave: brokerId must be > 0 (set brokerId in the config)");
+  } else if (storeConfig.isSlave()) {
+    return usageError("role master: brokerRole is SLAVE in the config (use ASYNC_MASTER or SYNC_MASTER, or --role=slave)");
+  }
+  return {};
+#else
+  if (hasBroker()) return usageError("the broker roles (master, slave) are not available in this build yet");
+  if (options.namesrvAddr) return usageError("-n is only meaningful with a broker role (master or slave)");
+  return {};
+#endif
+}
+
+Node::Node(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Node::~Node() { shutdown(); }
+
+Result<std::unique_ptr<Node>> Node::create(const CliOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  if (auto r = impl->load(); !r) return r.error();
+  return std::unique_ptr<Node>(new Node(std::move(impl)));
+}
+
+std::string Node::effectiveConfigToml() {
+  return "# rmqnode " RMQ_VERSION " effective config for --role=" + impl_->options.roleText + "\n\n" +
+         config::renderToml(impl_->sections());
+}
+
+Result<void> Node::start() {
+  auto& s = *impl_;
+  int64_t t0 = nowMillis();
+  log::Level level;
+  log::parseLevel(s.process.logLevel, level);
+  log::setLevel(level);
+  std::error_code ec;
+  std::filesystem::create_directories(s.process.logDir, ec);
+  std::string logFile = s.process.logDir + (s.hasBroker() ? "/broker.log" : "/namesrv.log");
+  if (!log::openFile(logFile)) log::warn("cannot open log file {}: {}; logging to stderr only", logFile, std::strerror(errno));
+
+  s.pool = std::make_unique<net::IoPool>(s.process.ioThreads());
+  s.pool->start();
+  std::string ports;
+  if (has(s.options.roles, Role::Namesrv)) {
+    s.namesrv = std::make_unique<namesrv::NamesrvController>(*s.pool, s.namesrvConfig, s.process);
+    if (auto r = s.namesrv->start(); !r) return r;
+    ports += fmt::format("namesrv:{}", s.namesrv->port());
+  }
+#if RMQ_HAS_BROKER
+  if (s.hasBroker()) {
+    s.broker = std::make_unique<broker::BrokerController>(*s.pool, s.brokerConfig, s.storeConfig);
+    if (auto r = s.broker->start(); !r) return r;
+    ports += fmt::format("{}broker:{}", ports.empty() ? "" : " ", s.broker->port());
+  }
+#endif
+  log::info("rmqnode {} started: role={} ports={} config={} threads={} ready in {} ms", RMQ_VERSION,
+            s.options.roleText, ports, s.options.configFile.empty() ? "(defaults)" : s.options.configFile,
+            s.pool->size(), nowMillis() - t0);
+  return {};
+}
+
+void Node::waitForSignal() {
+  asio::io_context ctx;
+  asio::signal_set signals(ctx, SIGINT, SIGTERM);
+  signals.async_wait([](std::error_code, int sig) { log::info("signal {} received, shutting down", sig); });
+  ctx.run();
+}
+
+void Node::shutdown() {
+  auto& s = *impl_;
+  if (!s.pool) return;
+  int64_t t0 = nowMillis();
+#if RMQ_HAS_BROKER
+  if (s.broker) s.broker->shutdown();
+#endif
+  if (s.namesrv) s.namesrv->shutdown();
+  s.pool->stop();
+#if RMQ_HAS_BROKER
+  s.broker.reset();
+#endif
+  s.namesrv.reset();
+  s.pool.reset();
+  log::info("rmqnode stopped in {} ms", nowMillis() - t0);
+}
+
+}  // namespace rmq::node
