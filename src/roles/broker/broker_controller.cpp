@@ -1,0 +1,189 @@
+#include "roles/broker/broker_controller.h"
+
+#include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
+#include <asio/experimental/as_tuple.hpp>
+#include <asio/steady_timer.hpp>
+#include <asio/this_coro.hpp>
+#include <asio/use_awaitable.hpp>
+
+#include "common/log.h"
+#include "net/dispatcher.h"
+#include "net/remoting_server.h"
+#include "roles/broker/broker_context.h"
+#include "roles/broker/client_manager.h"
+#include "roles/broker/client_processor.h"
+#include "roles/broker/consumer_offset_manager.h"
+#include "roles/broker/delay_levels.h"
+#include "roles/broker/namesrv_registrar.h"
+#include "roles/broker/offset_processor.h"
+#include "roles/broker/pull_processor.h"
+#include "roles/broker/pull_request_hold.h"
+#include "roles/broker/schedule_message_service.h"
+#include "roles/broker/send_processor.h"
+#include "roles/broker/subscription_group_manager.h"
+#include "roles/broker/topic_config_manager.h"
+#include "store/message_store.h"
+
+namespace rmq::broker {
+
+BrokerController::BrokerController(net::IoPool& io, BrokerConfig config, store::StoreConfig storeConfig)
+    : io_(io), config_(std::move(config)), storeConfig_(std::move(storeConfig)) {}
+
+BrokerController::~BrokerController() { shutdown(); }
+
+uint16_t BrokerController::port() const { return server_ ? server_->port() : 0; }
+
+Result<void> BrokerController::openStoreAndManagers() {
+  HostAddress storeHost;
+  if (!HostAddress::parse(config_.brokerAddr(), storeHost))
+    return makeError(1, "brokerIP1 '" + config_.brokerIP1 + "' is not an IP address");
+  store_ = std::make_unique<store::MessageStore>(storeConfig_, storeHost);
+  if (auto r = store_->open(); !r) return makeError(r.error().code, "store: " + r.error().message);
+
+  std::string configDir = storeConfig_.configDir();
+  topics_ = std::make_unique<TopicConfigManager>(TopicConfigManagerOptions::from(config_, configDir));
+  groups_ = std::make_unique<SubscriptionGroupManager>(configDir, config_.autoCreateSubscriptionGroup);
+  offsets_ = std::make_unique<ConsumerOffsetManager>(configDir);
+  if (auto r = topics_->load(); !r) return makeError(r.error().code, "topics: " + r.error().message);
+  if (auto r = groups_->load(); !r) return makeError(r.error().code, "subscription groups: " + r.error().message);
+  if (auto r = offsets_->load(); !r) return makeError(r.error().code, "consumer offsets: " + r.error().message);
+
+  auto levels = DelayLevels::parse(storeConfig_.messageDelayLevel);
+  if (!levels) return makeError(levels.error().code, "messageDelayLevel: " + levels.error().message);
+  schedule_ = std::make_unique<ScheduleMessageService>(*store_, *levels, configDir);
+  if (auto r = schedule_->load(); !r) return makeError(r.error().code, "delay offsets: " + r.error().message);
+  return {};
+}
+
+Result<void> BrokerController::startServers() {
+  net::ServerOptions opts;
+  opts.port = static_cast<uint16_t>(config_.listenPort);
+  server_ = std::make_unique<net::RemotingServer>(io_, opts, dispatcher_);
+  auto onClosed = [clients = clients_.get()](const net::ConnectionPtr& c) { clients->onConnectionClosed(c->id()); };
+  server_->onConnectionClosed(onClosed);
+  if (auto r = server_->start(); !r) return r;
+  // VIP channel (listenPort-2): same processors; Java slaves and some admin tools use it.
+  net::ServerOptions vip = opts;
+  vip.port = static_cast<uint16_t>(config_.listenPort - 2);
+  vipServer_ = std::make_unique<net::RemotingServer>(io_, vip, dispatcher_);
+  vipServer_->onConnectionClosed(onClosed);
+  if (auto r = vipServer_->start(); !r) {
+    log::warn("broker: VIP port {} not served: {}", vip.port, r.error().message);
+    vipServer_.reset();
+  }
+  return {};
+}
+
+namespace {
+
+// Runs `work` every `period` until `stopping()` (parameters live in the coroutine frame).
+asio::awaitable<void> periodic(std::chrono::milliseconds period, std::function<bool()> stopping,
+                               std::function<void()> work) {
+  asio::steady_timer timer(co_await asio::this_coro::executor);
+  for (;;) {
+    timer.expires_after(period);
+    auto [ec] = co_await timer.async_wait(asio::experimental::as_tuple(asio::use_awaitable));
+    if (ec || stopping()) co_return;
+    work();
+  }
+}
+
+}  // namespace
+
+// Periodic work on the background thread: consumer offset persistence and client expiry.
+void BrokerController::startHousekeeping() {
+  backgroundGuard_ = std::make_unique<asio::executor_work_guard<asio::io_context::executor_type>>(
+      background_.get_executor());
+  backgroundThread_ = std::thread([this] { background_.run(); });
+  auto stopping = [ctx = ctx_.get()] { return ctx->isShuttingDown(); };
+  asio::co_spawn(background_,
+                 periodic(std::chrono::milliseconds(config_.flushConsumerOffsetInterval), stopping,
+                          [offsets = offsets_.get()] {
+                            if (auto r = offsets->persist(); !r)
+                              log::warn("persist consumer offsets: {}", r.error().message);
+                          }),
+                 asio::detached);
+  asio::co_spawn(background_,
+                 periodic(std::chrono::seconds(10), stopping,
+                          [clients = clients_.get(), timeout = config_.channelExpiredTimeout] {
+                            clients->scanExpired(std::chrono::milliseconds(timeout));
+                          }),
+                 asio::detached);
+}
+
+Result<void> BrokerController::start() {
+  if (started_) return {};
+  config_.resolveDefaults();
+  if (auto r = openStoreAndManagers(); !r) return r;
+
+  clients_ = std::make_unique<ClientManager>(config_.notifyConsumerIdsChangedEnable);
+  pullHold_ = std::make_unique<PullRequestHold>();
+  dispatcher_ = std::make_shared<net::Dispatcher>();
+  ctx_.reset(new BrokerContext{io_, config_, storeConfig_, *store_, *dispatcher_, *topics_, *groups_, *offsets_,
+                               schedule_.get(), *clients_, *pullHold_, background_.get_executor(),
+                               store_->storeHost()});
+  store_->setArrivalListener([hold = pullHold_.get()](const std::string& topic, int queueId, int64_t queueOffset,
+                                                      int64_t tagsCode, int64_t, std::string_view props) {
+    hold->notifyMessageArriving(topic, queueId, queueOffset + 1, tagsCode, props);
+  });
+
+  send_ = std::make_unique<SendProcessor>(*ctx_);
+  pull_ = std::make_unique<PullProcessor>(*ctx_);
+  clientProc_ = std::make_unique<ClientProcessor>(*ctx_);
+  offsetProc_ = std::make_unique<OffsetProcessor>(*ctx_);
+  send_->registerTo(*ctx_);
+  pull_->registerTo(*ctx_);
+  clientProc_->registerTo(*ctx_);
+  offsetProc_->registerTo(*ctx_);
+  registerAdminProcessors(*ctx_);
+
+  store_->start();
+  started_ = true;  // from here on shutdown() has work to undo
+  if (auto r = startServers(); !r) return r;
+  if (!storeConfig_.isSlave()) schedule_->start();
+  startHousekeeping();
+
+  std::string haAddr = config_.brokerIP2 + ":" + std::to_string(config_.listenPort + 1);
+  registrar_ = std::make_unique<NamesrvRegistrar>(*ctx_, haAddr);
+  ctx_->registerBrokerAllSoon = [r = registrar_.get()] { r->registerSoon(); };
+  topics_->setOnTopicCreated([r = registrar_.get()](const TopicConfig&) { r->registerSoon(); });
+  registrar_->start();
+  log::info("broker {} ({}) started at {}, store {}, {}", config_.brokerName, config_.brokerClusterName,
+            config_.brokerAddr(), storeConfig_.rootDir(), storeConfig_.flushDiskType);
+  return {};
+}
+
+void BrokerController::persistAll() {
+  if (auto r = offsets_->persist(); !r) log::warn("persist consumer offsets: {}", r.error().message);
+  if (auto r = topics_->persist(); !r) log::warn("persist topics: {}", r.error().message);
+  if (auto r = groups_->persist(); !r) log::warn("persist subscription groups: {}", r.error().message);
+}
+
+void BrokerController::shutdown() {
+  if (!started_ || stopped_) return;
+  stopped_ = true;
+  log::info("broker {} shutting down", config_.brokerName);
+  ctx_->shuttingDown.store(true, std::memory_order_release);
+  pullHold_->wakeAll();  // parked pulls re-run now and answer
+  if (registrar_) registrar_->stop();
+  if (server_) server_->stop();
+  if (vipServer_) vipServer_->stop();
+  pullHold_->wakeAll();  // anything that parked during the drain
+  topics_->setOnTopicCreated(nullptr);
+  schedule_->shutdown();
+  backgroundGuard_.reset();
+  background_.stop();
+  if (backgroundThread_.joinable()) backgroundThread_.join();
+  persistAll();
+  store_->shutdown();
+  log::info("broker {} stopped", config_.brokerName);
+}
+
+// Default when the admin side is not linked in: the core codes still work. A strong
+// definition in broker-admin's sources replaces it.
+__attribute__((weak)) void registerAdminProcessors(BrokerContext&) {
+  log::warn("broker: admin processors not linked in");
+}
+
+}  // namespace rmq::broker

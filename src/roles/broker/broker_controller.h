@@ -1,0 +1,94 @@
+#pragma once
+// BrokerController: the master broker role. Owns the store, the metadata managers, the client
+// registry, long-poll parking, the remoting servers (listenPort and the VIP port listenPort-2,
+// sharing one dispatcher), name-server registration and the periodic housekeeping.
+//
+// Lifecycle (called from the main thread, never from a network thread):
+//   start(): resolve defaults, open + recover the store, load topics/groups/offsets/delay offsets,
+//            register processors, start the store, servers, delay service and registration.
+//   shutdown(): stop accepting sends (SERVICE_NOT_AVAILABLE), answer parked pulls, unregister from
+//            the name servers, drain and stop the servers, stop the delay service, persist
+//            offsets/configs, shut the store down cleanly (flush, checkpoint, remove `abort`).
+// Threads: network threads from the IoPool; one "background" thread for periodic file writes
+// (consumer offsets) and client expiry; the store's and the delay service's own threads.
+#include <asio/executor_work_guard.hpp>
+#include <asio/io_context.hpp>
+#include <memory>
+#include <thread>
+
+#include "common/result.h"
+#include "net/io_pool.h"
+#include "roles/broker/broker_config.h"
+#include "store/store_config.h"
+
+namespace rmq::net {
+class Dispatcher;
+class RemotingServer;
+}  // namespace rmq::net
+namespace rmq::store {
+class MessageStore;
+}
+
+namespace rmq::broker {
+
+struct BrokerContext;
+class TopicConfigManager;
+class SubscriptionGroupManager;
+class ConsumerOffsetManager;
+class ScheduleMessageService;
+class ClientManager;
+class PullRequestHold;
+class NamesrvRegistrar;
+class SendProcessor;
+class PullProcessor;
+class ClientProcessor;
+class OffsetProcessor;
+
+class BrokerController {
+ public:
+  BrokerController(net::IoPool& io, BrokerConfig config, store::StoreConfig storeConfig);
+  ~BrokerController();  // shutdown() if started
+
+  Result<void> start();
+  void shutdown();  // idempotent
+
+  const BrokerConfig& config() const { return config_; }
+  uint16_t port() const;  // bound main port
+  BrokerContext& context() { return *ctx_; }
+
+ private:
+  Result<void> openStoreAndManagers();
+  Result<void> startServers();
+  void startHousekeeping();
+  void persistAll();
+
+  net::IoPool& io_;
+  BrokerConfig config_;
+  store::StoreConfig storeConfig_;
+  bool started_ = false;
+  bool stopped_ = false;
+
+  std::unique_ptr<store::MessageStore> store_;
+  std::unique_ptr<TopicConfigManager> topics_;
+  std::unique_ptr<SubscriptionGroupManager> groups_;
+  std::unique_ptr<ConsumerOffsetManager> offsets_;
+  std::unique_ptr<ScheduleMessageService> schedule_;
+  std::unique_ptr<ClientManager> clients_;
+  std::unique_ptr<PullRequestHold> pullHold_;
+  std::shared_ptr<net::Dispatcher> dispatcher_;
+  std::unique_ptr<BrokerContext> ctx_;
+
+  std::unique_ptr<SendProcessor> send_;
+  std::unique_ptr<PullProcessor> pull_;
+  std::unique_ptr<ClientProcessor> clientProc_;
+  std::unique_ptr<OffsetProcessor> offsetProc_;
+  std::unique_ptr<net::RemotingServer> server_;
+  std::unique_ptr<net::RemotingServer> vipServer_;
+  std::unique_ptr<NamesrvRegistrar> registrar_;
+
+  asio::io_context background_;
+  std::unique_ptr<asio::executor_work_guard<asio::io_context::executor_type>> backgroundGuard_;
+  std::thread backgroundThread_;
+};
+
+}  // namespace rmq::broker

@@ -1,0 +1,63 @@
+#pragma once
+// PullRequestHold: long polling as awaitable wake-ups (PROTOCOL.md §8.4). A PULL_MESSAGE that
+// finds nothing new parks its coroutine here on a steady_timer bound to its own executor (the
+// connection's io_context). The store's arrival listener calls notifyMessageArriving() from the
+// dispatch thread; matching waiters are removed under the lock and their timer is cancelled on
+// their executor, so the pull re-runs within microseconds. No polling loop; a parked pull costs
+// one coroutine frame, one timer and one small Waiter.
+// Threads: wait() on any network executor; notify*/wakeAll() from any thread.
+#include <asio/awaitable.hpp>
+#include <asio/steady_timer.hpp>
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "filter/filter.h"
+
+namespace rmq::broker {
+
+class PullRequestHold {
+ public:
+  struct Waiter;
+  using FilterPtr = std::shared_ptr<const filter::Filter>;  // null = match everything
+
+  // Parks until a message at offset >= `offset` matching `filter` arrives in topic/queueId, the
+  // timeout passes, or wakeAll(). `currentMaxOffset` is re-checked after parking to close the
+  // race with an arrival between the caller's read and the park. Returns true if woken early.
+  asio::awaitable<bool> wait(std::string topic, int32_t queueId, int64_t offset, FilterPtr filter,
+                             std::chrono::milliseconds timeout,
+                             const std::function<int64_t()>& currentMaxOffset);
+
+  // From the store's dispatch: a message was appended to topic/queueId, which now ends at
+  // `maxOffset` (next free logical offset). tagsCode / properties feed the waiters' filters.
+  void notifyMessageArriving(std::string_view topic, int32_t queueId, int64_t maxOffset,
+                             std::optional<int64_t> tagsCode, std::string_view properties);
+  // Wakes every parked pull (shutdown: they are answered at once).
+  void wakeAll();
+  size_t parkedCount() const { return parked_.load(std::memory_order_relaxed); }
+
+ private:
+  struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  using QueueWaiters = std::map<int32_t, std::vector<std::shared_ptr<Waiter>>>;
+
+  void add(const std::string& topic, int32_t queueId, const std::shared_ptr<Waiter>& w);
+  void remove(const std::string& topic, int32_t queueId, const std::shared_ptr<Waiter>& w);
+  static void wake(const std::shared_ptr<Waiter>& w);
+
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, QueueWaiters, StringHash, std::equal_to<>> table_;
+  std::atomic<size_t> parked_{0};
+};
+
+}  // namespace rmq::broker

@@ -1,0 +1,17 @@
+#pragma once
+// Small pure helpers of the send path (no I/O): the stored properties string and the born host.
+#include <string>
+#include <string_view>
+
+#include "common/message.h"
+
+namespace rmq::broker {
+
+// The properties string to store: `orig` without WAIT (and without DELAY when `dropDelay`), with
+// CLUSTER=<cluster> (and DELAY=0 when `dropDelay`). Returns whether the producer waits for the
+// store (WAIT absent or "true"). Exposed for unit tests.
+bool buildStoredProperties(std::string_view orig, std::string_view cluster, bool dropDelay, std::string& out);
+// The peer address of a connection as stored in born host: IPv4 for IPv4 (and v4-mapped) peers.
+HostAddress peerHostAddress(const std::string& remoteAddress);
+
+}  // namespace rmq::broker

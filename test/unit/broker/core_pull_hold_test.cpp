@@ -1,0 +1,116 @@
+// PullRequestHold: parked coroutines woken by arrivals (filter-aware), by timeout, by wakeAll.
+#include <doctest/doctest.h>
+
+#include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
+#include <asio/io_context.hpp>
+#include <chrono>
+#include <thread>
+
+#include "filter/filter.h"
+#include "roles/broker/pull_request_hold.h"
+
+using namespace rmq;
+using namespace rmq::broker;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Parked {
+  std::optional<bool> woken;  // set when wait() returned
+  std::chrono::steady_clock::time_point at;
+};
+
+asio::awaitable<void> park(PullRequestHold& hold, std::string topic, int64_t offset, PullRequestHold::FilterPtr f,
+                           std::chrono::milliseconds timeout, Parked& out, int64_t maxNow = 0) {
+  out.woken = co_await hold.wait(topic, 0, offset, std::move(f), timeout, [maxNow] { return maxNow; });
+  out.at = std::chrono::steady_clock::now();
+}
+
+// Runs the io_context on a thread (like a network thread) while the test thread notifies.
+struct Loop {
+  asio::io_context io;
+  asio::executor_work_guard<asio::io_context::executor_type> guard{io.get_executor()};
+  std::thread t{[this] { io.run(); }};
+  ~Loop() {
+    guard.reset();
+    io.stop();
+    t.join();
+  }
+};
+
+template <class Pred>
+bool eventually(Pred p, std::chrono::milliseconds limit = 2000ms) {
+  auto end = std::chrono::steady_clock::now() + limit;
+  while (!p()) {
+    if (std::chrono::steady_clock::now() > end) return false;
+    std::this_thread::sleep_for(1ms);
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("an arrival past the parked offset wakes the pull; earlier offsets and other queues do not") {
+  PullRequestHold hold;
+  Loop loop;
+  Parked p;
+  asio::co_spawn(loop.io, park(hold, "T", 5, nullptr, 10s, p), asio::detached);
+  REQUIRE(eventually([&] { return hold.parkedCount() == 1; }));
+  hold.notifyMessageArriving("T", 1, 100, 0, {});  // other queue
+  hold.notifyMessageArriving("U", 0, 100, 0, {});  // other topic
+  hold.notifyMessageArriving("T", 0, 5, 0, {});    // queue ends at 5: nothing new for offset 5
+  std::this_thread::sleep_for(20ms);
+  CHECK_FALSE(p.woken.has_value());
+  auto sent = std::chrono::steady_clock::now();
+  hold.notifyMessageArriving("T", 0, 6, 0, {});
+  REQUIRE(eventually([&] { return p.woken.has_value(); }));
+  CHECK(*p.woken);
+  CHECK(p.at - sent < 1s);
+  CHECK(hold.parkedCount() == 0);
+}
+
+TEST_CASE("tag filter: a non-matching arrival leaves the pull parked, a matching one wakes it") {
+  PullRequestHold hold;
+  Loop loop;
+  auto f = filter::compileExpression(filter::ExpressionType::Tag, "TagA");
+  REQUIRE(f.ok());
+  auto fp = std::make_shared<const filter::Filter>(std::move(*f));
+  Parked p;
+  asio::co_spawn(loop.io, park(hold, "T", 0, fp, 10s, p), asio::detached);
+  REQUIRE(eventually([&] { return hold.parkedCount() == 1; }));
+  hold.notifyMessageArriving("T", 0, 1, filter::javaStringHash("TagB"), {});
+  std::this_thread::sleep_for(20ms);
+  CHECK_FALSE(p.woken.has_value());
+  hold.notifyMessageArriving("T", 0, 2, filter::javaStringHash("TagA"), {});
+  REQUIRE(eventually([&] { return p.woken.has_value(); }));
+  CHECK(*p.woken);
+}
+
+TEST_CASE("timeout answers without an arrival; a message already there wakes at once") {
+  PullRequestHold hold;
+  Loop loop;
+  Parked timedOut, raced;
+  auto start = std::chrono::steady_clock::now();
+  asio::co_spawn(loop.io, park(hold, "T", 0, nullptr, 50ms, timedOut), asio::detached);
+  asio::co_spawn(loop.io, park(hold, "T", 3, nullptr, 10s, raced, /*maxNow=*/4), asio::detached);
+  REQUIRE(eventually([&] { return timedOut.woken.has_value() && raced.woken.has_value(); }));
+  CHECK_FALSE(*timedOut.woken);
+  CHECK(timedOut.at - start >= 50ms);
+  CHECK(*raced.woken);
+  CHECK(hold.parkedCount() == 0);
+}
+
+TEST_CASE("thousands of parked pulls, all answered by wakeAll") {
+  PullRequestHold hold;
+  Loop loop;
+  std::vector<Parked> ps(3000);
+  for (size_t i = 0; i < ps.size(); ++i)
+    asio::co_spawn(loop.io, park(hold, "T" + std::to_string(i % 50), 0, nullptr, 30s, ps[i]), asio::detached);
+  REQUIRE(eventually([&] { return hold.parkedCount() == ps.size(); }));
+  hold.wakeAll();
+  REQUIRE(eventually([&] {
+    return std::all_of(ps.begin(), ps.end(), [](auto& p) { return p.woken.has_value(); });
+  }));
+  CHECK(hold.parkedCount() == 0);
+}
