@@ -34,7 +34,12 @@ class Normalizer {
         case '\'': convertSingleQuoted(); break;
         case '{': stack_.push_back('{'); expectKey_ = true; out_ += c; ++pos_; break;
         case '[': stack_.push_back('['); out_ += c; ++pos_; break;
-        case '}': case ']': if (!stack_.empty()) stack_.pop_back(); out_ += c; ++pos_; break;
+        case '}': case ']':
+          if (!stack_.empty()) stack_.pop_back();
+          expectKey_ = false;
+          out_ += c;
+          ++pos_;
+          break;
         case ',': expectKey_ = !stack_.empty() && stack_.back() == '{'; out_ += c; ++pos_; break;
         default: out_ += c; ++pos_; break;
       }

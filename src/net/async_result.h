@@ -4,11 +4,13 @@
 // Each waiter parks on a steady_timer of its own executor; set() posts a cancel to each timer.
 // The awaiting executor must be serialized (a single-threaded io_context or a strand), as every
 // IoPool context and a typical caller-owned io_context are.
+#include <cstddef>  // before asio: its allocator choice depends on libstdc++ macros (ODR)
 #include <asio/experimental/as_tuple.hpp>
 #include <asio/post.hpp>
 #include <asio/steady_timer.hpp>
 #include <asio/this_coro.hpp>
 #include <asio/use_awaitable.hpp>
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -36,6 +38,7 @@ class AsyncResult {
   // Waits until set() or the timeout; true when the value is available (see value()/take()).
   asio::awaitable<bool> wait(std::chrono::milliseconds timeout) {
     auto ex = co_await asio::this_coro::executor;
+    timeout = std::min(timeout, std::chrono::milliseconds(std::chrono::hours(24 * 365)));  // no overflow
     auto timer = std::make_shared<asio::steady_timer>(ex, timeout);
     {
       std::lock_guard lk(mu_);

@@ -5,6 +5,7 @@
 // from any thread (they post to it).
 // Requests arriving on the connection are handed to a RequestHandler and processed
 // concurrently: a suspended request (long poll, sync flush) never holds back the next one.
+#include <cstddef>  // before asio: its allocator choice depends on libstdc++ macros (ODR)
 #include <asio/awaitable.hpp>
 #include <asio/ip/tcp.hpp>
 #include <chrono>
@@ -45,6 +46,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   // Sends a request and awaits its response (or an Error with code CLIENT_TIMEOUT /
   // CLIENT_CONNECTION_CLOSED). Used by clients and by the broker's calls to clients.
+  // Assigns a fresh opaque (nextOpaque()). May be awaited from any single-threaded executor.
   virtual asio::awaitable<Result<RemotingCommand>> invoke(RemotingCommand request,
                                                           std::chrono::milliseconds timeout) = 0;
   // Sends a request flagged oneway; no answer is expected.

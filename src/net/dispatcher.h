@@ -1,6 +1,8 @@
 #pragma once
 // Dispatcher: request code -> processor. Unknown codes get REQUEST_CODE_NOT_SUPPORTED (3) with
 // remark " request type <code> not supported" unless a default processor is set.
+// Register everything before the server starts / the client first connects: lookups are not
+// synchronized with registration. A handler that throws becomes a SYSTEM_ERROR (1) response.
 #include <unordered_map>
 
 #include "net/connection.h"

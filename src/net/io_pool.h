@@ -2,6 +2,7 @@
 // IoPool: N network threads, one io_context each. Connections are spread round-robin and stay on
 // their io_context for life, so a connection's handlers never race each other. Nothing that can
 // block (disk flush, fsync) may run on these threads.
+#include <cstddef>  // before asio: its allocator choice depends on libstdc++ macros (ODR)
 #include <asio/io_context.hpp>
 #include <atomic>
 #include <memory>

@@ -6,6 +6,7 @@
 // Lifecycle: create with make(), then start(); the three coroutines keep it alive until it closes.
 // close() (any side, decode error, idle timeout) fails pending invokes with
 // CLIENT_CONNECTION_CLOSED and calls onClosed exactly once.
+#include <cstddef>  // before asio: its allocator choice depends on libstdc++ macros (ODR)
 #include <asio/steady_timer.hpp>
 #include <atomic>
 #include <deque>

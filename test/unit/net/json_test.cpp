@@ -39,6 +39,13 @@ TEST_CASE("json::parse turns object keys into their compact JSON text") {
   CHECK(mq->queueId == 1);
 }
 
+TEST_CASE("json::parse handles empty containers before further keys") {
+  rapidjson::Document doc;
+  REQUIRE(json::parse(R"({"a":{},"b":[],"c":{"d":{}},"e":[{},{1:2}],"f":1})", doc).ok());
+  CHECK(doc["f"].GetInt() == 1);
+  CHECK(doc["e"][1]["1"].GetInt() == 2);
+}
+
 TEST_CASE("json::parse reports errors") {
   rapidjson::Document doc;
   auto r = json::parse(R"({"a":)", doc);

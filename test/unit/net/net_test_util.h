@@ -1,6 +1,7 @@
 #pragma once
 // Helpers for loopback tests: a server on 127.0.0.1:<free port> and a blocking raw socket that
 // speaks frames by hand (to send garbage and to see exactly what the server writes).
+#include <cstddef>  // before asio: its allocator choice depends on libstdc++ macros (ODR)
 #include <asio/connect.hpp>
 #include <asio/io_context.hpp>
 #include <asio/ip/tcp.hpp>
