@@ -1,0 +1,241 @@
+// AdminClient: name server, topic and broker operations. Group/consumer/message operations are
+// in admin_client_groups.cpp.
+#include "client/admin_client.h"
+
+#include <fmt/format.h>
+
+#include "client/request_headers.h"
+#include "common/json.h"
+#include "common/request_code.h"
+#include "common/response_code.h"
+
+namespace rmq::client {
+
+AdminClient::AdminClient(ClientConfig config) {
+  if (config.clientIp.empty()) config.clientIp = localIpv4();
+  if (config.instanceName == "DEFAULT") config.instanceName = uniqueInstanceName();
+  std::string id = buildClientId(config.clientIp, config.instanceName, config.unitName);
+  instance_ = ClientInstance::create(std::move(config), std::move(id));
+}
+
+AdminClient::~AdminClient() { shutdown(); }
+Result<void> AdminClient::start() { return instance_->start(); }
+void AdminClient::shutdown() { instance_->shutdown(); }
+
+asio::awaitable<Result<net::RemotingCommand>> AdminClient::callOk(std::string addr, net::RemotingCommand cmd) {
+  auto resp = co_await instance_->invoke(addr, std::move(cmd), instance_->config().rpcTimeout);
+  if (!resp) co_return resp.error();
+  if (resp->code != ResponseCode::SUCCESS) co_return responseError(*resp);
+  co_return resp;
+}
+
+asio::awaitable<Result<net::RemotingCommand>> AdminClient::namesrvOk(net::RemotingCommand cmd) {
+  auto resp = co_await instance_->invokeNamesrv(std::move(cmd));
+  if (!resp) co_return resp.error();
+  if (resp->code != ResponseCode::SUCCESS) co_return responseError(*resp);
+  co_return resp;
+}
+
+asio::awaitable<Result<ClusterInfo>> AdminClient::asyncClusterInfo() {
+  auto resp = co_await namesrvOk(net::RemotingCommand::request(RequestCode::GET_BROKER_CLUSTER_INFO));
+  if (!resp) co_return resp.error();
+  co_return parseClusterInfo(resp->body);
+}
+
+asio::awaitable<Result<std::vector<std::string>>> AdminClient::asyncTopicList() {
+  auto resp = co_await namesrvOk(net::RemotingCommand::request(RequestCode::GET_ALL_TOPIC_LIST_FROM_NAMESERVER));
+  if (!resp) co_return resp.error();
+  co_return parseTopicList(resp->body);
+}
+
+asio::awaitable<Result<TopicRouteData>> AdminClient::asyncTopicRoute(std::string topic) {
+  co_return co_await instance_->route(topic, true);
+}
+
+asio::awaitable<Result<void>> AdminClient::asyncPutKvConfig(std::string ns, std::string key, std::string value) {
+  for (const auto& addr : instance_->nameServers()) {  // every name server keeps its own copy
+    auto cmd = net::RemotingCommand::request(RequestCode::PUT_KV_CONFIG);
+    cmd.extFields.set("namespace", ns);
+    cmd.extFields.set("key", key);
+    cmd.extFields.set("value", value);
+    auto r = co_await callOk(addr, std::move(cmd));
+    if (!r) co_return r.error();
+  }
+  co_return Result<void>{};
+}
+
+asio::awaitable<Result<std::string>> AdminClient::asyncGetKvConfig(std::string ns, std::string key) {
+  auto cmd = net::RemotingCommand::request(RequestCode::GET_KV_CONFIG);
+  cmd.extFields.set("namespace", ns);
+  cmd.extFields.set("key", key);
+  auto resp = co_await namesrvOk(std::move(cmd));
+  if (!resp) co_return resp.error();
+  co_return std::string(resp->extFields.get("value"));
+}
+
+asio::awaitable<Result<void>> AdminClient::asyncDeleteKvConfig(std::string ns, std::string key) {
+  for (const auto& addr : instance_->nameServers()) {
+    auto cmd = net::RemotingCommand::request(RequestCode::DELETE_KV_CONFIG);
+    cmd.extFields.set("namespace", ns);
+    cmd.extFields.set("key", key);
+    auto r = co_await callOk(addr, std::move(cmd));
+    if (!r) co_return r.error();
+  }
+  co_return Result<void>{};
+}
+
+asio::awaitable<Result<std::map<std::string, std::string>>> AdminClient::asyncKvList(std::string ns) {
+  auto cmd = net::RemotingCommand::request(RequestCode::GET_KVLIST_BY_NAMESPACE);
+  cmd.extFields.set("namespace", ns);
+  auto resp = co_await namesrvOk(std::move(cmd));
+  if (!resp) co_return resp.error();
+  co_return parseKvTable(resp->body);
+}
+
+asio::awaitable<Result<std::vector<std::string>>> AdminClient::asyncMasterAddrs(std::string cluster) {
+  auto info = co_await asyncClusterInfo();
+  if (!info) co_return info.error();
+  std::vector<std::string> out;
+  for (const auto& [clusterName, brokers] : info->clusterAddrTable) {
+    if (!cluster.empty() && clusterName != cluster) continue;
+    for (const auto& b : brokers) {
+      auto it = info->brokerAddrTable.find(b);
+      if (it != info->brokerAddrTable.end())
+        if (auto* m = it->second.masterAddr()) out.push_back(*m);
+    }
+  }
+  if (out.empty()) co_return makeError(ResponseCode::SYSTEM_ERROR, "no master broker in cluster " + cluster);
+  co_return out;
+}
+
+asio::awaitable<Result<void>> AdminClient::asyncCreateTopicOnBroker(std::string brokerAddr, TopicConfigSpec spec) {
+  auto cmd = net::RemotingCommand::request(RequestCode::UPDATE_AND_CREATE_TOPIC);
+  cmd.extFields.set("topic", spec.topicName);
+  cmd.extFields.set("defaultTopic", "TBW102");
+  cmd.extFields.set("readQueueNums", int64_t{spec.readQueueNums});
+  cmd.extFields.set("writeQueueNums", int64_t{spec.writeQueueNums});
+  cmd.extFields.set("perm", int64_t{spec.perm});
+  cmd.extFields.set("topicFilterType", spec.topicFilterType);
+  cmd.extFields.set("topicSysFlag", int64_t{spec.topicSysFlag});
+  cmd.extFields.setBool("order", spec.order);
+  auto r = co_await callOk(brokerAddr, std::move(cmd));
+  if (!r) co_return r.error();
+  co_return Result<void>{};
+}
+
+asio::awaitable<Result<std::vector<std::string>>> AdminClient::asyncCreateTopic(TopicConfigSpec spec,
+                                                                                std::string cluster,
+                                                                                std::string brokerAddr) {
+  std::vector<std::string> addrs;
+  if (!brokerAddr.empty()) {
+    addrs.push_back(brokerAddr);
+  } else {
+    auto masters = co_await asyncMasterAddrs(cluster);
+    if (!masters) co_return masters.error();
+    addrs = masters.value();
+  }
+  for (const auto& addr : addrs) {
+    auto r = co_await asyncCreateTopicOnBroker(addr, spec);
+    if (!r) co_return makeError(r.error().code, fmt::format("create topic on {}: {}", addr, r.error().message));
+  }
+  if (spec.order && brokerAddr.empty()) {
+    auto info = co_await asyncClusterInfo();
+    if (!info) co_return info.error();
+    std::string conf;
+    for (const auto& b : info->clusterAddrTable[cluster])
+      conf += fmt::format("{}{}:{}", conf.empty() ? "" : ";", b, spec.writeQueueNums);
+    auto kv = co_await asyncPutKvConfig("ORDER_TOPIC_CONFIG", spec.topicName, conf);
+    if (!kv) co_return kv.error();
+  }
+  co_return addrs;
+}
+
+asio::awaitable<Result<void>> AdminClient::asyncDeleteTopic(std::string topic, std::string cluster) {
+  auto masters = co_await asyncMasterAddrs(cluster);
+  if (!masters) co_return masters.error();
+  for (const auto& addr : *masters) {
+    auto cmd = net::RemotingCommand::request(RequestCode::DELETE_TOPIC_IN_BROKER);
+    cmd.extFields.set("topic", topic);
+    auto r = co_await callOk(addr, std::move(cmd));
+    if (!r) co_return r.error();
+  }
+  for (const auto& ns : instance_->nameServers()) {
+    auto cmd = net::RemotingCommand::request(RequestCode::DELETE_TOPIC_IN_NAMESRV);
+    cmd.extFields.set("topic", topic);
+    if (!cluster.empty()) cmd.extFields.set("clusterName", cluster);
+    auto r = co_await callOk(ns, std::move(cmd));
+    if (!r) co_return r.error();
+  }
+  co_return Result<void>{};
+}
+
+asio::awaitable<Result<std::vector<TopicOffset>>> AdminClient::asyncTopicStats(std::string topic) {
+  auto route = co_await instance_->route(topic, true);
+  if (!route) co_return route.error();
+  std::vector<TopicOffset> out;
+  for (const auto& b : route->brokerDatas) {
+    auto* addr = b.masterAddr();
+    if (!addr) continue;
+    auto cmd = net::RemotingCommand::request(RequestCode::GET_TOPIC_STATS_INFO);
+    cmd.extFields.set("topic", topic);
+    auto resp = co_await callOk(*addr, std::move(cmd));
+    if (!resp) co_return resp.error();
+    rapidjson::Document doc;
+    if (auto r = json::parse(resp->body, doc); !r) co_return r.error();
+    if (!doc.IsObject() || !doc.HasMember("offsetTable") || !doc["offsetTable"].IsObject()) continue;
+    for (auto& m : doc["offsetTable"].GetObject()) {
+      auto key = json::parseMessageQueueKey(json::keyView(m.name));
+      if (!key || !m.value.IsObject()) continue;
+      out.push_back(TopicOffset{{key->topic, key->brokerName, key->queueId},
+                                json::getInt64(m.value, "minOffset").value_or(0),
+                                json::getInt64(m.value, "maxOffset").value_or(0),
+                                json::getInt64(m.value, "lastUpdateTimestamp").value_or(0)});
+    }
+  }
+  std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.queue < b.queue; });
+  co_return out;
+}
+
+asio::awaitable<Result<std::map<std::string, std::string>>> AdminClient::asyncBrokerRuntimeInfo(std::string brokerAddr) {
+  auto resp = co_await callOk(brokerAddr, net::RemotingCommand::request(RequestCode::GET_BROKER_RUNTIME_INFO));
+  if (!resp) co_return resp.error();
+  co_return parseKvTable(resp->body);
+}
+
+asio::awaitable<Result<std::map<std::string, std::string>>> AdminClient::asyncBrokerConfig(std::string brokerAddr) {
+  auto resp = co_await callOk(brokerAddr, net::RemotingCommand::request(RequestCode::GET_BROKER_CONFIG));
+  if (!resp) co_return resp.error();
+  co_return parsePropertiesText(resp->body);
+}
+
+asio::awaitable<Result<void>> AdminClient::asyncUpdateBrokerConfig(std::string brokerAddr,
+                                                                   std::map<std::string, std::string> kv) {
+  auto cmd = net::RemotingCommand::request(RequestCode::UPDATE_BROKER_CONFIG);
+  cmd.body = toPropertiesText(kv);
+  auto r = co_await callOk(brokerAddr, std::move(cmd));
+  if (!r) co_return r.error();
+  co_return Result<void>{};
+}
+
+std::map<std::string, std::string> parsePropertiesText(std::string_view text) {
+  std::map<std::string, std::string> out;
+  while (!text.empty()) {
+    auto end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    auto eq = line.find('=');
+    if (!line.empty() && line[0] != '#' && line[0] != '!' && eq != std::string_view::npos)
+      out[std::string(line.substr(0, eq))] = std::string(line.substr(eq + 1));
+    if (end == std::string_view::npos) break;
+    text.remove_prefix(end + 1);
+  }
+  return out;
+}
+
+std::string toPropertiesText(const std::map<std::string, std::string>& kv) {
+  std::string out;
+  for (const auto& [k, v] : kv) out += k + "=" + v + "\n";
+  return out;
+}
+
+}  // namespace rmq::client

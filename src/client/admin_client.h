@@ -1,0 +1,144 @@
+#pragma once
+// AdminClient: what mqadmin's verbs need, over the name servers and brokers (PROTOCOL.md §2.2
+// "Commonly used mqadmin calls", §3.7). Each operation is a coroutine (async*); simple programs
+// wrap any of them with run(): `admin.run(admin.asyncTopicList())`.
+// Threads: coroutines run on the ClientInstance io thread; run() blocks the caller (never call it
+// on that thread). Lifecycle: construct -> start() -> ... -> shutdown().
+#include <asio/awaitable.hpp>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "client/client_instance.h"
+#include "client/heartbeat.h"
+#include "client/route.h"
+#include "client/types.h"
+#include "common/message.h"
+#include "common/result.h"
+
+namespace rmq::client {
+
+struct TopicConfigSpec {
+  std::string topicName;
+  int32_t readQueueNums = 8;
+  int32_t writeQueueNums = 8;
+  int32_t perm = 6;
+  bool order = false;
+  std::string topicFilterType = "SINGLE_TAG";
+  int32_t topicSysFlag = 0;
+};
+
+struct SubscriptionGroupSpec {
+  std::string groupName;
+  bool consumeEnable = true;
+  bool consumeFromMinEnable = true;
+  bool consumeBroadcastEnable = true;
+  int32_t retryQueueNums = 1;
+  int32_t retryMaxTimes = 16;
+  int64_t brokerId = 0;
+  int64_t whichBrokerWhenConsumeSlowly = 1;
+  bool notifyConsumerIdsChangedEnable = true;
+};
+
+struct TopicOffset {  // TopicStatsTable entry
+  MessageQueue queue;
+  int64_t minOffset = 0;
+  int64_t maxOffset = 0;
+  int64_t lastUpdateTimestamp = 0;
+};
+
+struct ConsumeOffsetEntry {  // ConsumeStats entry
+  MessageQueue queue;
+  int64_t brokerOffset = 0;
+  int64_t consumerOffset = 0;
+  int64_t lastTimestamp = 0;
+};
+struct ConsumeStats {
+  std::vector<ConsumeOffsetEntry> offsets;  // sorted by queue
+  double consumeTps = 0;
+  int64_t diffTotal() const;
+};
+
+struct ConnectionInfo {
+  std::string clientId;
+  std::string clientAddr;
+  std::string language;
+  int32_t version = 0;
+};
+struct ConsumerConnectionInfo {
+  std::vector<ConnectionInfo> connections;
+  std::vector<SubscriptionData> subscriptions;
+  std::string consumeType;
+  std::string messageModel;
+  std::string consumeFromWhere;
+};
+
+class AdminClient {
+ public:
+  explicit AdminClient(ClientConfig config);
+  ~AdminClient();
+  Result<void> start();
+  void shutdown();
+  ClientInstance& instance() { return *instance_; }
+  template <class T>
+  T run(asio::awaitable<T> task) { return instance_->runSync(std::move(task)); }
+
+  // ---- name server ----
+  asio::awaitable<Result<ClusterInfo>> asyncClusterInfo();
+  asio::awaitable<Result<std::vector<std::string>>> asyncTopicList();
+  asio::awaitable<Result<TopicRouteData>> asyncTopicRoute(std::string topic);
+  asio::awaitable<Result<void>> asyncPutKvConfig(std::string ns, std::string key, std::string value);
+  asio::awaitable<Result<std::string>> asyncGetKvConfig(std::string ns, std::string key);
+  asio::awaitable<Result<void>> asyncDeleteKvConfig(std::string ns, std::string key);
+  asio::awaitable<Result<std::map<std::string, std::string>>> asyncKvList(std::string ns);
+
+  // ---- topics ----
+  // On every master of `cluster` (or only on brokerAddr when given); order topics also get their
+  // ORDER_TOPIC_CONFIG KV entry ("brokerName:writeQueueNums;...").
+  asio::awaitable<Result<std::vector<std::string>>> asyncCreateTopic(TopicConfigSpec spec, std::string cluster,
+                                                                    std::string brokerAddr = {});
+  asio::awaitable<Result<void>> asyncCreateTopicOnBroker(std::string brokerAddr, TopicConfigSpec spec);
+  asio::awaitable<Result<void>> asyncDeleteTopic(std::string topic, std::string cluster);
+  asio::awaitable<Result<std::vector<TopicOffset>>> asyncTopicStats(std::string topic);
+
+  // ---- brokers ----
+  asio::awaitable<Result<std::map<std::string, std::string>>> asyncBrokerRuntimeInfo(std::string brokerAddr);
+  asio::awaitable<Result<std::map<std::string, std::string>>> asyncBrokerConfig(std::string brokerAddr);
+  asio::awaitable<Result<void>> asyncUpdateBrokerConfig(std::string brokerAddr, std::map<std::string, std::string> kv);
+  // Master addresses of a cluster (all clusters when empty).
+  asio::awaitable<Result<std::vector<std::string>>> asyncMasterAddrs(std::string cluster);
+
+  // ---- groups and consumers ----
+  asio::awaitable<Result<void>> asyncUpdateSubscriptionGroup(std::string brokerAddr, SubscriptionGroupSpec spec);
+  asio::awaitable<Result<void>> asyncDeleteSubscriptionGroup(std::string brokerAddr, std::string group, bool removeOffset);
+  // Over the brokers of %RETRY%<group> (and of `topic` when given); filtered to `topic` if set.
+  asio::awaitable<Result<ConsumeStats>> asyncConsumeStats(std::string group, std::string topic = {});
+  asio::awaitable<Result<ConsumerConnectionInfo>> asyncConsumerConnection(std::string group);
+  asio::awaitable<Result<std::vector<ConnectionInfo>>> asyncProducerConnection(std::string group, std::string topic);
+  asio::awaitable<Result<std::vector<std::string>>> asyncConsumerIds(std::string group, std::string topic);
+  // INVOKE_BROKER_TO_RESET_OFFSET on every broker of `topic`; returns the offsets set.
+  asio::awaitable<Result<std::map<MessageQueue, int64_t>>> asyncResetOffsetByTime(std::string group, std::string topic,
+                                                                                  int64_t timestampMs, bool force = true);
+
+  // ---- messages ----
+  asio::awaitable<Result<MessageExt>> asyncViewMessage(std::string offsetMsgId);
+  asio::awaitable<Result<std::vector<MessageExt>>> asyncQueryMessageByKey(std::string topic, std::string key,
+                                                                          int maxNum, int64_t beginMs, int64_t endMs,
+                                                                          bool uniqKey = false);
+  asio::awaitable<Result<MessageExt>> asyncQueryMessageByOffset(MessageQueue mq, int64_t offset);
+  asio::awaitable<Result<int64_t>> asyncMaxOffset(MessageQueue mq);
+  asio::awaitable<Result<int64_t>> asyncMinOffset(MessageQueue mq);
+
+ private:
+  asio::awaitable<Result<net::RemotingCommand>> callOk(std::string addr, net::RemotingCommand cmd);
+  asio::awaitable<Result<net::RemotingCommand>> namesrvOk(net::RemotingCommand cmd);
+  std::shared_ptr<ClientInstance> instance_;
+};
+
+// Java properties text ("k=v" lines, '#' comments) <-> map; used by broker config get/update.
+std::map<std::string, std::string> parsePropertiesText(std::string_view text);
+std::string toPropertiesText(const std::map<std::string, std::string>& kv);
+
+}  // namespace rmq::client

@@ -1,0 +1,277 @@
+// AdminClient: subscription groups, consumer/producer views, offset reset and message queries.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "client/admin_client.h"
+#include "client/broker_api.h"
+#include "client/request_headers.h"
+#include "common/json.h"
+#include "common/message_codec.h"
+#include "common/message_id.h"
+#include "common/request_code.h"
+#include "common/response_code.h"
+
+namespace rmq::client {
+
+namespace {
+
+std::vector<std::string> masterAddrsOf(const TopicRouteData& route) {
+  std::vector<std::string> out;
+  for (const auto& b : route.brokerDatas)
+    if (auto* a = b.masterAddr()) out.push_back(*a);
+  return out;
+}
+
+ConnectionInfo parseConnection(const rapidjson::Value& v) {
+  ConnectionInfo c;
+  c.clientId = std::string(json::getString(v, "clientId").value_or(""));
+  c.clientAddr = std::string(json::getString(v, "clientAddr").value_or(""));
+  c.language = std::string(json::getString(v, "language").value_or(""));
+  c.version = static_cast<int32_t>(json::getInt64(v, "version").value_or(0));
+  return c;
+}
+
+SubscriptionData parseSubscription(const rapidjson::Value& v) {
+  SubscriptionData s;
+  s.topic = std::string(json::getString(v, "topic").value_or(""));
+  s.subString = std::string(json::getString(v, "subString").value_or("*"));
+  s.expressionType = std::string(json::getString(v, "expressionType").value_or("TAG"));
+  s.subVersion = json::getInt64(v, "subVersion").value_or(0);
+  if (v.HasMember("tagsSet") && v["tagsSet"].IsArray())
+    for (auto& t : v["tagsSet"].GetArray()) if (t.IsString()) s.tags.emplace_back(t.GetString());
+  if (v.HasMember("codeSet") && v["codeSet"].IsArray())
+    for (auto& c : v["codeSet"].GetArray()) if (c.IsInt()) s.codes.push_back(c.GetInt());
+  return s;
+}
+
+}  // namespace
+
+int64_t ConsumeStats::diffTotal() const {
+  int64_t total = 0;
+  for (const auto& e : offsets) total += std::max<int64_t>(0, e.brokerOffset - e.consumerOffset);
+  return total;
+}
+
+asio::awaitable<Result<void>> AdminClient::asyncUpdateSubscriptionGroup(std::string brokerAddr, SubscriptionGroupSpec s) {
+  json::Buffer buf;
+  json::Writer w(buf);
+  w.StartObject();
+  w.Key("brokerId"); w.Int64(s.brokerId);
+  w.Key("consumeBroadcastEnable"); w.Bool(s.consumeBroadcastEnable);
+  w.Key("consumeEnable"); w.Bool(s.consumeEnable);
+  w.Key("consumeFromMinEnable"); w.Bool(s.consumeFromMinEnable);
+  w.Key("groupName"); w.String(s.groupName.c_str());
+  w.Key("notifyConsumerIdsChangedEnable"); w.Bool(s.notifyConsumerIdsChangedEnable);
+  w.Key("retryMaxTimes"); w.Int(s.retryMaxTimes);
+  w.Key("retryQueueNums"); w.Int(s.retryQueueNums);
+  w.Key("whichBrokerWhenConsumeSlowly"); w.Int64(s.whichBrokerWhenConsumeSlowly);
+  w.EndObject();
+  auto cmd = net::RemotingCommand::request(RequestCode::UPDATE_AND_CREATE_SUBSCRIPTIONGROUP);
+  cmd.body.assign(buf.GetString(), buf.GetSize());
+  auto r = co_await callOk(brokerAddr, std::move(cmd));
+  if (!r) co_return r.error();
+  co_return Result<void>{};
+}
+
+asio::awaitable<Result<void>> AdminClient::asyncDeleteSubscriptionGroup(std::string brokerAddr, std::string group,
+                                                                        bool removeOffset) {
+  auto cmd = net::RemotingCommand::request(RequestCode::DELETE_SUBSCRIPTIONGROUP);
+  cmd.extFields.set("groupName", group);
+  cmd.extFields.setBool("removeOffset", removeOffset);
+  auto r = co_await callOk(brokerAddr, std::move(cmd));
+  if (!r) co_return r.error();
+  co_return Result<void>{};
+}
+
+asio::awaitable<Result<ConsumeStats>> AdminClient::asyncConsumeStats(std::string group, std::string topic) {
+  std::set<std::string> addrs;
+  std::vector<std::string> topics;
+  topics.push_back(retryTopic(group));
+  topics.push_back(topic);
+  for (const std::string& t : topics) {
+    if (t.empty()) continue;
+    auto route = co_await instance_->route(t, true);
+    if (route) for (const auto& a : masterAddrsOf(*route)) addrs.insert(a);
+  }
+  if (addrs.empty()) co_return makeError(ResponseCode::TOPIC_NOT_EXIST, "no broker serves group " + group);
+  ConsumeStats stats;
+  for (const auto& addr : addrs) {
+    auto cmd = net::RemotingCommand::request(RequestCode::GET_CONSUME_STATS);
+    cmd.extFields.set("consumerGroup", group);
+    if (!topic.empty()) cmd.extFields.set("topic", topic);
+    auto resp = co_await callOk(addr, std::move(cmd));
+    if (!resp) co_return resp.error();
+    rapidjson::Document doc;
+    if (auto r = json::parse(resp->body, doc); !r) co_return r.error();
+    if (!doc.IsObject()) continue;
+    if (doc.HasMember("consumeTps") && doc["consumeTps"].IsNumber()) stats.consumeTps += doc["consumeTps"].GetDouble();
+    if (!doc.HasMember("offsetTable") || !doc["offsetTable"].IsObject()) continue;
+    for (auto& m : doc["offsetTable"].GetObject()) {
+      auto key = json::parseMessageQueueKey(json::keyView(m.name));
+      if (!key || !m.value.IsObject()) continue;
+      if (!topic.empty() && key->topic != topic) continue;
+      stats.offsets.push_back({{key->topic, key->brokerName, key->queueId},
+                               json::getInt64(m.value, "brokerOffset").value_or(0),
+                               json::getInt64(m.value, "consumerOffset").value_or(0),
+                               json::getInt64(m.value, "lastTimestamp").value_or(0)});
+    }
+  }
+  std::sort(stats.offsets.begin(), stats.offsets.end(), [](auto& a, auto& b) { return a.queue < b.queue; });
+  co_return stats;
+}
+
+asio::awaitable<Result<ConsumerConnectionInfo>> AdminClient::asyncConsumerConnection(std::string group) {
+  auto route = co_await instance_->route(retryTopic(group), true);
+  if (!route) co_return route.error();
+  auto addrs = masterAddrsOf(*route);
+  if (addrs.empty()) co_return makeError(ResponseCode::CONSUMER_NOT_ONLINE, "the consumer group is not online");
+  auto cmd = net::RemotingCommand::request(RequestCode::GET_CONSUMER_CONNECTION_LIST);
+  cmd.extFields.set("consumerGroup", group);
+  auto resp = co_await callOk(addrs.front(), std::move(cmd));
+  if (!resp) co_return resp.error();
+  rapidjson::Document doc;
+  if (auto r = json::parse(resp->body, doc); !r) co_return r.error();
+  ConsumerConnectionInfo info;
+  if (!doc.IsObject()) co_return makeError(ResponseCode::SYSTEM_ERROR, "malformed ConsumerConnection body");
+  if (doc.HasMember("connectionSet") && doc["connectionSet"].IsArray())
+    for (auto& c : doc["connectionSet"].GetArray()) if (c.IsObject()) info.connections.push_back(parseConnection(c));
+  if (doc.HasMember("subscriptionTable") && doc["subscriptionTable"].IsObject())
+    for (auto& m : doc["subscriptionTable"].GetObject())
+      if (m.value.IsObject()) info.subscriptions.push_back(parseSubscription(m.value));
+  info.consumeType = std::string(json::getString(doc, "consumeType").value_or(""));
+  info.messageModel = std::string(json::getString(doc, "messageModel").value_or(""));
+  info.consumeFromWhere = std::string(json::getString(doc, "consumeFromWhere").value_or(""));
+  co_return info;
+}
+
+asio::awaitable<Result<std::vector<ConnectionInfo>>> AdminClient::asyncProducerConnection(std::string group,
+                                                                                          std::string topic) {
+  auto route = co_await instance_->route(topic, true);
+  if (!route) co_return route.error();
+  std::vector<ConnectionInfo> out;
+  for (const auto& addr : masterAddrsOf(*route)) {
+    auto cmd = net::RemotingCommand::request(RequestCode::GET_PRODUCER_CONNECTION_LIST);
+    cmd.extFields.set("producerGroup", group);
+    auto resp = co_await callOk(addr, std::move(cmd));
+    if (!resp) co_return resp.error();
+    rapidjson::Document doc;
+    if (auto r = json::parse(resp->body, doc); !r) co_return r.error();
+    if (doc.IsObject() && doc.HasMember("connectionSet") && doc["connectionSet"].IsArray())
+      for (auto& c : doc["connectionSet"].GetArray()) if (c.IsObject()) out.push_back(parseConnection(c));
+  }
+  co_return out;
+}
+
+asio::awaitable<Result<std::vector<std::string>>> AdminClient::asyncConsumerIds(std::string group, std::string topic) {
+  co_return co_await consumerIdList(*instance_, group, topic);
+}
+
+asio::awaitable<Result<std::map<MessageQueue, int64_t>>> AdminClient::asyncResetOffsetByTime(
+    std::string group, std::string topic, int64_t timestampMs, bool force) {
+  auto route = co_await instance_->route(topic, true);
+  if (!route) co_return route.error();
+  std::map<MessageQueue, int64_t> result;
+  for (const auto& addr : masterAddrsOf(*route)) {
+    auto cmd = net::RemotingCommand::request(RequestCode::INVOKE_BROKER_TO_RESET_OFFSET);
+    cmd.extFields.set("topic", topic);
+    cmd.extFields.set("group", group);
+    cmd.extFields.set("timestamp", timestampMs);
+    cmd.extFields.setBool("isForce", force);
+    auto resp = co_await callOk(addr, std::move(cmd));
+    if (!resp) co_return resp.error();
+    rapidjson::Document doc;
+    if (resp->body.empty() || !json::parse(resp->body, doc).ok() || !doc.IsObject() || !doc.HasMember("offsetTable") ||
+        !doc["offsetTable"].IsObject())
+      continue;
+    for (auto& m : doc["offsetTable"].GetObject()) {
+      auto key = json::parseMessageQueueKey(json::keyView(m.name));
+      if (key && m.value.IsInt64()) result[{key->topic, key->brokerName, key->queueId}] = m.value.GetInt64();
+    }
+  }
+  co_return result;
+}
+
+asio::awaitable<Result<MessageExt>> AdminClient::asyncViewMessage(std::string offsetMsgId) {
+  auto id = parseOffsetMsgId(offsetMsgId);
+  if (!id) co_return makeError(ResponseCode::SYSTEM_ERROR, "malformed offset message id " + offsetMsgId);
+  auto cmd = net::RemotingCommand::request(RequestCode::VIEW_MESSAGE_BY_ID);
+  cmd.extFields.set("offset", id->commitLogOffset);
+  auto resp = co_await callOk(id->storeHost.toString(), std::move(cmd));
+  if (!resp) co_return resp.error();
+  co_return decodeMessage(resp->body, true);
+}
+
+asio::awaitable<Result<std::vector<MessageExt>>> AdminClient::asyncQueryMessageByKey(std::string topic, std::string key,
+                                                                                     int maxNum, int64_t beginMs,
+                                                                                     int64_t endMs, bool uniqKey) {
+  auto route = co_await instance_->route(topic, true);
+  if (!route) co_return route.error();
+  std::vector<MessageExt> out;
+  for (const auto& addr : masterAddrsOf(*route)) {
+    auto cmd = net::RemotingCommand::request(RequestCode::QUERY_MESSAGE);
+    cmd.extFields.set("topic", topic);
+    cmd.extFields.set("key", key);
+    cmd.extFields.set("maxNum", int64_t{maxNum});
+    cmd.extFields.set("beginTimestamp", beginMs);
+    cmd.extFields.set("endTimestamp", endMs);
+    cmd.extFields.setBool("_UNIQUE_KEY_QUERY", uniqKey);
+    auto resp = co_await instance_->invoke(addr, std::move(cmd), std::chrono::milliseconds(15000));
+    if (!resp) co_return resp.error();
+    if (resp->code == ResponseCode::QUERY_NOT_FOUND) continue;
+    if (resp->code != ResponseCode::SUCCESS) co_return responseError(*resp);
+    auto msgs = decodeMessages(resp->body, true);
+    if (!msgs) co_return msgs.error();
+    for (auto& m : msgs.value()) {  // the index is a hash: keep exact matches only
+      bool match = false;
+      if (uniqKey) {
+        auto* u = m.property(prop::UNIQ_KEY);
+        match = u && *u == key;
+      } else {
+        std::string keys = m.keys();
+        size_t pos = 0;
+        while (!match && pos <= keys.size()) {
+          size_t sp = keys.find(prop::KEY_SEPARATOR, pos);
+          match = keys.substr(pos, sp == std::string::npos ? std::string::npos : sp - pos) == key;
+          if (sp == std::string::npos) break;
+          pos = sp + 1;
+        }
+      }
+      if (match && m.topic == topic) out.push_back(std::move(m));
+    }
+  }
+  if (out.empty()) co_return makeError(ResponseCode::QUERY_NOT_FOUND, "query message by key finished, but no message.");
+  co_return out;
+}
+
+asio::awaitable<Result<MessageExt>> AdminClient::asyncQueryMessageByOffset(MessageQueue mq, int64_t offset) {
+  auto addr = co_await findBrokerAddr(*instance_, mq);
+  if (!addr) co_return addr.error();
+  PullMessageHeader h;
+  h.consumerGroup = "TOOLS_CONSUMER";
+  h.topic = mq.topic;
+  h.queueId = mq.queueId;
+  h.queueOffset = offset;
+  h.maxMsgNums = 1;
+  h.sysFlag = kPullSubscription;
+  h.subscription = "*";
+  h.expressionType = "TAG";
+  h.brokerName = mq.brokerName;
+  auto r = co_await pullMessage(*instance_, *addr, h, std::chrono::milliseconds(10000), nullptr);
+  if (!r) co_return r.error();
+  if (r->status != PullStatus::FOUND || r->messages.empty())
+    co_return makeError(ResponseCode::QUERY_NOT_FOUND, fmt::format("no message at {} offset {} ({})", mq.toString(),
+                                                                   offset, pullStatusName(r->status)));
+  co_return std::move(r->messages.front());
+}
+
+asio::awaitable<Result<int64_t>> AdminClient::asyncMaxOffset(MessageQueue mq) {
+  co_return co_await queueOffsetQuery(*instance_, RequestCode::GET_MAX_OFFSET, mq);
+}
+
+asio::awaitable<Result<int64_t>> AdminClient::asyncMinOffset(MessageQueue mq) {
+  co_return co_await queueOffsetQuery(*instance_, RequestCode::GET_MIN_OFFSET, mq);
+}
+
+}  // namespace rmq::client

@@ -1,0 +1,31 @@
+#pragma once
+// Settings every client (producer, consumers, admin) shares, and the client id (§12.1).
+#include <chrono>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rmq::client {
+
+struct ClientConfig {
+  std::string namesrvAddr;             // "host:port;host:port"; empty = $NAMESRV_ADDR
+  std::string instanceName = "DEFAULT";
+  std::string clientIp;                // empty = first non-loopback IPv4 (else 127.0.0.1)
+  std::string unitName;
+  size_t ioThreads = 1;                // network threads of this client
+  std::chrono::milliseconds pollNameServerInterval{30000};
+  std::chrono::milliseconds heartbeatBrokerInterval{30000};
+  std::chrono::milliseconds rpcTimeout{3000};  // name server and admin calls
+};
+
+// Splits "a:9876;b:9876" (also accepts ',' and spaces); empty parts dropped.
+std::vector<std::string> splitNamesrvAddr(std::string_view text);
+// cfg.namesrvAddr, or $NAMESRV_ADDR when that is empty.
+std::vector<std::string> resolveNamesrvAddr(const ClientConfig& cfg);
+std::string localIpv4();
+// clientIP@instanceName[@unitName]
+std::string buildClientId(const std::string& ip, const std::string& instanceName, const std::string& unitName);
+// "<pid>#<nanotime>", what Java substitutes for instanceName "DEFAULT".
+std::string uniqueInstanceName();
+
+}  // namespace rmq::client

@@ -1,0 +1,203 @@
+#include "client/client_instance.h"
+
+#include <asio/steady_timer.hpp>
+#include <asio/use_awaitable.hpp>
+#include <asio/experimental/as_tuple.hpp>
+
+#include "client/request_headers.h"
+#include "common/log.h"
+#include "common/request_code.h"
+#include "common/response_code.h"
+
+namespace rmq::client {
+
+std::shared_ptr<ClientInstance> ClientInstance::create(ClientConfig config, std::string clientId) {
+  return std::shared_ptr<ClientInstance>(new ClientInstance(std::move(config), std::move(clientId)));
+}
+
+ClientInstance::ClientInstance(ClientConfig config, std::string clientId)
+    : config_(std::move(config)), clientId_(std::move(clientId)), pool_(config_.ioThreads ? config_.ioThreads : 1) {
+  namesrvs_ = resolveNamesrvAddr(config_);
+  remoting_ = std::make_unique<net::RemotingClient>(pool_);
+}
+
+ClientInstance::~ClientInstance() { shutdown(); }
+
+Result<void> ClientInstance::start() {
+  if (namesrvs_.empty())
+    return makeError(ResponseCode::SYSTEM_ERROR, "no name server address: set namesrvAddr or NAMESRV_ADDR");
+  if (running_.exchange(true)) return {};
+  pool_.start();
+  auto self = weak_from_this();
+  every(config_.pollNameServerInterval, [self]() -> asio::awaitable<void> {
+    if (auto s = self.lock()) co_await s->refreshAllRoutes();
+  });
+  every(config_.heartbeatBrokerInterval, [self]() -> asio::awaitable<void> {
+    if (auto s = self.lock()) co_await s->sendHeartbeatToAllBrokers();
+  });
+  return {};
+}
+
+void ClientInstance::shutdown() {
+  if (!running_.exchange(false)) return;
+  {
+    std::lock_guard lk(mu_);
+    for (auto& t : timers_) {
+      auto timer = std::static_pointer_cast<asio::steady_timer>(t);
+      asio::post(timer->get_executor(), [timer] { timer->cancel(); });
+    }
+    timers_.clear();
+  }
+  remoting_->shutdown();
+  pool_.stop();
+}
+
+std::vector<std::string> ClientInstance::nameServers() const { return namesrvs_; }
+
+void ClientInstance::watchTopic(const std::string& topic) {
+  std::lock_guard lk(mu_);
+  watched_.insert(topic);
+}
+
+void ClientInstance::spawn(asio::awaitable<void> task) {
+  asio::co_spawn(io(), std::move(task), [](std::exception_ptr e) {
+    if (!e) return;
+    try { std::rethrow_exception(e); } catch (const std::exception& ex) {
+      log::error("client task failed: {}", ex.what());
+    }
+  });
+}
+
+// Parameters (not lambda captures) so they live in the coroutine frame.
+asio::awaitable<void> ClientInstance::periodic(std::shared_ptr<asio::steady_timer> timer,
+                                               std::chrono::milliseconds period,
+                                               std::function<asio::awaitable<void>()> fn,
+                                               std::weak_ptr<ClientInstance> self) {
+  for (;;) {
+    timer->expires_after(period);
+    auto [ec] = co_await timer->async_wait(asio::experimental::as_tuple(asio::use_awaitable));
+    {
+      auto s = self.lock();
+      if (ec || !s || !s->running_) co_return;
+    }
+    co_await fn();
+  }
+}
+
+void ClientInstance::every(std::chrono::milliseconds period, std::function<asio::awaitable<void>()> fn) {
+  auto timer = std::make_shared<asio::steady_timer>(io());
+  {
+    std::lock_guard lk(mu_);
+    timers_.push_back(timer);
+  }
+  spawn(periodic(timer, period, std::move(fn), weak_from_this()));
+}
+
+asio::awaitable<Result<net::RemotingCommand>> ClientInstance::invoke(const std::string& addr,
+                                                                     net::RemotingCommand cmd,
+                                                                     std::chrono::milliseconds timeout) {
+  cmd.language = net::LanguageCode::CPP;
+  co_return co_await remoting_->invoke(addr, std::move(cmd), timeout);
+}
+
+asio::awaitable<Result<net::RemotingCommand>> ClientInstance::invokeNamesrv(net::RemotingCommand cmd) {
+  if (namesrvs_.empty()) co_return makeError(ResponseCode::CLIENT_CONNECT_FAILED, "no name server configured");
+  size_t start = namesrvIndex_.load();
+  Error last{ResponseCode::CLIENT_CONNECT_FAILED, "no name server reachable"};
+  for (size_t k = 0; k < namesrvs_.size(); ++k) {
+    size_t idx = (start + k) % namesrvs_.size();
+    auto r = co_await invoke(namesrvs_[idx], cmd, config_.rpcTimeout);
+    if (r.ok()) {
+      namesrvIndex_ = idx;
+      co_return r;
+    }
+    last = r.error();
+    log::warn("name server {} failed: {}", namesrvs_[idx], last.message);
+  }
+  co_return last;
+}
+
+void ClientInstance::storeRoute(const std::string& topic, TopicRouteData route) {
+  std::lock_guard lk(mu_);
+  for (const auto& b : route.brokerDatas) brokerAddrTable_[b.brokerName] = b.brokerAddrs;
+  routes_[topic] = std::move(route);
+}
+
+asio::awaitable<Result<TopicRouteData>> ClientInstance::route(const std::string& topic, bool refresh) {
+  if (!refresh) {
+    if (auto cached = cachedRoute(topic)) co_return *cached;
+  }
+  auto resp = co_await invokeNamesrv(makeRouteRequest(topic));
+  if (!resp) co_return resp.error();
+  if (resp->code != ResponseCode::SUCCESS) co_return responseError(*resp);
+  auto parsed = parseTopicRouteData(resp->body);
+  if (!parsed) co_return parsed.error();
+  storeRoute(topic, parsed.value());
+  co_return parsed;
+}
+
+std::optional<TopicRouteData> ClientInstance::cachedRoute(const std::string& topic) const {
+  std::lock_guard lk(mu_);
+  auto it = routes_.find(topic);
+  if (it == routes_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<std::string> ClientInstance::masterAddr(const std::string& brokerName) const {
+  std::lock_guard lk(mu_);
+  auto it = brokerAddrTable_.find(brokerName);
+  if (it == brokerAddrTable_.end()) return std::nullopt;
+  auto a = it->second.find(0);
+  if (a == it->second.end()) return std::nullopt;
+  return a->second;
+}
+
+std::optional<std::string> ClientInstance::brokerAddr(const std::string& brokerName, int64_t brokerId) const {
+  std::lock_guard lk(mu_);
+  auto it = brokerAddrTable_.find(brokerName);
+  if (it == brokerAddrTable_.end() || it->second.empty()) return std::nullopt;
+  auto a = it->second.find(brokerId);
+  return a != it->second.end() ? a->second : it->second.begin()->second;
+}
+
+std::vector<std::string> ClientInstance::brokerAddrs(bool mastersOnly) const {
+  std::lock_guard lk(mu_);
+  std::vector<std::string> out;
+  for (const auto& [name, addrs] : brokerAddrTable_)
+    for (const auto& [id, addr] : addrs)
+      if (!mastersOnly || id == 0) out.push_back(addr);
+  return out;
+}
+
+asio::awaitable<void> ClientInstance::sendHeartbeatToAllBrokers() {
+  std::function<std::string()> bodyFn;
+  {
+    std::lock_guard lk(mu_);
+    bodyFn = heartbeatBody_;
+  }
+  if (!bodyFn) co_return;
+  std::string body = bodyFn();
+  for (const auto& addr : brokerAddrs(mastersOnlyHeartbeat_)) {
+    auto cmd = net::RemotingCommand::request(RequestCode::HEART_BEAT);
+    cmd.body = body;
+    auto r = co_await invoke(addr, std::move(cmd), config_.rpcTimeout);
+    if (!r) log::warn("heartbeat to {} failed: {}", addr, r.error().message);
+    else if (r->code != ResponseCode::SUCCESS) log::warn("heartbeat to {} refused: {}", addr, r->code);
+  }
+}
+
+asio::awaitable<void> ClientInstance::refreshAllRoutes() {
+  std::set<std::string> topics;
+  {
+    std::lock_guard lk(mu_);
+    topics = watched_;
+    for (const auto& [t, r] : routes_) topics.insert(t);
+  }
+  for (const auto& t : topics) {
+    auto r = co_await route(t, true);
+    if (!r && r.error().code != ResponseCode::TOPIC_NOT_EXIST)
+      log::warn("route refresh for {} failed: {}", t, r.error().message);
+  }
+}
+
+}  // namespace rmq::client

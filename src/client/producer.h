@@ -1,0 +1,87 @@
+#pragma once
+// Producer (Java DefaultMQProducer): sync / async / oneway sends, queue selectors, batches,
+// compression, retries on another broker and latency fault tolerance.
+// Threads: the coroutine API runs on the producer's ClientInstance io thread(s); the blocking
+// API may be called from any thread except those; callbacks run on the io thread.
+// Lifecycle: construct -> start() -> send... -> shutdown() (also on destruction).
+#include <asio/awaitable.hpp>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "client/client_instance.h"
+#include "client/latency_fault.h"
+#include "client/types.h"
+#include "common/message.h"
+#include "common/result.h"
+
+namespace rmq::client {
+
+struct ProducerOptions {
+  std::string group = "DEFAULT_PRODUCER";
+  ClientConfig client;
+  std::chrono::milliseconds sendMsgTimeout{3000};
+  size_t compressMsgBodyOverHowmuch = 4096;
+  int compressLevel = 5;
+  size_t maxMessageSize = 4 * 1024 * 1024;
+  int retryTimesWhenSendFailed = 2;
+  int retryTimesWhenSendAsyncFailed = 2;
+  bool retryAnotherBrokerWhenNotStoreOK = false;
+  bool sendLatencyFaultEnable = false;
+  int defaultTopicQueueNums = 4;
+  std::string createTopicKey = "TBW102";
+};
+
+// Chooses a queue for a message; `arg` is the user's selector argument (e.g. an order id).
+using MessageQueueSelector =
+    std::function<MessageQueue(const std::vector<MessageQueue>&, const Message&, int64_t arg)>;
+// queues[arg mod size] (the seeds' order-id selector; negative ids use |arg|).
+MessageQueue selectByOrderId(const std::vector<MessageQueue>& queues, const Message&, int64_t orderId);
+
+class Producer {
+ public:
+  explicit Producer(ProducerOptions options);
+  ~Producer();
+  Producer(const Producer&) = delete;
+  Producer& operator=(const Producer&) = delete;
+
+  Result<void> start();
+  void shutdown();
+  const ProducerOptions& options() const { return options_; }
+  ClientInstance& instance() { return *instance_; }
+
+  // ---- coroutine API ----
+  asio::awaitable<Result<SendResult>> asyncSend(Message msg);
+  asio::awaitable<Result<SendResult>> asyncSend(Message msg, MessageQueue queue);  // no retry
+  asio::awaitable<Result<SendResult>> asyncSend(Message msg, MessageQueueSelector selector, int64_t arg);
+  asio::awaitable<Result<SendResult>> asyncSendBatch(std::vector<Message> msgs);
+  asio::awaitable<Result<void>> asyncSendOneway(Message msg);
+  asio::awaitable<Result<std::vector<MessageQueue>>> asyncFetchPublishQueues(std::string topic);
+
+  // ---- blocking API ----
+  Result<SendResult> send(Message msg);
+  Result<SendResult> send(Message msg, MessageQueue queue);
+  Result<SendResult> send(Message msg, MessageQueueSelector selector, int64_t arg);
+  Result<SendResult> sendBatch(std::vector<Message> msgs);
+  Result<void> sendOneway(Message msg);
+  Result<std::vector<MessageQueue>> fetchPublishQueues(const std::string& topic);
+  // Callback API: returns at once; `done` runs on the io thread with the result (after retries).
+  void sendAsync(Message msg, std::function<void(Result<SendResult>)> done);
+
+ private:
+  enum class Mode { Sync, Async, Oneway };
+  struct Prepared;
+  Result<Prepared> prepare(Message msg) const;
+  Result<Prepared> prepareBatch(std::vector<Message> msgs) const;
+  asio::awaitable<Result<SendResult>> sendWithRetries(Prepared p, Mode mode);
+  asio::awaitable<Result<SendResult>> sendTo(const Prepared& p, const MessageQueue& mq, Mode mode,
+                                             std::chrono::milliseconds timeout);
+  std::string heartbeatBody() const;
+
+  ProducerOptions options_;
+  std::shared_ptr<ClientInstance> instance_;
+  QueueSelector selector_;
+};
+
+}  // namespace rmq::client

@@ -1,0 +1,59 @@
+#pragma once
+// Topic routes as the client sees them (PROTOCOL.md §3.3/§3.4, §7.5) and the queue lists derived
+// from them: publish queues (write) for producers, subscribe queues (read) for consumers.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "client/types.h"
+#include "common/result.h"
+
+namespace rmq::client {
+
+inline constexpr int32_t kPermInherit = 0x1;
+inline constexpr int32_t kPermWrite = 0x2;
+inline constexpr int32_t kPermRead = 0x4;
+
+struct QueueData {
+  std::string brokerName;
+  int32_t readQueueNums = 0;
+  int32_t writeQueueNums = 0;
+  int32_t perm = 0;
+  int32_t topicSysFlag = 0;
+};
+
+struct BrokerData {
+  std::string cluster;
+  std::string brokerName;
+  std::map<int64_t, std::string> brokerAddrs;  // brokerId -> "ip:port"; 0 = master
+  const std::string* masterAddr() const;
+};
+
+struct TopicRouteData {
+  std::optional<std::string> orderTopicConf;
+  std::vector<QueueData> queueDatas;
+  std::vector<BrokerData> brokerDatas;
+  const BrokerData* broker(std::string_view brokerName) const;
+};
+
+struct ClusterInfo {
+  std::map<std::string, BrokerData> brokerAddrTable;                 // brokerName -> data
+  std::map<std::string, std::vector<std::string>> clusterAddrTable;  // cluster -> brokerNames
+};
+
+// Parse the fastjson or standard-JSON bodies (unquoted numeric keys accepted).
+Result<TopicRouteData> parseTopicRouteData(std::string_view json);
+Result<ClusterInfo> parseClusterInfo(std::string_view json);
+Result<std::vector<std::string>> parseTopicList(std::string_view json);  // {"topicList":[...]}
+Result<std::map<std::string, std::string>> parseKvTable(std::string_view json);  // {"table":{}}
+
+// Writable queues in route order (brokers sorted by name like Java's topicRouteData2TopicPublishInfo
+// for non-order topics; only brokers with a master). `orderTopicConf` "b1:4;b2:4" takes precedence.
+std::vector<MessageQueue> publishQueues(const std::string& topic, const TopicRouteData& route);
+// Readable queues, sorted (the mqAll of §12.2).
+std::vector<MessageQueue> subscribeQueues(const std::string& topic, const TopicRouteData& route);
+
+}  // namespace rmq::client
