@@ -1,0 +1,55 @@
+#pragma once
+// Helpers shared by the admin-side processors: responses, typed header reads with Java's
+// "required field" errors, MessageQueue keys, and running blocking work off the network threads.
+#include <asio/awaitable.hpp>
+#include <asio/co_spawn.hpp>
+#include <asio/use_awaitable.hpp>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/result.h"
+#include "net/remoting_command.h"
+#include "roles/broker/broker_context.h"
+
+namespace rmq::broker {
+struct SubscriptionData;
+namespace json {
+class Writer;
+}
+}  // namespace rmq::broker
+
+namespace rmq::broker::admin {
+
+using net::RemotingCommand;
+using Reply = asio::awaitable<std::optional<RemotingCommand>>;
+
+RemotingCommand success(std::string body = {});
+RemotingCommand failure(int code, std::string remark);
+inline RemotingCommand failure(const Error& e) { return failure(e.code, e.message); }
+
+// Header fields (extFields). Required ones answer SYSTEM_ERROR naming the missing field, like
+// Java's RemotingCommand.decodeCommandCustomHeader ("the custom field <x> is null").
+Result<std::string> requireString(const RemotingCommand& cmd, std::string_view key);
+Result<int64_t> requireInt(const RemotingCommand& cmd, std::string_view key);
+Result<bool> requireBool(const RemotingCommand& cmd, std::string_view key);
+std::string optString(const RemotingCommand& cmd, std::string_view key, std::string_view dflt = {});
+int64_t optInt(const RemotingCommand& cmd, std::string_view key, int64_t dflt);
+bool optBool(const RemotingCommand& cmd, std::string_view key, bool dflt);
+
+// {"brokerName":"b","queueId":0,"topic":"t"} (fastjson field order), for object map keys.
+std::string mqJson(std::string_view topic, std::string_view brokerName, int32_t queueId);
+
+// Runs `work` on ctx.background (file writes must not block network threads) and resumes on
+// the caller's executor with its result. Inline when there is no background executor.
+asio::awaitable<RemotingCommand> onBackground(BrokerContext& ctx, std::function<RemotingCommand()> work);
+
+// SubscriptionData as fastjson writes it (sorted keys).
+void writeSubscription(json::Writer& w, const SubscriptionData& s);
+
+int64_t nowMillis();
+// "yyyy-MM-dd HH:mm:ss,SSS" in local time (UtilAll.timeMillisToHumanString2), "" for <= 0.
+std::string humanTime(int64_t millis);
+
+}  // namespace rmq::broker::admin

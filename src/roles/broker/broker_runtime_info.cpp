@@ -1,0 +1,174 @@
+#include "roles/broker/broker_runtime_info.h"
+
+#include <asio/steady_timer.hpp>
+#include <chrono>
+#include <ctime>
+#include <deque>
+#include <mutex>
+#include <sys/statvfs.h>
+
+#include <fmt/format.h>
+
+#include "roles/broker/admin_support.h"
+#include "roles/broker/json_text.h"
+#include "roles/broker/schedule_message_service.h"
+#include "roles/broker/topic_config.h"
+#include "store/message_store.h"
+
+namespace rmq::broker {
+
+class PutStatsSampler : public std::enable_shared_from_this<PutStatsSampler> {
+ public:
+  explicit PutStatsSampler(BrokerContext& ctx) : ctx_(ctx), bootMs_(admin::nowMillis()) {}
+
+  void start() {
+    if (!ctx_.background) return;
+    timer_ = std::make_unique<asio::steady_timer>(ctx_.background);
+    sample();
+  }
+
+  int64_t bootMs() const { return bootMs_; }
+  int64_t totalSinceBoot() const {
+    std::lock_guard lk(mu_);
+    return samples_.empty() ? 0 : samples_.back().second - baseline_;
+  }
+  int64_t totalAtMidnight() const {
+    std::lock_guard lk(mu_);
+    return atMidnight_;
+  }
+  // Messages per second over the last `seconds` (what samples we have).
+  double tps(int seconds) const {
+    std::lock_guard lk(mu_);
+    if (samples_.size() < 2) return 0.0;
+    auto& last = samples_.back();
+    const std::pair<int64_t, int64_t>* first = &samples_.front();
+    for (auto& s : samples_) {
+      if (last.first - s.first <= seconds * 1000) {
+        first = &s;
+        break;
+      }
+    }
+    int64_t dt = last.first - first->first;
+    return dt <= 0 ? 0.0 : static_cast<double>(last.second - first->second) * 1000.0 / static_cast<double>(dt);
+  }
+
+ private:
+  int64_t countStored() const {
+    int64_t total = 0;
+    for (auto& [topic, queues] : ctx_.store.queues()) {
+      if (topic == topics::SCHEDULE_TOPIC) continue;
+      for (int q : queues) total += std::max<int64_t>(0, ctx_.store.maxOffsetInQueue(topic, q));
+    }
+    return total;
+  }
+
+  void sample() {
+    if (ctx_.isShuttingDown()) return;
+    int64_t now = admin::nowMillis();
+    int64_t count = countStored();
+    {
+      std::lock_guard lk(mu_);
+      if (samples_.empty()) baseline_ = count;
+      std::time_t secs = static_cast<std::time_t>(now / 1000);
+      std::tm tm{};
+      localtime_r(&secs, &tm);
+      if (lastDay_ != -1 && tm.tm_yday != lastDay_) atMidnight_ = count - baseline_;
+      lastDay_ = tm.tm_yday;
+      samples_.emplace_back(now, count);
+      while (samples_.size() > 601) samples_.pop_front();
+    }
+    timer_->expires_after(std::chrono::seconds(1));
+    timer_->async_wait([self = shared_from_this()](std::error_code ec) {
+      if (!ec) self->sample();
+    });
+  }
+
+  BrokerContext& ctx_;
+  int64_t bootMs_;
+  std::unique_ptr<asio::steady_timer> timer_;
+  mutable std::mutex mu_;
+  std::deque<std::pair<int64_t, int64_t>> samples_;  // (ms, stored count)
+  int64_t baseline_ = 0;
+  int64_t atMidnight_ = 0;
+  int lastDay_ = -1;
+};
+
+std::shared_ptr<PutStatsSampler> startPutStatsSampler(BrokerContext& ctx) {
+  auto s = std::make_shared<PutStatsSampler>(ctx);
+  s->start();
+  return s;
+}
+
+namespace {
+// Used fraction of the file system holding `path` ("0.42"), as Java's UtilAll.getDiskPartitionSpaceUsedPercent.
+double diskUsedRatio(const std::string& path) {
+  struct statvfs st {};
+  if (statvfs(path.c_str(), &st) != 0 || st.f_blocks == 0) return -1;
+  return 1.0 - static_cast<double>(st.f_bavail) / static_cast<double>(st.f_blocks);
+}
+
+std::string tpsTriple(const PutStatsSampler* s) {
+  if (!s) return "0.0 0.0 0.0";
+  return fmt::format("{:.2f} {:.2f} {:.2f}", s->tps(10), s->tps(60), s->tps(600));
+}
+}  // namespace
+
+std::string encodeRuntimeInfo(BrokerContext& ctx, const PutStatsSampler* sampler) {
+  int64_t now = admin::nowMillis();
+  std::vector<std::pair<std::string, std::string>> kv;
+  auto put = [&](std::string k, auto v) { kv.emplace_back(std::move(k), fmt::format("{}", v)); };
+  put("brokerVersion", 407);
+  put("brokerVersionDesc", "V4_9_7");
+  put("bootTimestamp", sampler ? sampler->bootMs() : now);
+  int64_t upMs = now - (sampler ? sampler->bootMs() : now);
+  put("runtime", fmt::format("[ {} days, {} hours, {} minutes, {} seconds ]", upMs / 86400000,
+                             upMs / 3600000 % 24, upMs / 60000 % 60, upMs / 1000 % 60));
+  int64_t total = sampler ? sampler->totalSinceBoot() : 0;
+  int64_t morning = sampler ? sampler->totalAtMidnight() : 0;
+  put("msgPutTotalTodayNow", total);
+  put("msgPutTotalTodayMorning", morning);
+  put("msgPutTotalYesterdayMorning", 0);
+  put("msgGetTotalTodayNow", 0);
+  put("msgGetTotalTodayMorning", 0);
+  put("msgGetTotalYesterdayMorning", 0);
+  put("putTps", tpsTriple(sampler));
+  put("getTransferedTps", "0.0 0.0 0.0");
+  put("getFoundTps", "0.0 0.0 0.0");
+  put("getMissTps", "0.0 0.0 0.0");
+  put("getTotalTps", "0.0 0.0 0.0");
+  put("putMessageTimesTotal", total);
+  put("commitLogMinOffset", ctx.store.minPhyOffset());
+  put("commitLogMaxOffset", ctx.store.maxPhyOffset());
+  put("remainHowManyDataToFlush", ctx.store.maxPhyOffset() - ctx.store.flushedPhyOffset());
+  put("dispatchBehindBytes", ctx.store.maxPhyOffset() - ctx.store.dispatchedPhyOffset());
+  put("commitLogDiskRatio", diskUsedRatio(ctx.storeConfig.commitLogDir()));
+  put("consumeQueueDiskRatio", diskUsedRatio(ctx.storeConfig.rootDir()));
+  put("earliestMessageTimeStamp", ctx.store.earliestMessageTime());
+  put("startAcceptSendRequestTimeStamp", ctx.config.startAcceptSendRequestTimeStamp);
+  put("brokerActive", "true");
+  put("pageCacheLockTimeMills", 0);
+  for (auto key : {"sendThreadPoolQueueSize", "pullThreadPoolQueueSize", "queryThreadPoolQueueSize",
+                   "remainTransientStoreBufferNumbs", "remainHowManyDataToCommit", "EndTransactionQueueSize"}) {
+    put(key, 0);
+  }
+  put("sendThreadPoolQueueCapacity", 10000);
+  put("pullThreadPoolQueueCapacity", 100000);
+  put("queryThreadPoolQueueCapacity", 20000);
+  put("EndTransactionThreadPoolQueueCapacity", 100000);
+  if (ctx.schedule) {
+    auto offsets = ctx.schedule->offsets();
+    for (int32_t level = 1; level <= ctx.schedule->levels().maxLevel(); ++level) {
+      int64_t max = ctx.store.maxOffsetInQueue(topics::SCHEDULE_TOPIC, level - 1);
+      auto it = offsets.find(level);
+      put(fmt::format("scheduleMessageOffset_{}", level),
+          fmt::format("{},{}", it == offsets.end() ? 0 : it->second, std::max<int64_t>(max, 0)));
+    }
+  }
+  json::Writer w;
+  w.beginObject().key("table").beginObject();
+  for (auto& [k, v] : kv) w.key(k).value(v);
+  w.endObject().endObject();
+  return w.take();
+}
+
+}  // namespace rmq::broker
