@@ -1,0 +1,160 @@
+// Group and client verbs: updateSubGroup, deleteSubGroup, consumerProgress, consumerConnection,
+// producerConnection, resetOffsetByTime.
+#include <fmt/format.h>
+
+#include "tools/rmqadmin/verb_util.h"
+
+namespace rmq::admin {
+namespace {
+
+int updateSubGroup(VerbContext& ctx) {
+  client::SubscriptionGroupSpec spec;
+  spec.groupName = ctx.required({"g", "groupName"});
+  spec.consumeEnable = boolOption(ctx, {"s", "consumeEnable"}, true);
+  spec.consumeFromMinEnable = boolOption(ctx, {"m", "consumeFromMinEnable"}, true);
+  spec.consumeBroadcastEnable = boolOption(ctx, {"d", "consumeBroadcastEnable"}, true);
+  spec.retryQueueNums = static_cast<int32_t>(ctx.args.getInt({"q", "retryQueueNums"}, 1));
+  spec.retryMaxTimes = static_cast<int32_t>(ctx.args.getInt({"r", "retryMaxTimes"}, 16));
+  spec.brokerId = ctx.args.getInt({"i", "brokerId"}, 0);
+  spec.whichBrokerWhenConsumeSlowly = ctx.args.getInt({"w", "whichBrokerWhenConsumeSlowly"}, 1);
+  spec.notifyConsumerIdsChangedEnable = boolOption(ctx, {"a", "notifyConsumerIdsChanged"}, true);
+  requireBrokerOrCluster(ctx);
+  if (ctx.badUsage()) return 2;
+  auto targets = brokerTargets(ctx);
+  if (!targets) return ctx.fail(targets.error());
+  auto& admin = ctx.admin();
+  for (auto& addr : *targets) {
+    if (auto r = admin.run(admin.asyncUpdateSubscriptionGroup(addr, spec)); !r)
+      return ctx.fail(fmt::format("{}: {}", addr, r.error().message), r.error().code);
+    ctx.report.line(fmt::format("create subscription group to {} success.", addr));
+  }
+  ctx.report.line(fmt::format(
+      "SubscriptionGroupConfig [groupName={}, consumeEnable={}, consumeFromMinEnable={}, consumeBroadcastEnable={}, "
+      "retryQueueNums={}, retryMaxTimes={}, brokerId={}, whichBrokerWhenConsumeSlowly={}, "
+      "notifyConsumerIdsChangedEnable={}]",
+      spec.groupName, spec.consumeEnable, spec.consumeFromMinEnable, spec.consumeBroadcastEnable, spec.retryQueueNums,
+      spec.retryMaxTimes, spec.brokerId, spec.whichBrokerWhenConsumeSlowly, spec.notifyConsumerIdsChangedEnable));
+  return 0;
+}
+
+int deleteSubGroup(VerbContext& ctx) {
+  std::string group = ctx.required({"g", "groupName"});
+  bool removeOffset = boolOption(ctx, {"r", "removeOffset"}, false);
+  requireBrokerOrCluster(ctx);
+  if (ctx.badUsage()) return 2;
+  auto targets = brokerTargets(ctx);
+  if (!targets) return ctx.fail(targets.error());
+  auto& admin = ctx.admin();
+  for (auto& addr : *targets) {
+    if (auto r = admin.run(admin.asyncDeleteSubscriptionGroup(addr, group, removeOffset)); !r)
+      return ctx.fail(fmt::format("{}: {}", addr, r.error().message), r.error().code);
+    ctx.report.line(fmt::format("delete subscription group [{}] from broker [{}] success.", group, addr));
+  }
+  return 0;
+}
+
+int consumerProgress(VerbContext& ctx) {
+  std::string group = ctx.required({"g", "groupName"});
+  std::string topic = ctx.args.get({"t", "topic"}, "");
+  if (ctx.badUsage()) return 2;
+  auto& admin = ctx.admin();
+  auto stats = admin.run(admin.asyncConsumeStats(group, topic));
+  if (!stats) return ctx.fail(stats.error());
+  auto& t = ctx.report.table("queues", {"#Topic", "#Broker Name", "#QID", "#Broker Offset", "#Consumer Offset",
+                                        "#Diff", "#LastTime"});
+  for (auto& e : stats->offsets)
+    t.add({e.queue.topic, e.queue.brokerName, e.queue.queueId, e.brokerOffset, e.consumerOffset,
+           e.brokerOffset - e.consumerOffset, e.lastTimestamp > 0 ? formatTimestamp(e.lastTimestamp) : "N/A"});
+  ctx.report.kv("summary", {{"Consume TPS", fmt::format("{:.2f}", stats->consumeTps)},
+                            {"Diff Total", std::to_string(stats->diffTotal())}}, ": ");
+  return 0;
+}
+
+int consumerConnection(VerbContext& ctx) {
+  std::string group = ctx.required({"g", "consumerGroup"});
+  if (ctx.badUsage()) return 2;
+  auto& admin = ctx.admin();
+  auto cc = admin.run(admin.asyncConsumerConnection(group));
+  if (!cc) return ctx.fail(cc.error());
+  auto& t = ctx.report.table("connections", {"#ClientId", "#Version", "#Address", "#Language"});
+  for (auto& c : cc->connections) t.add({c.clientId, c.version, c.clientAddr, c.language});
+  ctx.report.line("");
+  ctx.report.line("Below is subscription:");
+  auto& s = ctx.report.table("subscriptions", {"#Topic", "#SubExpression"});
+  for (auto& sub : cc->subscriptions) s.add({sub.topic, sub.subString});
+  ctx.report.line("");
+  ctx.report.kv("consumer", {{"ConsumeType", cc->consumeType},
+                             {"MessageModel", cc->messageModel},
+                             {"ConsumeFromWhere", cc->consumeFromWhere}}, ": ");
+  return 0;
+}
+
+int producerConnection(VerbContext& ctx) {
+  std::string group = ctx.required({"g", "producerGroup"});
+  std::string topic = ctx.required({"t", "topic"});
+  if (ctx.badUsage()) return 2;
+  auto& admin = ctx.admin();
+  auto conns = admin.run(admin.asyncProducerConnection(group, topic));
+  if (!conns) return ctx.fail(conns.error());
+  auto& t = ctx.report.table("connections", {"#ClientId", "#Address", "#Language", "#Version"});
+  for (auto& c : *conns) t.add({c.clientId, c.clientAddr, c.language, c.version});
+  return 0;
+}
+
+int resetOffsetByTime(VerbContext& ctx) {
+  std::string group = ctx.required({"g", "group"});
+  std::string topic = ctx.required({"t", "topic"});
+  std::string when = ctx.required({"s", "timestamp"});
+  bool force = boolOption(ctx, {"f", "force"}, true);
+  auto ts = parseTimestamp(when);
+  if (!when.empty() && !ts) ctx.usageError("-s expects now, epoch millis or yyyy-MM-dd#HH:mm:ss:SSS, got '" + when + "'");
+  if (ctx.badUsage()) return 2;
+  auto& admin = ctx.admin();
+  auto offsets = admin.run(admin.asyncResetOffsetByTime(group, topic, *ts, force));
+  if (!offsets) return ctx.fail(offsets.error());
+  ctx.report.line(fmt::format("reset consumer offset of [{}] on topic [{}] to {}:", group, topic, formatTimestamp(*ts)));
+  auto& t = ctx.report.table("offsets", {"#brokerName", "#queueId", "#offset"});
+  for (auto& [mq, off] : *offsets) t.add({mq.brokerName, mq.queueId, off});
+  return 0;
+}
+
+const OptionHelp kBroker{"-b, --brokerAddr <addr>", "one broker"};
+const OptionHelp kCluster{"-c, --clusterName <name>", "every master of the cluster"};
+
+VerbRegistrar r1({"updateSubGroup", "Update or create subscription group",
+                  {{"-g, --groupName <group>", "consumer group (required)"}, kBroker, kCluster,
+                   {"-s, --consumeEnable <bool>", "consume enable (default true)"},
+                   {"-m, --consumeFromMinEnable <bool>", "from min offset (default true)"},
+                   {"-d, --consumeBroadcastEnable <bool>", "broadcast (default true)"},
+                   {"-q, --retryQueueNums <n>", "retry queues (default 1)"},
+                   {"-r, --retryMaxTimes <n>", "max retries (default 16)"},
+                   {"-i, --brokerId <id>", "consumer from which broker id (default 0)"},
+                   {"-w, --whichBrokerWhenConsumeSlowly <id>", "default 1"},
+                   {"-a, --notifyConsumerIdsChanged <bool>", "default true"}},
+                  {"g", "groupName", "b", "brokerAddr", "c", "clusterName", "s", "consumeEnable", "m",
+                   "consumeFromMinEnable", "d", "consumeBroadcastEnable", "q", "retryQueueNums", "r", "retryMaxTimes",
+                   "i", "brokerId", "w", "whichBrokerWhenConsumeSlowly", "a", "notifyConsumerIdsChanged"},
+                  {},
+                  &updateSubGroup});
+VerbRegistrar r2({"deleteSubGroup", "Delete subscription group from broker",
+                  {{"-g, --groupName <group>", "consumer group (required)"}, kBroker, kCluster,
+                   {"-r, --removeOffset <bool>", "also remove its offsets (default false)"}},
+                  {"g", "groupName", "b", "brokerAddr", "c", "clusterName", "r", "removeOffset"}, {}, &deleteSubGroup});
+VerbRegistrar r3({"consumerProgress", "Query consumers's progress, speed",
+                  {{"-g, --groupName <group>", "consumer group (required)"}, {"-t, --topic <topic>", "only this topic"}},
+                  {"g", "groupName", "t", "topic"}, {}, &consumerProgress});
+VerbRegistrar r4({"consumerConnection", "Query consumer's socket connection, client version and subscription",
+                  {{"-g, --consumerGroup <group>", "consumer group (required)"}},
+                  {"g", "consumerGroup"}, {}, &consumerConnection});
+VerbRegistrar r5({"producerConnection", "Query producer's socket connection and client version",
+                  {{"-g, --producerGroup <group>", "producer group (required)"},
+                   {"-t, --topic <topic>", "a topic it sends to (required)"}},
+                  {"g", "producerGroup", "t", "topic"}, {}, &producerConnection});
+VerbRegistrar r6({"resetOffsetByTime", "Reset consumer offset by timestamp (online consumers are told to follow)",
+                  {{"-g, --group <group>", "consumer group (required)"}, {"-t, --topic <topic>", "topic (required)"},
+                   {"-s, --timestamp <when>", "now | epoch ms | yyyy-MM-dd#HH:mm:ss:SSS (required)"},
+                   {"-f, --force <bool>", "also move offsets forward (default true)"}},
+                  {"g", "group", "t", "topic", "s", "timestamp", "f", "force"}, {}, &resetOffsetByTime});
+
+}  // namespace
+}  // namespace rmq::admin

@@ -1,0 +1,246 @@
+// Message verbs: queryMsgById, queryMsgByKey, queryMsgByOffset, sendMessage, consumeMessage,
+// printMsg. Reads go through the AdminClient (view/query) or a PullConsumer of group
+// TOOLS_CONSUMER (range reads), sends through a Producer.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+
+#include "client/message_helpers.h"
+#include "client/producer.h"
+#include "client/pull_consumer.h"
+#include "tools/rmqadmin/verb_util.h"
+
+namespace rmq::admin {
+namespace {
+
+client::ClientConfig clientConfig(VerbContext& ctx) {
+  client::ClientConfig cfg;
+  cfg.namesrvAddr = ctx.args.get({"n", "namesrvAddr"}, "");
+  cfg.instanceName = fmt::format("rmqadmin-{}", ::getpid());
+  return cfg;
+}
+
+void printMessage(VerbContext& ctx, const MessageExt& m, bool withBody) {
+  ctx.report.kv("message", messageDetail(m, withBody), ":  ");
+}
+
+int queryMsgById(VerbContext& ctx) {
+  std::string id = ctx.required({"i", "msgId"});
+  std::string topic = ctx.args.get({"t", "topic"}, "");
+  if (ctx.badUsage()) return 2;
+  auto& admin = ctx.admin();
+  // An offset msgId names the broker and commit log offset; otherwise (or when that fails and a
+  // topic is given) treat it as a UNIQ_KEY and look it up in the index.
+  auto m = admin.run(admin.asyncViewMessage(id));
+  if (!m && !topic.empty()) {
+    auto found = admin.run(admin.asyncQueryMessageByKey(topic, id, 32, 0, INT64_MAX, true));
+    if (found && !found->empty()) m = std::move(found->front());
+    else if (!found) m = found.error();
+    else m = Error{208, fmt::format("no message with id {} in topic {}", id, topic)};
+  }
+  if (!m) return ctx.fail(m.error());
+  printMessage(ctx, *m, true);
+  return 0;
+}
+
+int queryMsgByKey(VerbContext& ctx) {
+  std::string topic = ctx.required({"t", "topic"});
+  std::string key = ctx.required({"k", "msgKey"});
+  int64_t begin = ctx.args.getInt({"b", "beginTimestamp"}, 0);
+  int64_t end = ctx.args.getInt({"e", "endTimestamp"}, INT64_MAX);
+  int maxNum = static_cast<int>(ctx.args.getInt({"c", "maxNum"}, 64));
+  if (ctx.badUsage()) return 2;
+  auto& admin = ctx.admin();
+  auto msgs = admin.run(admin.asyncQueryMessageByKey(topic, key, maxNum, begin, end));
+  if (!msgs) return ctx.fail(msgs.error());
+  auto& t = ctx.report.table("messages", {"#Message ID", "#QID", "#Offset", "#OffsetID", "#StoreTime"});
+  for (auto& m : *msgs) {
+    std::string uniq = client::uniqKey(m);
+    t.add({uniq.empty() ? m.offsetMsgId() : uniq, m.queueId, m.queueOffset, m.offsetMsgId(),
+           formatTimestamp(m.storeTimestamp)});
+  }
+  return 0;
+}
+
+int queryMsgByOffset(VerbContext& ctx) {
+  client::MessageQueue mq;
+  mq.topic = ctx.required({"t", "topic"});
+  mq.brokerName = ctx.required({"b", "brokerName"});
+  mq.queueId = static_cast<int32_t>(ctx.args.getInt({"i", "queueId"}, -1));
+  int64_t offset = ctx.args.getInt({"o", "offset"}, -1);
+  if (mq.queueId < 0) ctx.usageError("missing option -i (queue id)");
+  if (offset < 0) ctx.usageError("missing option -o (queue offset)");
+  if (ctx.badUsage()) return 2;
+  auto& admin = ctx.admin();
+  auto m = admin.run(admin.asyncQueryMessageByOffset(mq, offset));
+  if (!m) return ctx.fail(m.error());
+  printMessage(ctx, *m, true);
+  return 0;
+}
+
+int sendMessage(VerbContext& ctx) {
+  Message msg;
+  msg.topic = ctx.required({"t", "topic"});
+  msg.body = ctx.required({"p", "body"});
+  if (auto k = ctx.args.get({"k", "key"})) client::setKeys(msg, *k);
+  if (auto tag = ctx.args.get({"c", "tags"})) client::setTags(msg, *tag);
+  auto brokerName = ctx.args.get({"b", "broker"});
+  int32_t queueId = static_cast<int32_t>(ctx.args.getInt({"i", "qid"}, -1));
+  if (brokerName.has_value() != (queueId >= 0)) ctx.usageError("-b and -i go together");
+  if (ctx.badUsage()) return 2;
+  client::ProducerOptions po;
+  po.group = "PID_RMQADMIN_SEND";
+  po.client = clientConfig(ctx);
+  client::Producer producer(po);
+  if (auto r = producer.start(); !r) return ctx.fail(r.error());
+  auto sent = brokerName ? producer.send(msg, client::MessageQueue{msg.topic, *brokerName, queueId})
+                         : producer.send(msg);
+  producer.shutdown();
+  if (!sent) return ctx.fail(sent.error());
+  auto& t = ctx.report.table("result", {"#Broker Name", "#QID", "#Send Result", "#MsgId", "#OffsetMsgId", "#Queue Offset"});
+  t.add({sent->queue.brokerName, sent->queue.queueId, client::sendStatusName(sent->status), sent->msgId,
+         sent->offsetMsgId, sent->queueOffset});
+  return 0;
+}
+
+// Pulls [from, to) of one queue in batches, calling `each` until it returns false or `limit`
+// messages were seen. Returns the number seen, or the pull error.
+Result<int64_t> pullRange(client::PullConsumer& c, const client::MessageQueue& mq, const std::string& expr, int64_t from,
+                          int64_t to, int64_t limit, const std::function<void(const MessageExt&)>& each) {
+  int64_t seen = 0;
+  for (int64_t offset = from; offset < to && seen < limit;) {
+    auto r = c.pull(mq, expr, offset, 32);
+    if (!r) return r.error();
+    if (r->status == client::PullStatus::OFFSET_ILLEGAL || r->nextBeginOffset <= offset) break;
+    for (auto& m : r->messages) {
+      if (m.queueOffset >= to || seen >= limit) break;
+      each(m);
+      ++seen;
+    }
+    offset = r->nextBeginOffset;
+  }
+  return seen;
+}
+
+struct RangeOptions {
+  std::string topic, expr = "*";
+  std::optional<int64_t> beginMs, endMs;
+  int64_t limit = INT64_MAX;
+};
+
+// Every queue of the topic (or the one given by -b/-i), from the offset at beginMs (or min, or -o)
+// to the offset at endMs (or max).
+int readRange(VerbContext& ctx, const RangeOptions& o, std::optional<client::MessageQueue> only,
+              std::optional<int64_t> startOffset, const std::function<void(const MessageExt&)>& each) {
+  client::PullConsumerOptions po;
+  po.group = ctx.args.get({"g", "consumerGroup"}, "TOOLS_CONSUMER");
+  po.client = clientConfig(ctx);
+  client::PullConsumer consumer(po);
+  if (auto r = consumer.start(); !r) return ctx.fail(r.error());
+  std::vector<client::MessageQueue> queues;
+  if (only) {
+    queues.push_back(*only);
+  } else {
+    auto qs = consumer.fetchSubscribeMessageQueues(o.topic);
+    if (!qs) return ctx.fail(qs.error());
+    queues = std::move(*qs);
+  }
+  int64_t remaining = o.limit;
+  for (auto& mq : queues) {
+    auto from = startOffset ? Result<int64_t>(*startOffset)
+                            : o.beginMs ? consumer.searchOffset(mq, *o.beginMs) : consumer.minOffset(mq);
+    auto to = o.endMs ? consumer.searchOffset(mq, *o.endMs) : consumer.maxOffset(mq);
+    if (!from || !to) return ctx.fail(!from ? from.error() : to.error());
+    auto seen = pullRange(consumer, mq, o.expr, *from, *to, remaining, each);
+    if (!seen) return ctx.fail(seen.error());
+    remaining -= *seen;
+    if (remaining <= 0) break;
+  }
+  consumer.shutdown();
+  return 0;
+}
+
+bool timestampOption(VerbContext& ctx, std::initializer_list<std::string> names, std::optional<int64_t>& out) {
+  auto v = ctx.args.get(names);
+  if (!v) return true;
+  out = parseTimestamp(*v);
+  if (!out) ctx.usageError(fmt::format("-{} expects epoch millis or yyyy-MM-dd#HH:mm:ss:SSS", *names.begin()));
+  return out.has_value();
+}
+
+int consumeMessage(VerbContext& ctx) {
+  RangeOptions o;
+  o.topic = ctx.required({"t", "topic"});
+  auto brokerName = ctx.args.get({"b", "brokerName"});
+  int32_t queueId = static_cast<int32_t>(ctx.args.getInt({"i", "queueId"}, -1));
+  int64_t offset = ctx.args.getInt({"o", "offset"}, -1);
+  o.limit = ctx.args.getInt({"c", "MessageNumber"}, 128);
+  timestampOption(ctx, {"s", "beginTimestamp"}, o.beginMs);
+  timestampOption(ctx, {"e", "endTimestamp"}, o.endMs);
+  if (brokerName.has_value() != (queueId >= 0)) ctx.usageError("-b and -i go together");
+  if (offset >= 0 && !brokerName) ctx.usageError("-o needs -b and -i");
+  if (ctx.badUsage()) return 2;
+  std::optional<client::MessageQueue> only;
+  if (brokerName) only = client::MessageQueue{o.topic, *brokerName, queueId};
+  auto& t = ctx.report.table("messages", {"#Broker Name", "#QID", "#Offset", "#MsgId", "#Tags", "#Keys", "#StoreTime", "#Body"});
+  return readRange(ctx, o, only, offset >= 0 ? std::optional<int64_t>(offset) : std::nullopt, [&](const MessageExt& m) {
+    std::string uniq = client::uniqKey(m);
+    t.add({only ? only->brokerName : "", m.queueId, m.queueOffset, uniq.empty() ? m.offsetMsgId() : uniq, m.tags(),
+           m.keys(), formatTimestamp(m.storeTimestamp), bodyText(m.body, 120)});
+  });
+}
+
+int printMsg(VerbContext& ctx) {
+  RangeOptions o;
+  o.topic = ctx.required({"t", "topic"});
+  o.expr = ctx.args.get({"s", "subExpression"}, "*");
+  timestampOption(ctx, {"b", "beginTimestamp"}, o.beginMs);
+  timestampOption(ctx, {"e", "endTimestamp"}, o.endMs);
+  bool withBody = boolOption(ctx, {"d", "printBody"}, true);
+  if (ctx.badUsage()) return 2;
+  auto& t = ctx.report.table("messages", {"#MSGID", "#QID", "#Offset", "#Tags", "#Keys", "#StoreTime", "#BODY"});
+  return readRange(ctx, o, std::nullopt, std::nullopt, [&](const MessageExt& m) {
+    std::string uniq = client::uniqKey(m);
+    t.add({uniq.empty() ? m.offsetMsgId() : uniq, m.queueId, m.queueOffset, m.tags(), m.keys(),
+           formatTimestamp(m.storeTimestamp), withBody ? bodyText(m.body, 200) : std::string()});
+  });
+}
+
+VerbRegistrar r1({"queryMsgById", "Query Message by Id (offset msgId, or UNIQ_KEY with -t)",
+                  {{"-i, --msgId <id>", "message id (required)"}, {"-t, --topic <topic>", "topic, to look up a UNIQ_KEY"}},
+                  {"i", "msgId", "t", "topic"}, {}, &queryMsgById});
+VerbRegistrar r2({"queryMsgByKey", "Query Message by Key",
+                  {{"-t, --topic <topic>", "topic (required)"}, {"-k, --msgKey <key>", "message key (required)"},
+                   {"-b, --beginTimestamp <ms>", "default 0"}, {"-e, --endTimestamp <ms>", "default now"},
+                   {"-c, --maxNum <n>", "at most n (default 64)"}},
+                  {"t", "topic", "k", "msgKey", "b", "beginTimestamp", "e", "endTimestamp", "c", "maxNum"}, {},
+                  &queryMsgByKey});
+VerbRegistrar r3({"queryMsgByOffset", "Query Message by offset",
+                  {{"-t, --topic <topic>", "topic (required)"}, {"-b, --brokerName <name>", "broker name (required)"},
+                   {"-i, --queueId <id>", "queue id (required)"}, {"-o, --offset <n>", "queue offset (required)"}},
+                  {"t", "topic", "b", "brokerName", "i", "queueId", "o", "offset"}, {}, &queryMsgByOffset});
+VerbRegistrar r4({"sendMessage", "Send a message",
+                  {{"-t, --topic <topic>", "topic (required)"}, {"-p, --body <text>", "message body (required)"},
+                   {"-k, --key <keys>", "message keys"}, {"-c, --tags <tag>", "message tag"},
+                   {"-b, --broker <name>", "send to this broker (with -i)"}, {"-i, --qid <id>", "queue id (with -b)"}},
+                  {"t", "topic", "p", "body", "k", "key", "c", "tags", "b", "broker", "i", "qid"}, {}, &sendMessage});
+VerbRegistrar r5({"consumeMessage", "Consume message (pull and print, offsets not committed)",
+                  {{"-t, --topic <topic>", "topic (required)"}, {"-b, --brokerName <name>", "one queue: broker"},
+                   {"-i, --queueId <id>", "one queue: id"}, {"-o, --offset <n>", "start offset (with -b/-i)"},
+                   {"-g, --consumerGroup <group>", "default TOOLS_CONSUMER"},
+                   {"-s, --beginTimestamp <when>", "from this store time"}, {"-e, --endTimestamp <when>", "to this store time"},
+                   {"-c, --MessageNumber <n>", "at most n (default 128)"}},
+                  {"t", "topic", "b", "brokerName", "i", "queueId", "o", "offset", "g", "consumerGroup", "s",
+                   "beginTimestamp", "e", "endTimestamp", "c", "MessageNumber"},
+                  {},
+                  &consumeMessage});
+VerbRegistrar r6({"printMsg", "Print Message Detail",
+                  {{"-t, --topic <topic>", "topic (required)"}, {"-s, --subExpression <expr>", "tag expression (default *)"},
+                   {"-b, --beginTimestamp <when>", "from this store time"}, {"-e, --endTimestamp <when>", "to this store time"},
+                   {"-d, --printBody <bool>", "print bodies (default true)"}},
+                  {"t", "topic", "s", "subExpression", "b", "beginTimestamp", "e", "endTimestamp", "d", "printBody"}, {},
+                  &printMsg});
+
+}  // namespace
+}  // namespace rmq::admin

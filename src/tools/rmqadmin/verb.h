@@ -1,0 +1,65 @@
+#pragma once
+// rmqadmin verbs: each verb group file (topic_verbs.cpp, ...) registers its verbs with a
+// VerbRegistrar; main.cpp parses the common options, runs the verb and prints its Report.
+// A verb reads its options first and returns 2 when ctx.badUsage() (main prints the problems and
+// the verb's help); it returns 0 on success, or 1 after ctx.fail(...) explained the failure.
+#include <functional>
+#include <map>
+#include <optional>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "client/admin_client.h"
+#include "tools/cli_args.h"
+#include "tools/rmqadmin/report.h"
+
+namespace rmq::admin {
+
+struct VerbContext {
+  VerbContext(std::string v, tools::CliArgs& a, Report& r, bool j) : verb(std::move(v)), args(a), report(r), json(j) {}
+  std::string verb;
+  tools::CliArgs& args;
+  Report& report;
+  bool json = false;
+  std::function<client::AdminClient&()> admin;  // started on first use (-n / NAMESRV_ADDR)
+
+  // Records an error for stderr (text) or the JSON "error" member; returns the exit code 1.
+  int fail(const std::string& message, int code = 1);
+  int fail(const Error& e) { return fail(e.message, e.code); }
+  std::string errorMessage;
+  int errorCode = 0;
+
+  // Required option: its value, or empty after recording "missing option -x".
+  std::string required(std::initializer_list<std::string> names);
+  void usageError(std::string message) { usageErrors.push_back(std::move(message)); }
+  bool badUsage() const { return !usageErrors.empty() || !args.errors().empty(); }
+  std::vector<std::string> usageErrors;
+};
+
+struct OptionHelp {
+  std::string flag;  // "-t, --topic <topic>"
+  std::string text;
+};
+
+struct VerbSpec {
+  std::string name;
+  std::string summary;
+  std::vector<OptionHelp> options;  // verb-specific; -n/--json/-h are common
+  std::set<std::string> valueOpts;  // option names taking a value (without dashes)
+  std::set<std::string> flagOpts;
+  std::function<int(VerbContext&)> run;
+};
+
+std::map<std::string, VerbSpec>& verbs();
+struct VerbRegistrar {
+  explicit VerbRegistrar(VerbSpec spec) { verbs()[spec.name] = std::move(spec); }
+};
+
+// Helpers shared by verb groups.
+std::string formatTimestamp(int64_t epochMillis);  // "2024-01-02 03:04:05,678" (local time)
+// Parses "now", epoch millis, or "yyyy-MM-dd#HH:mm:ss:SSS" (mqadmin's resetOffsetByTime form).
+std::optional<int64_t> parseTimestamp(const std::string& text);
+
+}  // namespace rmq::admin

@@ -1,0 +1,28 @@
+#pragma once
+// Helpers shared by the rmqadmin verb groups: broker targets (-b addr | -c cluster), timestamps,
+// and the detail view of one message (queryMsgById, queryMsgByOffset, consumeMessage, printMsg).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/message.h"
+#include "tools/rmqadmin/verb.h"
+
+namespace rmq::admin {
+
+// Records a usage error unless -b <addr> or -c <cluster> was given.
+void requireBrokerOrCluster(VerbContext& ctx);
+// Broker addresses a verb acts on: -b <addr>, else the masters of -c <cluster> (an Error when the
+// cluster is unknown or has no master).
+Result<std::vector<std::string>> brokerTargets(VerbContext& ctx);
+
+// Boolean option value: "true"/"false" (any case); records an error for anything else.
+bool boolOption(VerbContext& ctx, std::initializer_list<std::string> names, bool dflt);
+
+// Body as text when it is printable UTF-8 (truncated to `limit` bytes), else "<N bytes, binary>".
+std::string bodyText(const std::string& body, size_t limit = 4096);
+
+// "key : value" rows describing one message, mqadmin's queryMsgById layout.
+std::vector<std::pair<std::string, std::string>> messageDetail(const MessageExt& m, bool withBody);
+
+}  // namespace rmq::admin
