@@ -2,6 +2,11 @@
 
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>
+#include <asio/experimental/as_tuple.hpp>
+#include <asio/steady_timer.hpp>
+#include <asio/this_coro.hpp>
+#include <asio/use_awaitable.hpp>
+#include <optional>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -12,13 +17,16 @@ namespace rmq::bench {
 namespace {
 
 struct LoadState {
-  LoadState(const LoadOptions& o, BenchMeter& m, LoadOp f) : budget(o), meter(m), op(std::move(f)) {}
+  LoadState(const LoadOptions& o, BenchMeter& m, LoadOp f)
+      : budget(o), meter(m), op(std::move(f)), rate(o.rate), workers(o.workers) {}
   LoadBudget budget;
   BenchMeter& meter;
   LoadOp op;
   std::mutex mu;
   std::condition_variable cv;
   int running = 0;
+  double rate;
+  int workers;
 
   bool takeTicket() { return budget.take(); }
   void workerDone() {
@@ -28,7 +36,21 @@ struct LoadState {
 };
 
 asio::awaitable<void> worker(LoadState& s, int index) {
+  // With a rate, worker i starts its k-th operation at start + (i / workers + k) * interval.
+  std::optional<asio::steady_timer> pace;
+  std::chrono::nanoseconds interval{0};
+  auto next = std::chrono::steady_clock::now();
+  if (s.rate > 0) {
+    pace.emplace(co_await asio::this_coro::executor);
+    interval = std::chrono::nanoseconds(static_cast<int64_t>(1e9 * s.workers / s.rate));
+    next += interval * index / s.workers;
+  }
   while (s.takeTicket()) {
+    if (pace) {
+      pace->expires_at(next);
+      co_await pace->async_wait(asio::experimental::as_tuple(asio::use_awaitable));
+      next += interval;
+    }
     uint64_t t0 = nowMicros();
     bool ok = false;
     try {

@@ -19,6 +19,7 @@ struct LoadOptions {
   int workers = 1;
   double seconds = 10;  // 0 = until `count`
   int64_t count = 0;    // 0 = until `seconds`
+  double rate = 0;      // total operations per second, paced over the workers; 0 = as fast as possible
 };
 
 // One operation of worker `worker`: true = success. Exceptions count as failures.

@@ -22,7 +22,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: rmqbench producer [-n namesrv] [--topic BenchmarkTest] [-t workers=1] [-s bodySize=1024]\n"
     "         [-d seconds=10 | -c count] [--instances 1] [--async | --blocking] [--batch 1]\n"
-    "         [--tag TagA] [--keys] [--delay-level 0] [--group benchmark_producer] [--json]\n";
+    "         [--tag TagA] [--keys] [--delay-level 0] [--tps N (paced)] [--group benchmark_producer] [--json]\n";
 
 struct ProducerBenchOptions {
   std::string namesrv, topic, tag, group;
@@ -59,7 +59,7 @@ class MessageFactory {
 
 bool parseOptions(int argc, char** argv, ProducerBenchOptions& o) {
   tools::CliArgs args(argc, argv,
-                      {"n", "topic", "t", "s", "d", "c", "instances", "batch", "tag", "delay-level", "group"},
+                      {"n", "topic", "t", "s", "d", "c", "instances", "batch", "tag", "delay-level", "group", "tps"},
                       {"keys", "async", "blocking", "json", "h", "help"});
   if (args.flag("h") || args.flag("help")) { std::fputs(kUsage, stdout); std::exit(0); }
   o.namesrv = args.get({"n"}, "");
@@ -73,6 +73,7 @@ bool parseOptions(int argc, char** argv, ProducerBenchOptions& o) {
   o.instances = static_cast<int>(args.getInt({"instances"}, 1));
   o.batch = static_cast<int>(args.getInt({"batch"}, 1));
   o.delayLevel = static_cast<int>(args.getInt({"delay-level"}, 0));
+  o.load.rate = args.getDouble({"tps"}, 0);
   o.keys = args.flag("keys");
   o.async = args.flag("async");
   o.blocking = args.flag("blocking");
@@ -80,6 +81,7 @@ bool parseOptions(int argc, char** argv, ProducerBenchOptions& o) {
   if (o.load.workers < 1 || o.bodySize < 1 || o.instances < 1 || o.batch < 1 || o.delayLevel < 0)
     args.addError("-t, -s, --instances, --batch must be >= 1 and --delay-level >= 0");
   if (o.load.seconds <= 0 && o.load.count <= 0) args.addError("give a duration (-d) or a count (-c)");
+  if (o.load.rate > 0 && (o.async || o.blocking)) args.addError("--tps paces sync (coroutine) sends only");
   if (o.async && o.blocking) args.addError("--async and --blocking exclude each other");
   if (o.async && o.batch > 1) args.addError("--batch works with sync and --blocking sends only");
   for (auto& e : args.errors()) std::fprintf(stderr, "rmqbench producer: %s\n", e.c_str());
