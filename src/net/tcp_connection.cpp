@@ -5,6 +5,7 @@
 #include <asio/dispatch.hpp>
 #include <asio/write.hpp>
 #include <cstring>
+#include <span>
 
 #include "common/bytes.h"
 #include "common/log.h"
@@ -20,7 +21,8 @@ using Clock = std::chrono::steady_clock;
 
 constexpr size_t kReadBufferSize = 64 * 1024;
 constexpr size_t kShrinkAbove = 1024 * 1024;    // a buffer grown for one big frame is given back
-constexpr size_t kMaxFramesPerWrite = 64;       // coalescing bound (asio writes <= 64 iovecs per call)
+constexpr size_t kMaxFramesPerWrite = 64;       // coalescing bound per gathered write
+constexpr size_t kMaxIovecs = 64;               // asio passes at most 64 buffers to one sendmsg
 
 std::atomic<uint64_t> g_nextConnectionId{1};
 
@@ -155,7 +157,7 @@ asio::awaitable<void> TcpConnection::writeLoop(std::shared_ptr<TcpConnection> se
       for (auto& s : f.segments)
         if (s.size) gather_.emplace_back(s.data, s.size);
     }
-    auto [ec, n] = co_await asio::async_write(socket_, gather_, as_tuple(use_awaitable));
+    auto ec = co_await writeGathered();
     writing_.clear();
     if (ec) {
       closeNow("write failed: " + ec.message(), isOpen());
@@ -163,6 +165,30 @@ asio::awaitable<void> TcpConnection::writeLoop(std::shared_ptr<TcpConnection> se
     }
     lastActivity_ = Clock::now();
   }
+}
+
+// asio::async_write splits a buffer sequence into writev calls of at most 16 iovecs; writing
+// with async_write_some directly sends up to 64 (a 32-message pull answer is one syscall).
+asio::awaitable<asio::error_code> TcpConnection::writeGathered() {
+  size_t first = 0;
+  while (first < gather_.size()) {
+    size_t count = std::min(kMaxIovecs, gather_.size() - first);
+    auto [ec, n] = co_await socket_.async_write_some(std::span<const asio::const_buffer>(&gather_[first], count),
+                                                     as_tuple(use_awaitable));
+    if (ec) co_return ec;
+    while (n > 0 && first < gather_.size()) {  // skip what went out, trim a partly written buffer
+      size_t size = gather_[first].size();
+      if (n < size) {
+        gather_[first] += n;
+        n = 0;
+      } else {
+        n -= size;
+        ++first;
+      }
+    }
+    while (first < gather_.size() && gather_[first].size() == 0) ++first;
+  }
+  co_return asio::error_code{};
 }
 
 // ---- receiving ------------------------------------------------------------------------------

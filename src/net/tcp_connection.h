@@ -69,6 +69,7 @@ class TcpConnection final : public Connection {
   // Each coroutine holds `self` so the connection lives while it runs.
   asio::awaitable<void> readLoop(std::shared_ptr<TcpConnection> self);
   asio::awaitable<void> writeLoop(std::shared_ptr<TcpConnection> self);
+  asio::awaitable<asio::error_code> writeGathered();  // writes all of gather_
   asio::awaitable<void> idleWatch(std::shared_ptr<TcpConnection> self);
   asio::awaitable<void> handleRequest(std::shared_ptr<TcpConnection> self, RemotingCommand cmd);
 
