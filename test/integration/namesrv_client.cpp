@@ -1,0 +1,87 @@
+#include "namesrv_client.h"
+
+#include <fmt/format.h>
+#include <zlib.h>
+
+#include <thread>
+
+#include "common/json.h"
+#include "common/request_code.h"
+
+namespace rmq::test {
+
+BlockingClient::BlockingClient()
+    : pool_(std::make_unique<net::IoPool>(1)), client_(nullptr) {
+  pool_->start();
+  client_ = std::make_unique<net::RemotingClient>(*pool_);
+}
+
+BlockingClient::~BlockingClient() {
+  client_->shutdown();
+  client_.reset();
+  pool_->stop();
+}
+
+Result<net::RemotingCommand> BlockingClient::call(const std::string& addr, int code, Fields fields, std::string body,
+                                                  int version) {
+  auto cmd = net::RemotingCommand::request(code);
+  for (auto& [k, v] : fields) cmd.extFields.set(k, v);
+  cmd.body = std::move(body);
+  cmd.version = version;
+  return send(addr, std::move(cmd));
+}
+
+Result<net::RemotingCommand> BlockingClient::send(const std::string& addr, net::RemotingCommand cmd) {
+  return client_->invokeSync(addr, std::move(cmd), std::chrono::milliseconds(5000));
+}
+
+std::string registerBody(int64_t counter, std::initializer_list<std::string> topics) {
+  std::string table;
+  for (auto& t : topics) {
+    int queues = 4, perm = 6, sysFlag = 0;
+    std::string name = t.substr(0, t.find(':'));
+    std::sscanf(t.c_str() + std::min(t.size(), name.size() + 1), "%d:%d:%d", &queues, &perm, &sysFlag);
+    if (!table.empty()) table += ",";
+    table += fmt::format(
+        "\"{0}\":{{\"order\":false,\"perm\":{2},\"readQueueNums\":{1},\"topicFilterType\":\"SINGLE_TAG\","
+        "\"topicName\":\"{0}\",\"topicSysFlag\":{3},\"writeQueueNums\":{1}}}",
+        name, queues, perm, sysFlag);
+  }
+  return fmt::format(
+      "{{\"filterServerList\":[],\"topicConfigSerializeWrapper\":{{\"dataVersion\":{{\"counter\":{},"
+      "\"timestamp\":1700000000000}},\"topicConfigTable\":{{{}}}}}}}",
+      counter, table);
+}
+
+net::RemotingCommand registerRequest(const std::string& cluster, const std::string& name, int64_t id,
+                                     const std::string& addr, const std::string& body) {
+  auto cmd = net::RemotingCommand::request(RequestCode::REGISTER_BROKER);
+  cmd.extFields.set("brokerName", name);
+  cmd.extFields.set("brokerAddr", addr);
+  cmd.extFields.set("clusterName", cluster);
+  cmd.extFields.set("haServerAddr", addr + "-ha");
+  cmd.extFields.set("brokerId", id);
+  cmd.extFields.setBool("compressed", false);
+  uLong crc = crc32(0L, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size()));
+  cmd.extFields.set("bodyCrc32", static_cast<int64_t>(static_cast<int32_t>(crc & 0x7FFFFFFF)));
+  cmd.body = body;
+  return cmd;
+}
+
+rapidjson::Document parseJson(const std::string& text) {
+  rapidjson::Document doc;
+  auto r = json::parse(text, doc);
+  if (!r) doc.SetNull();
+  return doc;
+}
+
+bool eventually(const std::function<bool()>& cond, std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!cond()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return true;
+}
+
+}  // namespace rmq::test

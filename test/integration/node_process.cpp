@@ -1,0 +1,202 @@
+#include "node_process.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+extern char** environ;
+
+namespace rmq::test {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int decodeStatus(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
+sockaddr_in loopback(uint16_t port) {
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  return a;
+}
+
+}  // namespace
+
+uint16_t freePort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  auto a = loopback(0);
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) throw std::runtime_error("freePort: bind");
+  socklen_t len = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+bool portAccepts(uint16_t port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return false;
+  auto a = loopback(port);
+  bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  ::close(fd);
+  return ok;
+}
+
+std::string readWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+NodeProcess::NodeProcess(std::string binary) : binary_(std::move(binary)) {
+  char tmpl[] = "/tmp/rmqnode_it_XXXXXX";
+  if (!::mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
+  dir_ = tmpl;
+}
+
+NodeProcess::~NodeProcess() {
+  kill();
+  std::error_code ec;
+  std::filesystem::remove_all(dir_, ec);
+}
+
+std::string NodeProcess::writeFile(const std::string& relative, const std::string& text) const {
+  auto full = path(relative);
+  std::filesystem::create_directories(std::filesystem::path(full).parent_path());
+  std::ofstream(full, std::ios::binary | std::ios::trunc) << text;
+  return full;
+}
+
+pid_t NodeProcess::spawn(const std::vector<std::string>& args, const std::string& out, const std::string& err) {
+  std::vector<std::string> envStrings;
+  for (char** e = environ; *e; ++e) {
+    std::string_view kv(*e);
+    auto key = kv.substr(0, kv.find('='));
+    bool overridden = key == "HOME";
+    for (auto& [k, v] : env_) overridden = overridden || key == k;
+    if (!overridden) envStrings.emplace_back(kv);
+  }
+  envStrings.push_back("HOME=" + dir_);
+  for (auto& [k, v] : env_) envStrings.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (auto& s : envStrings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argStrings{binary_};
+  argStrings.insert(argStrings.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& s : argStrings) argv.push_back(s.data());
+  argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = -1;
+  int rc = posix_spawn(&pid, binary_.c_str(), &fa, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) throw std::runtime_error(std::string("posix_spawn: ") + std::strerror(rc));
+  return pid;
+}
+
+std::optional<int> NodeProcess::reap(bool block) {
+  if (pid_ <= 0) return lastExit_;
+  int status = 0;
+  pid_t r = ::waitpid(pid_, &status, block ? 0 : WNOHANG);
+  if (r == pid_) {
+    lastExit_ = decodeStatus(status);
+    pid_ = -1;
+    return lastExit_;
+  }
+  return std::nullopt;
+}
+
+bool NodeProcess::running() { return pid_ > 0 && !reap(false); }
+
+bool NodeProcess::start(std::chrono::milliseconds timeout) {
+  kill();
+  lastExit_.reset();
+  pid_ = spawn(args_, path("stdout.txt"), path("stderr.txt"));
+  auto deadline = Clock::now() + timeout;
+  for (;;) {
+    if (!running()) return false;
+    bool all = true;
+    for (auto p : ports_) all = all && portAccepts(p);
+    if (all) return true;
+    if (Clock::now() > deadline) { kill(); return false; }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+std::optional<int> NodeProcess::waitExit(std::chrono::milliseconds timeout) {
+  auto deadline = Clock::now() + timeout;
+  while (pid_ > 0) {
+    if (auto code = reap(false)) return code;
+    if (Clock::now() > deadline) return std::nullopt;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return lastExit_;
+}
+
+int NodeProcess::stop(std::chrono::milliseconds timeout) {
+  if (pid_ <= 0) return lastExit_.value_or(-1);
+  ::kill(pid_, SIGTERM);
+  if (auto code = waitExit(timeout)) return *code;
+  kill();
+  return lastExit_.value_or(-1);
+}
+
+void NodeProcess::kill() {
+  if (pid_ <= 0) return;
+  ::kill(pid_, SIGKILL);
+  reap(true);
+}
+
+bool NodeProcess::restart(std::chrono::milliseconds timeout) {
+  stop(timeout);
+  return start(timeout);
+}
+
+RunResult NodeProcess::run(const std::vector<std::string>& args, std::chrono::milliseconds timeout) {
+  pid_t saved = pid_;
+  pid_ = spawn(args, path("run_stdout.txt"), path("run_stderr.txt"));
+  RunResult r;
+  if (auto code = waitExit(timeout)) {
+    r.exitCode = *code;
+  } else {
+    kill();
+    r.exitCode = lastExit_.value_or(-1);
+  }
+  pid_ = saved;
+  r.out = readFile("run_stdout.txt");
+  r.err = readFile("run_stderr.txt");
+  return r;
+}
+
+std::string namesrvToml(const NodeProcess& node, uint16_t port, const std::string& extra) {
+  return "logDir = \"" + node.path("logs") + "\"\n" +
+         "[namesrv]\n"
+         "bindAddress = \"127.0.0.1\"\n"
+         "listenPort = " + std::to_string(port) + "\n" +
+         "kvConfigPath = \"" + node.path("namesrv/kvConfig.json") + "\"\n" +
+         "configStorePath = \"" + node.path("namesrv/namesrv.properties") + "\"\n" + extra;
+}
+
+}  // namespace rmq::test

@@ -1,0 +1,96 @@
+#pragma once
+// NodeProcess: runs a real `rmqnode` (or any binary) as a child process for integration tests.
+// Each instance owns a temp directory under /tmp (removed on destruction) that is also the
+// child's $HOME, so RocketMQ-style defaults ($HOME/store, $HOME/namesrv, logs) stay inside it.
+// The child's stdout/stderr go to <dir>/stdout.txt and <dir>/stderr.txt.
+//
+//   rmq::test::NodeProcess ns;
+//   uint16_t port = rmq::test::freePort();
+//   ns.writeFile("ns.toml", rmq::test::namesrvToml(ns, port, "brokerExpiredMillis = 1000\n"));
+//   ns.setArgs({"--role=namesrv", "-c", ns.path("ns.toml")});
+//   ns.waitForPorts({port});
+//   REQUIRE(ns.start());              // spawned, and every port accepts a connection
+//   ... ns.stop() (SIGTERM, returns the exit code) / ns.kill() / ns.restart() / ns.log("namesrv.log")
+//
+// Not thread-safe; use from the test's thread.
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rmq::test {
+
+// A TCP port on 127.0.0.1 that was free a moment ago (bind to port 0, read it, close).
+uint16_t freePort();
+// True when 127.0.0.1:port accepts a TCP connection.
+bool portAccepts(uint16_t port);
+std::string readWholeFile(const std::string& path);
+
+struct RunResult {
+  int exitCode = -1;  // 128 + signal if killed
+  std::string out;
+  std::string err;
+};
+
+class NodeProcess {
+ public:
+  explicit NodeProcess(std::string binary = RMQNODE_BIN);
+  ~NodeProcess();  // SIGKILL if still running, then removes the directory
+  NodeProcess(const NodeProcess&) = delete;
+  NodeProcess& operator=(const NodeProcess&) = delete;
+
+  const std::string& dir() const { return dir_; }
+  std::string path(const std::string& relative) const { return dir_ + "/" + relative; }
+  // Writes <dir>/<relative> (creating parent directories); returns the full path.
+  std::string writeFile(const std::string& relative, const std::string& text) const;
+  std::string readFile(const std::string& relative) const { return readWholeFile(path(relative)); }
+
+  void setArgs(std::vector<std::string> args) { args_ = std::move(args); }
+  // Extra environment (on top of the test's, with HOME=<dir>).
+  void setEnv(std::string key, std::string value) { env_.emplace_back(std::move(key), std::move(value)); }
+  void waitForPorts(std::vector<uint16_t> ports) { ports_ = std::move(ports); }
+
+  // Spawns the child and waits until every port accepts. False (child killed) when the child
+  // exits first or the timeout passes; see stderrText().
+  bool start(std::chrono::milliseconds timeout = std::chrono::seconds(15));
+  // SIGTERM, wait up to `timeout`, then SIGKILL. Returns the exit code (128+signal if killed).
+  int stop(std::chrono::milliseconds timeout = std::chrono::seconds(15));
+  void kill();
+  bool restart(std::chrono::milliseconds timeout = std::chrono::seconds(15));
+  bool running();
+  // Waits for the child to exit by itself; nullopt on timeout.
+  std::optional<int> waitExit(std::chrono::milliseconds timeout);
+  pid_t pid() const { return pid_; }
+
+  // Runs the binary to completion with `args` (HOME=<dir>), capturing output. Kills it after
+  // `timeout` (exitCode 128+9).
+  RunResult run(const std::vector<std::string>& args, std::chrono::milliseconds timeout = std::chrono::seconds(15));
+
+  std::string stdoutText() const { return readFile("stdout.txt"); }
+  std::string stderrText() const { return readFile("stderr.txt"); }
+  // A log file of the node: <dir>/logs/<name> when the config sets logDir = dir/logs (the
+  // helpers below do).
+  std::string log(const std::string& name) const { return readFile("logs/" + name); }
+
+ private:
+  pid_t spawn(const std::vector<std::string>& args, const std::string& out, const std::string& err);
+  std::optional<int> reap(bool block);
+
+  std::string binary_;
+  std::string dir_;
+  std::vector<std::string> args_;
+  std::vector<std::pair<std::string, std::string>> env_;
+  std::vector<uint16_t> ports_;
+  pid_t pid_ = -1;
+  std::optional<int> lastExit_;
+};
+
+// Name server TOML for tests: listen on 127.0.0.1:port, logs in <dir>/logs, KV config in
+// <dir>/namesrv/kvConfig.json, plus `extra` lines (in the [namesrv] table).
+std::string namesrvToml(const NodeProcess& node, uint16_t port, const std::string& extra = "");
+
+}  // namespace rmq::test
