@@ -1,6 +1,7 @@
 'use strict';
-// Prints three free loopback ports: name server, broker (whose port - 2, the VIP channel, is free
-// too) and HA. Ports come from the kernel (bind port 0), so concurrent runs do not collide.
+// Prints three free loopback ports: name server, broker (whose neighbours port - 2, the VIP
+// channel, and port + 1, the default HA port, are free too) and a spare one. Ports come from the
+// kernel (bind port 0), so concurrent runs do not collide.
 const net = require('node:net');
 
 function listen(port) {
@@ -18,8 +19,10 @@ function listen(port) {
   let broker = 0;
   for (let i = 0; i < 50 && !broker; i++) {
     const p = await take();
-    const vip = p > 1026 ? await listen(p - 2) : null;
-    if (vip) { held.push(vip); broker = p; }
+    const vip = p > 1026 && p < 65534 ? await listen(p - 2) : null;
+    const ha = vip ? await listen(p + 1) : null;
+    if (vip) held.push(vip);
+    if (ha) { held.push(ha); broker = p; }
   }
   const ha = await take();
   held.forEach(s => s.close());
