@@ -57,6 +57,7 @@ Result<MappedFilePtr> CommitLog::fileWithRoom(int64_t need) {
     storeBE32(current_->data() + pos, static_cast<uint32_t>(current_->remaining()));
     storeBE32(current_->data() + pos + 4, static_cast<uint32_t>(kBlankMagic));
     current_->setWrote(current_->size());
+    publish(*current_);
     auto f = nextFile();
     if (!f) return f;
   }
@@ -99,6 +100,7 @@ AppendResult CommitLog::append(const MessageToStore& m) {
     f.storeTimestamp = nowMs();  // inside the lock: non-decreasing in file order
     encodeRecord(f, mf.data() + pos);
     mf.setWrote(pos + size);
+    publish(mf);
     if (toQueue) ++next;
     lastStoreTs_.store(f.storeTimestamp, std::memory_order_release);
   }
@@ -158,6 +160,7 @@ AppendResult CommitLog::appendBatch(const BatchToStore& b) {
       pos += static_cast<int64_t>(encodeRecord(f, mf.data() + pos));
     }
     mf.setWrote(pos);  // published at once: readers never see half a batch
+    publish(mf);
     lastStoreTs_.store(now, std::memory_order_release);
     r.physicalOffset = mf.fromOffset() + start;
     r.storeTimestamp = now;
@@ -176,9 +179,9 @@ AppendResult CommitLog::appendBatch(const BatchToStore& b) {
 
 Result<void> CommitLog::appendRaw(int64_t offset, std::string_view bytes) {
   std::lock_guard lock(mu_);
-  if (offset != files_.maxOffset())
+  if (offset != maxOffset())
     return makeError(1, "replicated offset " + std::to_string(offset) + " does not match commit log end " +
-                            std::to_string(files_.maxOffset()));
+                            std::to_string(maxOffset()));
   while (!bytes.empty()) {
     if (!current_ || current_->isFull()) {
       if (!current_) current_ = files_.last();
@@ -192,6 +195,7 @@ Result<void> CommitLog::appendRaw(int64_t offset, std::string_view bytes) {
     int64_t n = std::min<int64_t>(static_cast<int64_t>(bytes.size()), current_->size() - pos);
     std::memcpy(current_->data() + pos, bytes.data(), static_cast<size_t>(n));
     current_->setWrote(pos + n);
+    publish(*current_);
     bytes.remove_prefix(static_cast<size_t>(n));
     offset += n;
   }

@@ -41,7 +41,7 @@ class CommitLog {
   int64_t storeTimeAt(int64_t offset, int32_t size) const;  // -1 when unreadable
 
   int64_t minOffset() const;
-  int64_t maxOffset() const { return files_.maxOffset(); }
+  int64_t maxOffset() const { return writtenEnd_.load(std::memory_order_acquire); }  // lock-free
   int64_t flushedOffset() const { return flushed_.load(std::memory_order_acquire); }
   // Flushes written bytes; returns the durable end. Flusher thread only.
   int64_t flush();
@@ -72,6 +72,8 @@ class CommitLog {
   std::unordered_map<std::string, int64_t> queueOffsets_;  // "topic-queueId" → next offset
   std::string keyBuf_;                                      // lock held
   std::atomic<int64_t> flushed_{0};
+  std::atomic<int64_t> writtenEnd_{0};  // end of published bytes (cheap to poll)
+  void publish(const MappedFile& f) { writtenEnd_.store(f.fromOffset() + f.wrote(), std::memory_order_release); }
   std::atomic<int64_t> lastStoreTs_{0};
 };
 

@@ -50,7 +50,7 @@ int64_t CommitLog::minOffset() const {
 }
 
 int64_t CommitLog::flush() {
-  int64_t target = files_.maxOffset();
+  int64_t target = maxOffset();
   int64_t done = flushed_.load(std::memory_order_relaxed);
   while (done < target) {
     auto f = files_.findByOffset(done);
@@ -68,7 +68,11 @@ int64_t CommitLog::scanValid(size_t startIdx, bool checkCRC, const std::function
   if (files.empty() || startIdx >= files.size()) return files.empty() ? 0 : files.back()->endOffset();
   int64_t end = files[startIdx]->fromOffset();
   auto t0 = std::chrono::steady_clock::now();
-  int64_t scanned = 0;
+  int64_t scanned = 0, nextLog = 256 << 20;
+  auto progress = [&](int64_t at) {
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    log::info("commit log recovery: validated {} MiB up to offset {} in {:.2f} s", scanned >> 20, at, secs);
+  };
   for (size_t i = startIdx; i < files.size(); ++i) {
     MappedFile& f = *files[i];
     f.adviseSequential();
@@ -93,14 +97,13 @@ int64_t CommitLog::scanValid(size_t startIdx, bool checkCRC, const std::function
     }
     end = f.fromOffset() + pos;
     scanned += pos;
-    if (scanned >= (256 << 20) || i + 1 == files.size() || stop) {
-      double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      if (scanned >= (64 << 20))
-        log::info("commit log recovery: scanned {} MiB up to file {} in {:.2f} s", scanned >> 20,
-                  MappedFile::fileName(f.fromOffset()), secs);
+    if (scanned >= nextLog) {
+      progress(end);
+      nextLog = scanned + (256 << 20);
     }
     if (stop) break;
   }
+  if (scanned >= (64 << 20)) progress(end);
   return end;
 }
 
@@ -109,6 +112,7 @@ void CommitLog::setEnd(int64_t end) {
   files_.setEnd(end);
   current_.reset();
   flushed_.store(end);
+  writtenEnd_.store(files_.maxOffset(), std::memory_order_release);
 }
 
 }  // namespace rmq::store

@@ -31,6 +31,8 @@ class Dispatcher {
 
   // Dispatches records in [from, to); returns where it stopped (to, or before an invalid record).
   int64_t dispatchRange(int64_t from, int64_t to, bool notify);
+  // One already-parsed record (recovery dispatches while it validates: a single pass).
+  void dispatchRecord(const RecordView& r, bool notify);
   void start(int64_t from);
   void stop();
   void wake() {
@@ -46,7 +48,6 @@ class Dispatcher {
 
  private:
   void run();
-  void dispatchRecord(const RecordView& r, bool notify);
 
   const StoreConfig& cfg_;
   CommitLog& log_;
