@@ -38,7 +38,7 @@ TEST_CASE("rmqadmin topic verbs: updateTopic, topicList, topicRoute, topicStatus
   std::string topic = uniqueName("AdminTopic");
 
   auto created = admin(node, "updateTopic", {"-b", node.brokerAddr, "-t", topic, "-r", "3", "-w", "3"});
-  REQUIRE_MESSAGE(created.exitCode == 0, describe(created));
+  REQUIRE_MESSAGE(created.exitCode == 0, (describe(created)));
   CHECK(created.out.find("create topic to " + node.brokerAddr + " success.") != std::string::npos);
   CHECK(created.out.find("TopicConfig [topicName=" + topic + ", readQueueNums=3, writeQueueNums=3, perm=RW-") !=
         std::string::npos);
@@ -83,7 +83,7 @@ TEST_CASE("rmqadmin topic verbs: updateTopic, topicList, topicRoute, topicStatus
   CHECK(statusText.out.rfind("#Broker Name  #QID  #Min Offset  #Max Offset  #Last Updated", 0) == 0);
 
   auto del = admin(node, "deleteTopic", {"-c", "DefaultCluster", "-t", topic});
-  REQUIRE_MESSAGE(del.exitCode == 0, describe(del));
+  REQUIRE_MESSAGE(del.exitCode == 0, (describe(del)));
   CHECK(del.out.find("delete topic [" + topic + "] from cluster [DefaultCluster] success.") != std::string::npos);
   auto gone = admin(node, "topicRoute", {"-t", topic, "--json"});
   CHECK(gone.exitCode == 1);
@@ -118,7 +118,7 @@ TEST_CASE("rmqadmin broker verbs: clusterList, brokerStatus, getBrokerConfig, up
   CHECK(std::string(cfg["config"]["brokerName"].GetString()) == "broker-a");
 
   auto upd = admin(node, "updateBrokerConfig", {"-b", node.brokerAddr, "-k", "flushConsumerOffsetInterval", "-v", "7000"});
-  REQUIRE_MESSAGE(upd.exitCode == 0, describe(upd));
+  REQUIRE_MESSAGE(upd.exitCode == 0, (describe(upd)));
   CHECK(upd.out.find("update broker config success, " + node.brokerAddr) != std::string::npos);
   auto after = adminJson(node, "getBrokerConfig", {"-b", node.brokerAddr});
   CHECK(std::string(after["config"]["flushConsumerOffsetInterval"].GetString()) == "7000");
@@ -138,7 +138,7 @@ TEST_CASE("rmqadmin group verbs: updateSubGroup, consumerProgress, consumer/prod
   REQUIRE(node.createTopic(topic, 2));
 
   auto sub = admin(node, "updateSubGroup", {"-b", node.brokerAddr, "-g", group, "-r", "5"});
-  REQUIRE_MESSAGE(sub.exitCode == 0, describe(sub));
+  REQUIRE_MESSAGE(sub.exitCode == 0, (describe(sub)));
   CHECK(sub.out.find("create subscription group to " + node.brokerAddr + " success.") != std::string::npos);
   CHECK(sub.out.find("retryMaxTimes=5") != std::string::npos);
 
@@ -212,7 +212,7 @@ TEST_CASE("rmqadmin group verbs: updateSubGroup, consumerProgress, consumer/prod
   consumer.shutdown();
 
   auto del = admin(node, "deleteSubGroup", {"-b", node.brokerAddr, "-g", group});
-  REQUIRE_MESSAGE(del.exitCode == 0, describe(del));
+  REQUIRE_MESSAGE(del.exitCode == 0, (describe(del)));
   CHECK(del.out.find("delete subscription group [" + group + "] from broker [" + node.brokerAddr + "] success.") !=
         std::string::npos);
 }

@@ -16,7 +16,7 @@ namespace {
 std::pair<int64_t, int64_t> summaryCounts(const std::string& out, const std::string& op) {
   std::smatch m;
   std::regex re("SUMMARY " + op + ": ok (\\d+) failed (\\d+) in [0-9.]+ s, TPS [0-9]+");
-  REQUIRE_MESSAGE(std::regex_search(out, m, re), "no SUMMARY line in:\n" + out);
+  REQUIRE_MESSAGE(std::regex_search(out, m, re), ("no SUMMARY line in:\n" + out));
   return {std::stoll(m[1]), std::stoll(m[2])};
 }
 
@@ -26,7 +26,7 @@ rapidjson::Document lastJsonLine(const std::string& out) {
   auto begin = out.rfind('\n', end);
   std::string line = out.substr(begin == std::string::npos ? 0 : begin + 1, end + 1 - (begin == std::string::npos ? 0 : begin + 1));
   rapidjson::Document doc;
-  REQUIRE_MESSAGE(json::parse(line, doc).ok(), "not JSON: " + line);
+  REQUIRE_MESSAGE(json::parse(line, doc).ok(), ("not JSON: " + line));
   return doc;
 }
 
@@ -34,14 +34,14 @@ rapidjson::Document lastJsonLine(const std::string& out) {
 
 TEST_CASE("rmqbench echo: loopback run prints per-second lines and a summary") {
   auto r = runTool(RMQBENCH_BIN, {"echo", "-d", "1.5", "-t", "4", "--connections", "2", "-s", "512"});
-  REQUIRE_MESSAGE(r.exitCode == 0, describe(r));
+  REQUIRE_MESSAGE(r.exitCode == 0, (describe(r)));
   CHECK(r.out.find("[   1s] echo TPS ") != std::string::npos);
   auto [ok, failed] = summaryCounts(r.out, "echo");
   CHECK(ok > 0);
   CHECK(failed == 0);
 
   auto j = runTool(RMQBENCH_BIN, {"echo", "-c", "300", "-t", "3", "--json"});
-  REQUIRE_MESSAGE(j.exitCode == 0, describe(j));
+  REQUIRE_MESSAGE(j.exitCode == 0, (describe(j)));
   auto doc = lastJsonLine(j.out);
   CHECK(std::string(doc["type"].GetString()) == "summary");
   CHECK(doc["ok"].GetInt64() == 300);  // exactly the requested count
@@ -62,21 +62,21 @@ TEST_CASE("rmqbench producer and consumer against rmqnode: counts match what the
 
   auto p = runTool(RMQBENCH_BIN, {"producer", "-n", node.namesrvAddr, "--topic", topic, "-t", "4", "-s", "256", "-c",
                                   "400", "--keys"}, std::chrono::seconds(60));
-  REQUIRE_MESSAGE(p.exitCode == 0, describe(p));
+  REQUIRE_MESSAGE(p.exitCode == 0, (describe(p)));
   auto [sentOk, sentFailed] = summaryCounts(p.out, "send");
   CHECK(sentOk == 400);
   CHECK(sentFailed == 0);
 
   auto a = runTool(RMQBENCH_BIN, {"producer", "-n", node.namesrvAddr, "--topic", topic, "-t", "2", "-c", "100",
                                   "--async", "--json"}, std::chrono::seconds(60));
-  REQUIRE_MESSAGE(a.exitCode == 0, describe(a));
+  REQUIRE_MESSAGE(a.exitCode == 0, (describe(a)));
   auto asyncDoc = lastJsonLine(a.out);
   CHECK(asyncDoc["ok"].GetInt64() == 100);
   CHECK(std::string(asyncDoc["mode"].GetString()) == "async");
 
   auto b = runTool(RMQBENCH_BIN, {"producer", "-n", node.namesrvAddr, "--topic", topic, "-c", "10", "--batch", "5"},
                    std::chrono::seconds(60));
-  REQUIRE_MESSAGE(b.exitCode == 0, describe(b));
+  REQUIRE_MESSAGE(b.exitCode == 0, (describe(b)));
   CHECK(summaryCounts(b.out, "send").first == 50);
 
   // Stored: 400 + 100 + 50 plus one warm-up send per run.
@@ -89,7 +89,7 @@ TEST_CASE("rmqbench producer and consumer against rmqnode: counts match what the
   auto c = runTool(RMQBENCH_BIN, {"consumer", "-n", node.namesrvAddr, "--topic", topic, "--group", uniqueName("BenchCG"),
                                   "--from", "first", "-c", std::to_string(stored), "-d", "40", "--json"},
                    std::chrono::seconds(60));
-  REQUIRE_MESSAGE(c.exitCode == 0, describe(c));
+  REQUIRE_MESSAGE(c.exitCode == 0, (describe(c)));
   auto doc = lastJsonLine(c.out);
   CHECK(doc["ok"].GetInt64() >= stored);
   CHECK(doc["failed"].GetInt64() == 0);

@@ -34,29 +34,29 @@ inline std::string describe(const RunResult& r) {
 inline rapidjson::Document adminJson(const DevNode& node, const std::string& verb, std::vector<std::string> args = {}) {
   args.push_back("--json");
   auto r = admin(node, verb, std::move(args));
-  REQUIRE_MESSAGE(r.exitCode == 0, describe(r));
+  REQUIRE_MESSAGE(r.exitCode == 0, (describe(r)));
   rapidjson::Document doc;
   auto parsed = json::parse(r.out, doc);
-  REQUIRE_MESSAGE(parsed.ok(), "not JSON: " + r.out);
+  REQUIRE_MESSAGE(parsed.ok(), ("not JSON: " + r.out));
   REQUIRE(doc.IsObject());
   return doc;
 }
 
 // Rows of a table member ("rows": [{"#Col": value}, ...]).
 inline const rapidjson::Value& rows(const rapidjson::Document& doc, const char* name) {
-  REQUIRE_MESSAGE(doc.HasMember(name), std::string("no member ") + name + " in " + json::toString(doc));
+  REQUIRE_MESSAGE(doc.HasMember(name), (std::string("no member ") + name + " in " + json::toString(doc)));
   REQUIRE(doc[name].IsArray());
   return doc[name];
 }
 
 inline std::string str(const rapidjson::Value& row, const char* col) {
-  REQUIRE_MESSAGE(row.HasMember(col), std::string("no column ") + col + " in " + json::toString(row));
+  REQUIRE_MESSAGE(row.HasMember(col), (std::string("no column ") + col + " in " + json::toString(row)));
   return row[col].IsString() ? row[col].GetString() : json::toString(row[col]);
 }
 
 inline int64_t num(const rapidjson::Value& row, const char* col) {
-  REQUIRE_MESSAGE(row.HasMember(col), std::string("no column ") + col + " in " + json::toString(row));
-  REQUIRE_MESSAGE(row[col].IsInt64(), std::string("column ") + col + " not an integer in " + json::toString(row));
+  REQUIRE_MESSAGE(row.HasMember(col), (std::string("no column ") + col + " in " + json::toString(row)));
+  REQUIRE_MESSAGE(row[col].IsInt64(), (std::string("column ") + col + " not an integer in " + json::toString(row)));
   return row[col].GetInt64();
 }
 
