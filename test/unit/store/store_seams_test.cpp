@@ -1,0 +1,116 @@
+// Seams used by other modules: replication byte copy (slave), topic deletion, config keys.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <thread>
+
+#include "unit/store/store_test_util.h"
+
+using namespace rmq;
+using namespace rmq::store;
+using namespace rmq::store::test;
+
+TEST_CASE("slave: replicated commit log bytes are dispatched into identical queues") {
+  TempDir master, slave;
+  MessageStore m(smallConfig(master.path), testStoreHost());
+  REQUIRE(m.open().ok());
+  m.start();
+  auto scfg = smallConfig(slave.path);
+  scfg.brokerRole = "SLAVE";
+  MessageStore s(scfg, testStoreHost());
+  REQUIRE(s.open().ok());
+  s.start();
+  TestMessage refused("R", 0, "x");
+  CHECK((s.append(refused.m).status == PutStatus::SERVICE_NOT_AVAILABLE));
+  std::vector<AppendResult> rs;
+  for (int i = 0; i < 400; ++i) {
+    TestMessage t("R", i % 2, bodyOf(i, 300), "T", "rk" + std::to_string(i));
+    rs.push_back(m.append(t.m));
+  }
+  // Ship in odd-sized chunks (a record may be split across two transfers).
+  int64_t off = s.maxPhyOffset();
+  while (off < m.maxPhyOffset()) {
+    auto chunk = m.readCommitLog(off, 777);
+    REQUIRE(chunk);
+    REQUIRE(s.appendReplicated(off, chunk.bytes).ok());
+    off += static_cast<int64_t>(chunk.bytes.size());
+  }
+  CHECK_FALSE(s.appendReplicated(off + 1, "zz").ok());  // must continue at the end
+  for (int i = 0; i < 2000 && s.dispatchedPhyOffset() < s.maxPhyOffset(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  CHECK(s.maxPhyOffset() == m.maxPhyOffset());
+  for (int q = 0; q < 2; ++q) {
+    CHECK(s.maxOffsetInQueue("R", q) == 200);
+    auto gm = m.getMessages("R", q, 150, 32, 1 << 30, nullptr);
+    auto gs = s.getMessages("R", q, 150, 32, 1 << 30, nullptr);
+    REQUIRE(gs.records.size() == gm.records.size());
+    for (size_t k = 0; k < gs.records.size(); ++k) CHECK(gs.records[k] == gm.records[k]);
+  }
+  CHECK(s.queryMessage("R", "rk399", 32, 0, INT64_MAX).records.size() == 1);
+  s.shutdown();
+  m.shutdown();
+}
+
+TEST_CASE("deleteTopics drops consume queues; offsets restart; other topics untouched") {
+  TempDir dir;
+  MessageStore s(smallConfig(dir.path), testStoreHost());
+  REQUIRE(s.open().ok());
+  s.start();
+  for (int i = 0; i < 30; ++i) {
+    REQUIRE(s.append(TestMessage("Gone", 0, "g").m).ok());
+    REQUIRE(s.append(TestMessage("Kept", 0, "k").m).ok());
+  }
+  for (int i = 0; i < 1000 && s.dispatchedPhyOffset() < s.maxPhyOffset(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  s.deleteTopics({"Gone"});
+  CHECK(s.queues().count("Gone") == 0);
+  CHECK(s.maxOffsetInQueue("Kept", 0) == 30);
+  CHECK(!std::filesystem::exists(dir.path + "/consumequeue/Gone"));
+  CHECK((s.getMessages("Gone", 0, 0, 32, 1 << 30, nullptr).status == GetStatus::NO_MATCHED_LOGIC_QUEUE));
+  auto r = s.append(TestMessage("Gone", 0, "again").m);
+  CHECK(r.queueOffset == 0);
+  s.shutdown();
+}
+
+namespace {
+// Collects every key and alias a config struct declares.
+struct KeyCollector : config::FieldVisitor {
+  std::map<std::string, std::string> aliasOf;  // alias -> key
+  std::map<std::string, std::string> values;
+  void note(const config::FieldInfo& f, std::string v) {
+    values[std::string(f.name)] = std::move(v);
+    for (auto a : f.aliases) aliasOf[std::string(a)] = std::string(f.name);
+  }
+  void field(const config::FieldInfo& f, bool& v) override { note(f, v ? "true" : "false"); }
+  void field(const config::FieldInfo& f, int32_t& v) override { note(f, std::to_string(v)); }
+  void field(const config::FieldInfo& f, int64_t& v) override { note(f, std::to_string(v)); }
+  void field(const config::FieldInfo& f, double& v) override { note(f, std::to_string(v)); }
+  void field(const config::FieldInfo& f, std::string& v) override { note(f, v); }
+};
+}  // namespace
+
+TEST_CASE("StoreConfig declares RocketMQ key names, 4.4 aliases and defaults") {
+  StoreConfig c;
+  KeyCollector k;
+  c.visit(k);
+  CHECK(k.aliasOf["mapedFileSizeCommitLog"] == "mappedFileSizeCommitLog");
+  CHECK(k.aliasOf["mapedFileSizeConsumeQueue"] == "mappedFileSizeConsumeQueue");
+  CHECK(k.values["mappedFileSizeCommitLog"] == "1073741824");
+  CHECK(k.values["mappedFileSizeConsumeQueue"] == "6000000");
+  CHECK(k.values["flushDiskType"] == "ASYNC_FLUSH");
+  CHECK(k.values["fileReservedTime"] == "72");
+  CHECK(k.values["deleteWhen"] == "04");
+  CHECK(k.values["brokerRole"] == "ASYNC_MASTER");
+  CHECK(k.values.size() >= 30);
+  c.mappedFileSizeConsumeQueue = 300001;
+  CHECK(c.cqFileSize() == 300020);  // rounded up to whole units
+  auto d = c.delayLevelMillis();
+  REQUIRE(d.ok());
+  CHECK(d->size() == 18);
+  CHECK(d->at(0) == 1000);
+  CHECK(d->at(17) == 7200000);
+  c.messageDelayLevel = "1s 5x";
+  CHECK_FALSE(c.delayLevelMillis().ok());
+}
