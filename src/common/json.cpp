@@ -139,13 +139,25 @@ std::string toString(const rapidjson::Value& v) {
   return std::string(buf.GetString(), buf.GetSize());
 }
 
+namespace {
+struct EscapeTable {
+  bool needs[256] = {};
+  constexpr EscapeTable() {
+    for (int c = 0; c < 0x20; ++c) needs[c] = true;
+    needs[int('"')] = needs[int('\\')] = needs[0x7F] = true;
+  }
+};
+constexpr EscapeTable kEscape;
+}  // namespace
+
 void appendQuoted(std::string& out, std::string_view s) {
   static const char kHex[] = "0123456789ABCDEF";
+  out.reserve(out.size() + s.size() + 2);
   out += '"';
   size_t run = 0;  // start of the pending run of bytes needing no escape
   for (size_t i = 0; i < s.size(); ++i) {
     auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7F) continue;
+    if (!kEscape.needs[c]) continue;
     out.append(s.data() + run, i - run);
     run = i + 1;
     switch (c) {

@@ -1,7 +1,6 @@
 #include "net/frame_codec.h"
 
 #include <rapidjson/error/en.h>
-#include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
 
 #include <charconv>
@@ -32,7 +31,10 @@ class JsonHeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
   bool StartObject() {
     ++depth_;
     if (depth_ == 1) return true;
-    if (depth_ == 2 && field_ == Field::ExtFields) inExt_ = true;
+    if (depth_ == 2 && field_ == Field::ExtFields) {
+      inExt_ = true;
+      cmd_.extFields.reserve(16);
+    }
     return true;
   }
   bool EndObject(rapidjson::SizeType) {
@@ -53,7 +55,7 @@ class JsonHeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
   bool String(const char* s, rapidjson::SizeType n, bool) {
     std::string_view v(s, n);
     if (inExt_ && depth_ == 2) {
-      cmd_.extFields.set(std::move(extKey_), std::string(v));
+      cmd_.extFields.append(std::move(extKey_), std::string(v));  // Java maps have no duplicates
       extKey_.clear();
     } else if (depth_ == 1) {
       if (field_ == Field::Remark) cmd_.remark.emplace(v);
@@ -113,7 +115,7 @@ class JsonHeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
   }
   bool scalarText(std::string_view text) {  // non-string ext value: keep its text
     if (inExt_ && depth_ == 2) {
-      cmd_.extFields.set(std::move(extKey_), std::string(text));
+      cmd_.extFields.append(std::move(extKey_), std::string(text));
       extKey_.clear();
     }
     return true;
@@ -128,11 +130,16 @@ class JsonHeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
 
 Result<void> decodeJsonHeader(std::string_view header, RemotingCommand& cmd) {
   if (header.empty() || header.front() != '{') return decodeError("JSON header is not an object");
-  // One reader per thread: its parse stack is reused, so decoding allocates only the strings.
+  // One reader and one scratch copy per thread, reused: in-situ parsing decodes strings in the
+  // scratch buffer instead of pushing them char by char onto the reader's stack.
   thread_local rapidjson::Reader reader;
-  rapidjson::MemoryStream ms(header.data(), header.size());
+  thread_local std::string scratch;
+  scratch.assign(header);  // NUL-terminated by std::string
+  rapidjson::InsituStringStream in(scratch.data());
   JsonHeaderHandler handler(cmd);
-  auto res = reader.Parse(ms, handler);
+  auto res = reader.Parse<rapidjson::kParseInsituFlag>(in, handler);
+  if (!res.IsError() && in.Tell() < header.size() && header.find_first_not_of(" \t\r\n", in.Tell()) != std::string_view::npos)
+    return decodeError("bad JSON header: trailing bytes at offset " + std::to_string(in.Tell()));
   if (res.IsError()) {
     return decodeError("bad JSON header near offset " + std::to_string(res.Offset()) + ": " +
                        std::string(rapidjson::GetParseError_En(res.Code())));
@@ -172,6 +179,7 @@ Result<void> decodeRocketMQHeader(std::string_view header, RemotingCommand& cmd)
   auto ext = r.bytes(extLen);
   if (!r.ok()) return decodeError("truncated extFields");
   ByteReader er(ext);
+  cmd.extFields.reserve(16);
   while (er.ok() && er.remaining() > 0) {
     int16_t keyLen = er.i16();
     auto key = er.bytes(keyLen < 0 ? SIZE_MAX : keyLen);
@@ -179,7 +187,7 @@ Result<void> decodeRocketMQHeader(std::string_view header, RemotingCommand& cmd)
     auto value = er.bytes(valueLen < 0 ? SIZE_MAX : valueLen);
     if (!er.ok()) return decodeError("truncated extFields entry");
     // Length 0 decodes as null in Java: an empty key or value is the same as absent.
-    if (!key.empty() && !value.empty()) cmd.extFields.set(std::string(key), std::string(value));
+    if (!key.empty() && !value.empty()) cmd.extFields.append(std::string(key), std::string(value));
   }
   return {};
 }
@@ -192,6 +200,9 @@ void putString32(std::string& out, std::string_view s) {
 }  // namespace
 
 void encodeJsonHeader(const RemotingCommand& cmd, std::string& out) {
+  size_t estimate = 160 + (cmd.remark ? cmd.remark->size() + 12 : 0);
+  for (auto& [k, v] : cmd.extFields) estimate += k.size() + v.size() + 6;
+  out.reserve(out.size() + estimate);
   out += "{\"code\":";
   appendInt(out, cmd.code);
   if (!cmd.extFields.empty()) {

@@ -41,6 +41,10 @@ class ExtFields {
   void set(std::string key, std::string value);
   void set(std::string key, int64_t value) { set(std::move(key), std::to_string(value)); }
   void setBool(std::string key, bool value) { set(std::move(key), std::string(value ? "true" : "false")); }
+  // Adds without looking for an existing key (decoders, builders with distinct keys): if a key
+  // is appended twice, find() sees the first.
+  void append(std::string key, std::string value) { items_.emplace_back(std::move(key), std::move(value)); }
+  void reserve(size_t n) { items_.reserve(n); }
   void erase(std::string_view key);
   bool empty() const { return items_.empty(); }
   size_t size() const { return items_.size(); }
