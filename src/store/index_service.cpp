@@ -43,6 +43,7 @@ Result<void> IndexService::load(bool lastExitOk, int64_t checkpointIndexTs) {
     if (!f) return f.error();
     if (!lastExitOk && f.value()->endTimestamp() > checkpointIndexTs) {
       log::info("deleting index file {} (newer than checkpoint)", n);
+      rebuildFrom_ = std::min(rebuildFrom_, f.value()->beginPhyOffset());
       f.value()->markDeleted();
       continue;
     }

@@ -3,6 +3,7 @@
 // newest last. Builds entries for UNIQ_KEY and each KEYS word ("topic#key") on the dispatcher
 // thread; answers key queries from any thread; a full file is rolled over and flushed later by
 // the maintenance thread (which then advances the checkpoint's indexMsgTimestamp).
+#include <cstdint>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -20,6 +21,9 @@ class IndexService {
   // Opens existing files; after an abnormal exit, files newer than the checkpoint are deleted
   // (they are rebuilt by the recovery re-dispatch).
   Result<void> load(bool lastExitOk, int64_t checkpointIndexTs);
+  // Lowest commit log offset covered by an index file that load() deleted (INT64_MAX if none):
+  // recovery re-dispatches from there so those keys are indexed again.
+  int64_t rebuildFrom() const { return rebuildFrom_; }
 
   void buildIndex(const RecordView& rec);  // dispatcher thread
   struct Query {
@@ -44,6 +48,7 @@ class IndexService {
   std::vector<IndexFilePtr> files_;
   std::vector<IndexFilePtr> fullUnflushed_;
   std::string keyBuf_;  // dispatcher-thread scratch for "topic#key"
+  int64_t rebuildFrom_ = INT64_MAX;
 };
 
 }  // namespace rmq::store

@@ -49,6 +49,8 @@ Result<void> StoreEngine::recover(bool abnormal) {
         break;
       }
     }
+    // Unlike Java, also go back far enough to re-index what the deleted index files covered.
+    while (startIdx > 0 && files[startIdx]->fromOffset() > index.rebuildFrom()) --startIdx;
     log::warn("store recovery: abnormal exit, re-validating from file {}",
               MappedFile::fileName(files[startIdx]->fromOffset()));
     // One pass: each record is re-dispatched right after it validated (CQ/index guards skip
