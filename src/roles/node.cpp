@@ -106,6 +106,10 @@ struct Node::Impl {
 #endif
   std::unique_ptr<net::IoPool> pool;
   std::unique_ptr<namesrv::NamesrvController> namesrv;
+  // Installed before any role starts, so a SIGTERM right after the ports open is not lost to the
+  // default action; delivered by waitForSignal().
+  asio::io_context signalContext;
+  std::unique_ptr<asio::signal_set> signals;
 
   bool hasBroker() const { return has(options.roles, Role::Master) || has(options.roles, Role::Slave); }
 
@@ -176,6 +180,7 @@ std::string Node::effectiveConfigToml() {
 Result<void> Node::start() {
   auto& s = *impl_;
   int64_t t0 = nowMillis();
+  s.signals = std::make_unique<asio::signal_set>(s.signalContext, SIGINT, SIGTERM);
   log::Level level;
   log::parseLevel(s.process.logLevel, level);
   log::setLevel(level);
@@ -206,10 +211,10 @@ Result<void> Node::start() {
 }
 
 void Node::waitForSignal() {
-  asio::io_context ctx;
-  asio::signal_set signals(ctx, SIGINT, SIGTERM);
-  signals.async_wait([](std::error_code, int sig) { log::info("signal {} received, shutting down", sig); });
-  ctx.run();
+  auto& s = *impl_;
+  if (!s.signals) s.signals = std::make_unique<asio::signal_set>(s.signalContext, SIGINT, SIGTERM);
+  s.signals->async_wait([](std::error_code, int sig) { log::info("signal {} received, shutting down", sig); });
+  s.signalContext.run();
 }
 
 void Node::shutdown() {
