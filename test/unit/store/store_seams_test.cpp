@@ -114,3 +114,45 @@ TEST_CASE("StoreConfig declares RocketMQ key names, 4.4 aliases and defaults") {
   c.messageDelayLevel = "1s 5x";
   CHECK_FALSE(c.delayLevelMillis().ok());
 }
+
+TEST_CASE("a waiter beyond what can be flushed gets FLUSH_DISK_TIMEOUT after syncFlushTimeout") {
+  TempDir dir;
+  auto cfg = smallConfig(dir.path);
+  cfg.flushDiskType = "SYNC_FLUSH";
+  cfg.syncFlushTimeout = 100;
+  MessageStore s(cfg, testStoreHost());
+  REQUIRE(s.open().ok());
+  s.start();
+  auto r = s.append(TestMessage("T", 0, "x").m);
+  REQUIRE(r.ok());
+  std::atomic<int> done{0};
+  std::atomic<PutStatus> first{PutStatus::UNKNOWN_ERROR}, second{PutStatus::UNKNOWN_ERROR};
+  s.asyncWaitDurable(r.endOffset(), [&](PutStatus st) { first = st; ++done; });
+  s.asyncWaitDurable(r.endOffset() + 4096, [&](PutStatus st) { second = st; ++done; });  // never written
+  for (int i = 0; i < 300 && done < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  CHECK(done == 2);
+  CHECK((first.load() == PutStatus::PUT_OK));
+  CHECK((second.load() == PutStatus::FLUSH_DISK_TIMEOUT));
+  s.shutdown();
+}
+
+TEST_CASE("a commit log file of the wrong length stops open() with a clear error") {
+  TempDir dir;
+  auto cfg = smallConfig(dir.path);
+  {
+    MessageStore s(cfg, testStoreHost());
+    REQUIRE(s.open().ok());
+    s.start();
+    REQUIRE(s.append(TestMessage("T", 0, "x").m).ok());
+    s.shutdown();
+  }
+  std::filesystem::resize_file(dir.path + "/commitlog/00000000000000000000", 1000);
+  MessageStore s(cfg, testStoreHost());
+  auto r = s.open();
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message.find("not matched") != std::string::npos);
+  // The lock was released: a corrected configuration can open it afterwards.
+  std::filesystem::resize_file(dir.path + "/commitlog/00000000000000000000", 65536);
+  MessageStore again(cfg, testStoreHost());
+  CHECK(again.open().ok());
+}
