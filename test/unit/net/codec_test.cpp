@@ -208,3 +208,15 @@ TEST_CASE("ExtFields typed getters and language names") {
   CHECK(!r1.isResponse());
   CHECK(RemotingCommand::response(0).isResponse());
 }
+
+TEST_CASE("JSON decode: whitespace is fine, bytes after the object are not") {
+  std::string pretty = "{\n\t\"code\" : 11,\n\t\"opaque\" : 3\n}\n";
+  auto ok = decodeFrame(be32(pretty.size()) + pretty);
+  REQUIRE(ok.ok());
+  CHECK(ok->code == 11);
+  CHECK(ok->opaque == 3);
+  std::string nul = std::string("{\"code\":11}") + std::string("\0x", 2);
+  CHECK(!decodeFrame(be32(nul.size()) + nul).ok());
+  std::string twoValues = "{\"code\":11}{}";
+  CHECK(!decodeFrame(be32(twoValues.size()) + twoValues).ok());
+}
