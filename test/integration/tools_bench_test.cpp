@@ -81,9 +81,13 @@ TEST_CASE("rmqbench producer and consumer against rmqnode: counts match what the
 
   // Stored: 400 + 100 + 50 plus one warm-up send per run.
   const int64_t stored = 400 + 100 + 50 + 3;
-  auto status = adminJson(node, "topicStatus", {"-t", topic});
   int64_t total = 0;
-  for (auto& row : rows(status, "queues").GetArray()) total += num(row, "#Max Offset");
+  CHECK(waitUntil([&] {  // consume queues are written by the store's dispatch, just after the sends
+    auto status = adminJson(node, "topicStatus", {"-t", topic});
+    total = 0;
+    for (auto& row : rows(status, "queues").GetArray()) total += num(row, "#Max Offset");
+    return total == stored;
+  }, std::chrono::seconds(10)));
   CHECK(total == stored);
 
   auto c = runTool(RMQBENCH_BIN, {"consumer", "-n", node.namesrvAddr, "--topic", topic, "--group", uniqueName("BenchCG"),
