@@ -98,7 +98,6 @@ void BrokerConfig::resolveDefaults() {
   if (namesrvAddr.empty()) {
     if (const char* env = std::getenv("NAMESRV_ADDR")) namesrvAddr = env;
   }
-  brokerId = 0;
 }
 
 std::string BrokerConfig::brokerAddr() const { return brokerIP1 + ":" + std::to_string(listenPort); }

@@ -64,7 +64,7 @@ struct BrokerConfig {
   void visit(config::FieldVisitor& v);
 
   // Fills brokerName / brokerIP1 / brokerIP2 / namesrvAddr left empty with their runtime
-  // defaults (host name, local address, $NAMESRV_ADDR). Forces brokerId 0 (master role).
+  // defaults (host name, local address, $NAMESRV_ADDR).
   void resolveDefaults();
   std::string brokerAddr() const;       // "brokerIP1:listenPort"
   std::string vipAddr() const;          // "brokerIP1:listenPort-2"

@@ -115,6 +115,7 @@ void BrokerController::startHousekeeping() {
 Result<void> BrokerController::start() {
   if (started_) return {};
   config_.resolveDefaults();
+  if (!storeConfig_.isSlave()) config_.brokerId = 0;  // masters are always id 0 (Java does the same)
   if (auto r = openStoreAndManagers(); !r) return r;
 
   clients_ = std::make_unique<ClientManager>(config_.notifyConsumerIdsChangedEnable);
