@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Interop tests with a real third-party RocketMQ client (the npm package ali-ons, pure JS).
-# Usage: test/interop/run.sh <path-to-rmqnode>
+# Usage: test/interop/run.sh <path-to-rmqnode> [tests/<file>.test.js ...]   (default: all)
 # Installs the pinned client (npm ci into test/interop/node_modules), starts
 # `rmqnode --role=namesrv,master` on free loopback ports with a temp store and a test config
 # (short delay levels, auto-create off), runs tests/*.test.js with node's test runner, and always
@@ -11,6 +11,7 @@ if [ $# -lt 1 ] || [ ! -x "$1" ]; then
   exit 2
 fi
 rmqnode=$(realpath "$1")
+shift
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here"
 
@@ -86,7 +87,15 @@ export RMQ_NAMESRV_ADDR="127.0.0.1:$ns_port" RMQ_BROKER_ADDR="127.0.0.1:$broker_
 echo "interop: rmqnode pid $pid, name server $RMQ_NAMESRV_ADDR, broker $RMQ_BROKER_ADDR, admin ${RMQADMIN:-node frame}"
 
 status=0
-node --test --test-concurrency=1 --test-force-exit --test-reporter=spec tests/ || status=$?
+if [ $# -eq 0 ]; then set -- tests/; fi
+node --test --test-concurrency=1 --test-force-exit --test-reporter=spec "$@" || status=$?
+if ! kill -0 "$pid" 2>/dev/null; then
+  node_status=0
+  wait "$pid" || node_status=$?
+  echo "interop: rmqnode died during the tests (exit status $node_status)" >&2
+  pid=""
+  status=1
+fi
 if [ "$status" -ne 0 ] || [ -n "${INTEROP_VERBOSE:-}" ]; then
   echo "---- rmqnode output and logs (last 100 lines each) ----"
   for f in "$log" "$work"/logs/*; do [ -f "$f" ] && { echo "== $f"; tail -n 100 "$f"; }; done

@@ -26,7 +26,7 @@ function checkMessage(msg, sendResult, topic, i) {
   assert.strictEqual(msg.tags, i % 2 ? 'TagB' : 'TagA');
   assert.strictEqual(msg.keys, `key-${msg.body.toString().replace(/-\d+$/, '')}-${i} k2-${i}`);
   assert.strictEqual(msg.msgId, sendResult.msgId, 'consumer-side offset msgId equals the send answer');
-  assert.strictEqual(msg.queueId, sendResult.messageQueue.queueId);
+  assert.strictEqual(msg.queueId, Number(sendResult.messageQueue.queueId), "queue id of the send answer");
   assert.strictEqual(msg.queueOffset, sendResult.queueOffset);
   assert.strictEqual(msg.storeHost, h.BROKER, 'store host = brokerIP1:listenPort');
   assert.match(msg.bornHost, /^127\.0\.0\.1:\d+$/, 'IPv4 born host for an IPv4 peer');
