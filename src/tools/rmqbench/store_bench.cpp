@@ -43,9 +43,9 @@ double cpuSeconds() {
 }
 
 struct Options {
-  std::string dir = "/tmp/rmqbench-store";
+  std::string dir = "/tmp";     // a fresh subdirectory is created (and removed) inside it
   int64_t messages = 200000;  // per append scenario
-  int64_t syncMessages = 20000;
+  int64_t syncMessages = 5000;
   int bodySize = 1024;
   int64_t recoverMb = 1024;
   int64_t fileMb = 1024;
@@ -250,6 +250,7 @@ int runStoreBench(int argc, char** argv) {
     return 2;
   }
   log::setLevel(o.verbose ? log::Level::Info : log::Level::Warn);
+  o.dir += "/rmqbench-store-" + std::to_string(::getpid());  // never wipe a caller's directory
   fs::create_directories(o.dir);
   Sample sample(o.bodySize);
   auto m = sample.msg(0);
