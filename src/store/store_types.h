@@ -120,7 +120,9 @@ struct QueryMessageResult {
   int32_t totalBytes = 0;
 };
 
-// Called by the dispatcher thread right after a message reached its consume queue.
+// Called by the dispatcher thread right after a message reached its consume queue. queueOffset is
+// the new message's offset (the queue's max offset is now queueOffset + 1); tagsCode as in the CQ;
+// properties is a view valid during the call only. Not called for PREPARED/ROLLBACK records.
 using ArrivalListener = std::function<void(const std::string& topic, int queueId, int64_t queueOffset,
                                            int64_t tagsCode, int64_t storeTimestamp,
                                            std::string_view properties)>;
