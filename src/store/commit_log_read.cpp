@@ -54,7 +54,12 @@ int64_t CommitLog::flush() {
   int64_t done = flushed_.load(std::memory_order_relaxed);
   while (done < target) {
     auto f = files_.findByOffset(done);
-    if (!f) break;
+    if (!f) {
+      int64_t min = minOffset();
+      if (done >= min) break;
+      done = min;  // files below were deleted by retention
+      continue;
+    }
     f->flush();
     done = f->fromOffset() + f->flushed();
     if (f->flushed() < f->size()) break;  // still the file being written

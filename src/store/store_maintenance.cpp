@@ -2,6 +2,7 @@
 // retention (§6.7). Never on a network thread.
 #include <sys/statvfs.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 
