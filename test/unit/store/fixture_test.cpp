@@ -177,7 +177,22 @@ TEST_CASE("Java 4.9.8 store: every manifest message by queue offset, msgId and k
   REQUIRE(json::parse(readFile(root + "/config/consumerOffset.json"), offsets).ok());
   auto& table = offsets["offsetTable"]["TopicTest@please_rename_unique_group_name_4"];
   for (auto& e : table.GetObject()) CHECK(e.value.GetInt64() == 250);
+
+  // Appends continue the Java files: next physical offset and queue offset.
+  int64_t end = store.maxPhyOffset();
+  TestMessage more("FixtureA", 0, "appended by rmqnode", "TagA", "fa-new");
+  auto r = store.append(more.m);
+  REQUIRE(r.ok());
+  CHECK(r.physicalOffset == end);
+  CHECK(r.queueOffset == 150);
   store.shutdown();
+  MessageStore again(fixtureConfig(root), fixtureHost());
+  REQUIRE(again.open().ok());
+  auto g = again.getMessages("FixtureA", 0, 150, 32, 1 << 30, nullptr);
+  REQUIRE(g.records.size() == 1);
+  CHECK(decodeMessage(g.records[0])->body == "appended by rmqnode");
+  CHECK(again.queryMessage("FixtureA", "fa-new", 32, 0, INT64_MAX).records.size() == 1);
+  CHECK(again.queryMessage("FixtureA", "fa-5", 32, 0, INT64_MAX).records.size() == 1);
 }
 
 TEST_CASE("Java 4.9.8 store: our dispatcher rebuilds byte-identical consume queues") {
