@@ -181,9 +181,15 @@ int runProducer(int argc, char** argv) {
             perRequest, meter, [&, seqs](int w) -> asio::awaitable<bool> {
               auto& p = *producers[static_cast<size_t>(w) % producers.size()];
               int64_t seq = (*seqs)[static_cast<size_t>(w)]++;
-              auto r = o.batch > 1 ? co_await p.asyncSendBatch(factory.makeBatch(w, seq))
-                                   : co_await p.asyncSend(factory.make(w, seq));
-              if (o.batch > 1 && r.ok()) meter.success(static_cast<uint64_t>(o.batch - 1));
+              // Two separate co_awaits (not one ?: expression: GCC 12 mis-destroys temporaries
+              // of co_await inside a conditional operator).
+              if (o.batch > 1) {
+                auto r = co_await p.asyncSendBatch(factory.makeBatch(w, seq));
+                bool ok = r.ok() && r->status == client::SendStatus::SEND_OK;
+                if (ok) meter.success(static_cast<uint64_t>(o.batch - 1));
+                co_return ok;
+              }
+              auto r = co_await p.asyncSend(factory.make(w, seq));
               co_return r.ok() && r->status == client::SendStatus::SEND_OK;
             });
   }
