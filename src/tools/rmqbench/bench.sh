@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The benchmark run of issue 4/5: the loopback echo limit, then for ASYNC_FLUSH and SYNC_FLUSH a
+# fresh `rmqnode --role=namesrv,master` (temp store, free loopback ports): start-up time, 1 KiB
+# sync sends with 1, 16 and 64 workers, consume TPS, long-poll wake-up latency (store-to-consume
+# at 100 msg/s), broker RSS. Prints the SUMMARY lines; stops every process it starts.
+# Usage: src/tools/rmqbench/bench.sh <build-dir> [seconds per run, default 5]
+# (build it first: BUILD_DIR=build/release scripts/build.sh Release rmqnode rmqadmin rmqbench)
+set -euo pipefail
+build=$(realpath "${1:?usage: bench.sh <build-dir> [seconds]}")
+secs=${2:-5}
+bench="$build/rmqbench"; admin="$build/rmqadmin"; node_bin="$build/rmqnode"
+for b in "$bench" "$admin" "$node_bin"; do [ -x "$b" ] || { echo "missing $b" >&2; exit 2; }; done
+
+work=$(mktemp -d /tmp/rmq-bench.XXXXXX)
+pid=""
+stop_node() {
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid"; for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
+  fi
+  pid=""
+}
+trap 'stop_node; rm -rf "$work"' EXIT
+
+# A free port p whose p-2 (VIP) and p+1 (HA) are free too.
+free_port() {
+  python3 - <<'EOF'
+import socket
+def free(p):
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", p)); return True
+    except OSError:
+        return False
+    finally:
+        s.close()
+for _ in range(100):
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close()
+    if 1030 < p < 65000 and free(p - 2) and free(p + 1):
+        print(p); break
+EOF
+}
+
+echo "== machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== loopback echo limit (in-process remoting server, 1 KiB send-shaped frames, 1 connection)"
+for t in 1 16 64; do "$bench" echo -t "$t" -s 1024 -d "$secs" --server-threads 2 | grep SUMMARY; done
+
+for flush in ASYNC_FLUSH SYNC_FLUSH; do
+  dir="$work/$flush"; mkdir -p "$dir"
+  ns=$(free_port); bp=$(free_port)
+  cat >"$dir/node.toml" <<EOF
+logDir = "$dir/logs"
+[namesrv]
+bindAddress = "127.0.0.1"
+listenPort = $ns
+kvConfigPath = "$dir/namesrv/kvConfig.json"
+configStorePath = "$dir/namesrv/namesrv.properties"
+[broker]
+brokerName = "bench-broker"
+brokerIP1 = "127.0.0.1"
+listenPort = $bp
+namesrvAddr = "127.0.0.1:$ns"
+[store]
+storePathRootDir = "$dir/store"
+flushDiskType = "$flush"
+EOF
+  t0=$(date +%s%N)
+  HOME="$dir" "$node_bin" --role=namesrv,master --config "$dir/node.toml" >"$dir/out.txt" 2>&1 &
+  pid=$!
+  until (exec 3<>/dev/tcp/127.0.0.1/"$bp") 2>/dev/null && (exec 3<>/dev/tcp/127.0.0.1/"$ns") 2>/dev/null; do
+    kill -0 "$pid" 2>/dev/null || { echo "rmqnode exited:"; cat "$dir/out.txt"; exit 1; }
+    sleep 0.005
+  done
+  t1=$(date +%s%N)
+  echo "== $flush: rmqnode ports accepting after $(( (t1 - t0) / 1000000 )) ms (pid $pid)"
+  "$admin" updateTopic -n "127.0.0.1:$ns" -b "127.0.0.1:$bp" -t BenchTopic8Q -r 8 -w 8 >/dev/null
+  sleep 1
+  sent=0
+  for t in 1 16 64; do
+    line=$("$bench" producer -n "127.0.0.1:$ns" --topic BenchTopic8Q -t "$t" -s 1024 -d "$secs" | grep SUMMARY)
+    echo "$line"
+    sent=$(( sent + $(echo "$line" | sed -E 's/.*ok ([0-9]+) .*/\1/') + 1 ))
+  done
+  echo "== $flush: consume all $sent messages from the first offset"
+  "$bench" consumer -n "127.0.0.1:$ns" --topic BenchTopic8Q --group bench_all --from first -c "$sent" -d 120 | grep SUMMARY
+  echo "== $flush: long-poll wake-up: consumer parked, producer at 100 msg/s; 'store' = store-to-consume"
+  "$bench" consumer -n "127.0.0.1:$ns" --topic BenchTopic8Q --group bench_wake --from last -d $(( secs + 4 )) > "$dir/wake.txt" &
+  cpid=$!
+  sleep 3
+  "$bench" producer -n "127.0.0.1:$ns" --topic BenchTopic8Q -t 1 -s 1024 -d "$secs" --tps 100 | grep SUMMARY
+  wait "$cpid" || true
+  grep SUMMARY "$dir/wake.txt"
+  echo "== $flush: broker RSS $(grep VmRSS /proc/$pid/status | awk '{print $2, $3}'), peak $(grep VmHWM /proc/$pid/status | awk '{print $2, $3}')"
+  stop_node
+done
