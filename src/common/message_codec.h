@@ -14,8 +14,10 @@
 namespace rmq {
 
 // ---- small algorithms ----
-// java.util.zip.CRC32 & 0x7FFFFFFF (stored as a signed int).
+// java.util.zip.CRC32 & 0x7FFFFFFF (stored as a signed int). PCLMUL folding where the CPU has it.
 int32_t crc32Masked(std::string_view bytes);
+uint32_t crc32Ieee(std::string_view bytes);         // full 32-bit java.util.zip.CRC32 value
+int32_t crc32MaskedZlib(std::string_view bytes);   // reference (plain zlib), for tests
 // Java String.hashCode() of a UTF-8 string (hashed as UTF-16 code units; malformed bytes count as U+FFFD).
 int32_t javaStringHash(std::string_view utf8);
 // Number of UTF-16 code units a UTF-8 string has in Java (String.length()).

@@ -187,3 +187,20 @@ TEST_CASE("duplicated property names: kept for byte-exact re-encoding, last one 
   CHECK(eraseProperty(p, "WAIT"));
   CHECK(p.size() == 1);
 }
+
+TEST_CASE("folded CRC32 equals zlib for every length and alignment") {
+  std::string data(70000, '\0');
+  uint32_t x = 12345;
+  for (auto& c : data) {
+    x = x * 1103515245 + 12345;
+    c = static_cast<char>(x >> 16);
+  }
+  for (size_t len = 0; len < 700; ++len)
+    for (size_t off : {0, 1, 7}) {
+      std::string_view v(data.data() + off, len);
+      REQUIRE(crc32Masked(v) == crc32MaskedZlib(v));
+    }
+  for (size_t len : {4096, 4097, 65536, 69993})
+    CHECK(crc32Masked(std::string_view(data.data() + 3, len)) == crc32MaskedZlib(std::string_view(data.data() + 3, len)));
+  CHECK(crc32Ieee("123456789") == 0xCBF43926u);
+}
