@@ -144,7 +144,8 @@ asio::awaitable<Result<std::vector<std::string>>> AdminClient::asyncCreateTopic(
     std::string conf;
     for (const auto& b : info->clusterAddrTable[cluster])
       conf += fmt::format("{}{}:{}", conf.empty() ? "" : ";", b, spec.writeQueueNums);
-    auto kv = co_await asyncPutKvConfig("ORDER_TOPIC_CONFIG", spec.topicName, conf);
+    std::string ns = "ORDER_TOPIC_CONFIG";
+    auto kv = co_await asyncPutKvConfig(ns, spec.topicName, conf);
     if (!kv) co_return kv.error();
   }
   co_return addrs;

@@ -68,7 +68,8 @@ asio::awaitable<Result<int64_t>> queueOffsetQuery(ClientInstance& inst, int code
 }
 
 asio::awaitable<Result<int64_t>> searchOffset(ClientInstance& inst, const MessageQueue& mq, int64_t timestampMs) {
-  co_return co_await offsetFrom(inst, mq, makeSearchOffset(mq.topic, mq.queueId, timestampMs), "offset");
+  auto cmd = makeSearchOffset(mq.topic, mq.queueId, timestampMs);
+  co_return co_await offsetFrom(inst, mq, std::move(cmd), "offset");
 }
 
 asio::awaitable<Result<std::vector<std::string>>> consumerIdList(ClientInstance& inst, const std::string& group,

@@ -90,8 +90,10 @@ void Producer::shutdown() {
   if (!instance_->running()) return;
   instance_->runSync([](Producer* self) -> asio::awaitable<void> {
     for (const auto& addr : self->instance_->brokerAddrs(true))
-      co_await self->instance_->invoke(addr, makeUnregisterClient(self->instance_->clientId(), self->options_.group, ""),
-                                       std::chrono::milliseconds(1000));
+    {
+      auto cmd = makeUnregisterClient(self->instance_->clientId(), self->options_.group, std::string());
+      co_await self->instance_->invoke(addr, std::move(cmd), std::chrono::milliseconds(1000));
+    }
   }(this));
   instance_->shutdown();
 }

@@ -27,8 +27,10 @@ void PullConsumer::shutdown() {
   if (!instance_->running()) return;
   instance_->runSync([](PullConsumer* self) -> asio::awaitable<void> {
     for (const auto& addr : self->instance_->brokerAddrs(false))
-      co_await self->instance_->invoke(addr, makeUnregisterClient(self->clientId(), "", self->options_.group),
-                                       std::chrono::milliseconds(1000));
+    {
+      auto cmd = makeUnregisterClient(self->clientId(), std::string(), self->options_.group);
+      co_await self->instance_->invoke(addr, std::move(cmd), std::chrono::milliseconds(1000));
+    }
   }(this));
   instance_->shutdown();
 }

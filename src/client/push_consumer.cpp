@@ -93,8 +93,10 @@ void PushConsumer::shutdown() {
   instance_->runSync([](PushConsumer* self) -> asio::awaitable<void> {
     co_await self->persistAll();
     for (const auto& addr : self->instance_->brokerAddrs(false))
-      co_await self->instance_->invoke(addr, makeUnregisterClient(self->clientId(), "", self->options_.group),
-                                       std::chrono::milliseconds(1000));
+    {
+      auto cmd = makeUnregisterClient(self->clientId(), std::string(), self->options_.group);
+      co_await self->instance_->invoke(addr, std::move(cmd), std::chrono::milliseconds(1000));
+    }
   }(this));
   instance_->shutdown();
 }

@@ -1,0 +1,221 @@
+// Push consumer against a real rmqnode: clustering rebalance as members join and leave (no loss,
+// no double consumption), broadcasting, consume-from-timestamp, tag filtering, retry through
+// %RETRY% after RECONSUME_LATER.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <set>
+
+#include "client/message_helpers.h"
+#include "client/producer.h"
+#include "client/push_consumer.h"
+#include "client_node.h"
+
+using namespace rmq;
+using namespace rmq::client;
+using namespace rmq::test;
+
+namespace {
+
+// Records which member consumed which body.
+struct Ledger {
+  std::mutex mu;
+  std::multimap<std::string, std::string> byBody;  // body -> member
+  std::map<std::string, int> countByMember;
+
+  MessageListener listener(const std::string& member) {
+    return [this, member](const std::vector<MessageExt>& msgs, const MessageQueue&) {
+      std::lock_guard lk(mu);
+      for (const auto& m : msgs) {
+        byBody.emplace(m.body, member);
+        countByMember[member]++;
+      }
+      return ConsumeStatus::CONSUME_SUCCESS;
+    };
+  }
+  size_t distinct() {
+    std::lock_guard lk(mu);
+    std::set<std::string> bodies;
+    for (auto& [b, m] : byBody) bodies.insert(b);
+    return bodies.size();
+  }
+  size_t total() { std::lock_guard lk(mu); return byBody.size(); }
+  int of(const std::string& member) { std::lock_guard lk(mu); return countByMember[member]; }
+};
+
+PushConsumerOptions pushOptions(const DevNode& node, const std::string& group) {
+  PushConsumerOptions o;
+  o.group = group;
+  o.client = node.clientConfig();
+  o.consumeFromWhere = ConsumeFromWhere::CONSUME_FROM_FIRST_OFFSET;
+  o.persistConsumerOffsetInterval = std::chrono::milliseconds(500);
+  o.rebalanceInterval = std::chrono::milliseconds(2000);  // picks up %RETRY% routes quickly
+  o.consumeThreadMin = o.consumeThreadMax = 4;
+  return o;
+}
+
+void sendBodies(Producer& p, const std::string& topic, const std::string& prefix, int n) {
+  for (int i = 0; i < n; ++i) {
+    auto r = p.send(makeMessage(topic, "TagA", "", prefix + std::to_string(i)));
+    REQUIRE_MESSAGE(r.ok(), r.error().message);
+  }
+}
+
+std::unique_ptr<Producer> startProducer(const DevNode& node) {
+  ProducerOptions po;
+  po.group = uniqueName("pg");
+  po.client = node.clientConfig();
+  auto p = std::make_unique<Producer>(po);
+  REQUIRE(p->start().ok());
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("client push consumer: clustering rebalance as a second member joins and leaves") {
+  DevNode node;
+  REQUIRE(node.start());
+  std::string topic = uniqueName("PushTopic");
+  REQUIRE(node.createTopic(topic, 4));
+  auto producer = startProducer(node);
+  std::string group = uniqueName("cg");
+  Ledger ledger;
+
+  PushConsumer a(pushOptions(node, group));
+  REQUIRE(a.subscribe(topic, "*").ok());
+  a.registerListener(ledger.listener("A"));
+  REQUIRE(a.start().ok());
+  sendBodies(*producer, topic, "r1-", 40);
+  REQUIRE(waitUntil([&] { return ledger.distinct() == 40; }, std::chrono::seconds(20)));
+  CHECK(ledger.of("A") == 40);
+  a.persistOffsetsNow();
+
+  PushConsumer b(pushOptions(node, group));
+  REQUIRE(b.subscribe(topic, "*").ok());
+  b.registerListener(ledger.listener("B"));
+  REQUIRE(b.start().ok());
+  // Both members see each other after the broker's notification (or the 20 s timer).
+  auto topicQueues = [&](PushConsumer& c) {
+    int n = 0;
+    for (auto& q : c.assignedQueues()) n += q.topic == topic;
+    return n;
+  };
+  REQUIRE(waitUntil([&] {
+    a.rebalanceNow();
+    b.rebalanceNow();
+    return topicQueues(a) == 2 && topicQueues(b) == 2;
+  }, std::chrono::seconds(20)));
+  sendBodies(*producer, topic, "r2-", 40);
+  REQUIRE(waitUntil([&] { return ledger.distinct() == 80; }, std::chrono::seconds(20)));
+  CHECK(ledger.of("B") > 0);
+  CHECK(ledger.of("A") > 40);
+  CHECK(ledger.total() == 80);  // nothing consumed twice
+  b.persistOffsetsNow();
+
+  b.shutdown();
+  REQUIRE(waitUntil([&] {
+    a.rebalanceNow();
+    return topicQueues(a) == 4;
+  }, std::chrono::seconds(20)));
+  sendBodies(*producer, topic, "r3-", 40);
+  REQUIRE(waitUntil([&] { return ledger.distinct() == 120; }, std::chrono::seconds(20)));
+  CHECK(ledger.total() == 120);
+  a.shutdown();
+  producer->shutdown();
+}
+
+TEST_CASE("client push consumer: broadcasting delivers every message to every member") {
+  DevNode node;
+  REQUIRE(node.start());
+  std::string topic = uniqueName("BcTopic");
+  REQUIRE(node.createTopic(topic, 2));
+  auto producer = startProducer(node);
+  std::string group = uniqueName("bg");
+  auto offsetDir = std::filesystem::path(node.node.dir()) / "offsets";
+  Ledger one, two;
+  std::vector<std::unique_ptr<PushConsumer>> members;
+  int k = 0;
+  for (Ledger* l : {&one, &two}) {
+    auto o = pushOptions(node, group);
+    o.messageModel = MessageModel::BROADCASTING;
+    o.client.instanceName = "member" + std::to_string(k++);
+    o.offsetStoreDir = offsetDir.string();
+    auto c = std::make_unique<PushConsumer>(o);
+    REQUIRE(c->subscribe(topic, "*").ok());
+    c->registerListener(l->listener("M"));
+    REQUIRE(c->start().ok());
+    members.push_back(std::move(c));
+  }
+  sendBodies(*producer, topic, "b-", 20);
+  REQUIRE(waitUntil([&] { return one.distinct() == 20 && two.distinct() == 20; }, std::chrono::seconds(20)));
+  CHECK(one.total() == 20);
+  CHECK(two.total() == 20);
+  for (auto& m : members) m->shutdown();
+  // Each member kept its progress in its own local offset file.
+  CHECK(std::filesystem::exists(offsetDir / members[0]->clientId() / group / "offsets.json"));
+  CHECK(std::filesystem::exists(offsetDir / members[1]->clientId() / group / "offsets.json"));
+  producer->shutdown();
+}
+
+TEST_CASE("client push consumer: consume from timestamp skips older messages; tags filter") {
+  DevNode node;
+  REQUIRE(node.start());
+  std::string topic = uniqueName("TsTopic");
+  REQUIRE(node.createTopic(topic, 1));
+  auto producer = startProducer(node);
+  sendBodies(*producer, topic, "old-", 5);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  int64_t cut = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    std::chrono::system_clock::now().time_since_epoch()).count();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  sendBodies(*producer, topic, "new-", 5);
+  REQUIRE(producer->send(makeMessage(topic, "TagB", "", "tagged-b")).ok());
+
+  Ledger ledger;
+  auto o = pushOptions(node, uniqueName("tsg"));
+  o.consumeFromWhere = ConsumeFromWhere::CONSUME_FROM_TIMESTAMP;
+  o.consumeTimestampMs = cut;
+  PushConsumer c(o);
+  REQUIRE(c.subscribe(topic, "TagA || TagC").ok());
+  c.registerListener(ledger.listener("C"));
+  REQUIRE(c.start().ok());
+  REQUIRE(waitUntil([&] { return ledger.distinct() == 5; }, std::chrono::seconds(20)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  {
+    std::lock_guard lk(ledger.mu);
+    for (auto& [body, member] : ledger.byBody) CHECK(body.rfind("new-", 0) == 0);
+  }
+  CHECK(ledger.total() == 5);
+  c.shutdown();
+  producer->shutdown();
+}
+
+TEST_CASE("client push consumer: RECONSUME_LATER redelivers through the retry topic") {
+  DevNode node;
+  REQUIRE(node.start());
+  std::string topic = uniqueName("RetryTopic");
+  REQUIRE(node.createTopic(topic, 1));
+  auto producer = startProducer(node);
+  std::mutex mu;
+  std::vector<std::pair<std::string, int>> deliveries;  // topic, reconsumeTimes
+  PushConsumer c(pushOptions(node, uniqueName("rg")));
+  REQUIRE(c.subscribe(topic, "*").ok());
+  c.registerListener([&](const std::vector<MessageExt>& msgs, const MessageQueue&) {
+    std::lock_guard lk(mu);
+    for (auto& m : msgs) deliveries.push_back({m.topic, m.reconsumeTimes});
+    return deliveries.size() == 1 ? ConsumeStatus::RECONSUME_LATER : ConsumeStatus::CONSUME_SUCCESS;
+  });
+  REQUIRE(c.start().ok());
+  REQUIRE(producer->send(makeMessage(topic, "", "", "retry-me")).ok());
+  REQUIRE(waitUntil([&] { std::lock_guard lk(mu); return deliveries.size() >= 2; }, std::chrono::seconds(30)));
+  {
+    std::lock_guard lk(mu);
+    CHECK(deliveries[0].second == 0);
+    CHECK(deliveries[1].first == topic);  // the real topic is restored from RETRY_TOPIC
+    CHECK(deliveries[1].second == 1);
+  }
+  c.shutdown();
+  producer->shutdown();
+}
