@@ -118,9 +118,22 @@ asio::awaitable<Result<net::RemotingCommand>> ClientInstance::invokeNamesrv(net:
 }
 
 void ClientInstance::storeRoute(const std::string& topic, TopicRouteData route) {
-  std::lock_guard lk(mu_);
-  for (const auto& b : route.brokerDatas) brokerAddrTable_[b.brokerName] = b.brokerAddrs;
-  routes_[topic] = std::move(route);
+  bool newBroker = false;
+  {
+    std::lock_guard lk(mu_);
+    for (const auto& b : route.brokerDatas) {
+      auto& known = brokerAddrTable_[b.brokerName];
+      for (const auto& [id, addr] : b.brokerAddrs) {
+        auto it = known.find(id);
+        newBroker |= it == known.end() || it->second != addr;
+      }
+      known = b.brokerAddrs;
+    }
+    routes_[topic] = std::move(route);
+  }
+  // A broker we never talked to learns who we are at once, not only at the next 30 s heartbeat
+  // (admin views such as producer/consumer connections depend on it).
+  if (newBroker && running_) spawn(sendHeartbeatToAllBrokers());
 }
 
 asio::awaitable<Result<TopicRouteData>> ClientInstance::route(const std::string& topic, bool refresh) {

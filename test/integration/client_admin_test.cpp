@@ -102,7 +102,8 @@ TEST_CASE("client admin API: topics, KV, brokers, groups and message queries") {
   std::string group = uniqueName("admincg");
   SubscriptionGroupSpec gs;
   gs.groupName = group;
-  REQUIRE(admin.run(admin.asyncUpdateSubscriptionGroup(node.brokerAddr, gs)).ok());
+  auto updated = admin.run(admin.asyncUpdateSubscriptionGroup(node.brokerAddr, gs));
+  REQUIRE_MESSAGE(updated.ok(), updated.error().message);
   PullConsumerOptions co;
   co.group = group;
   co.client = node.clientConfig();
