@@ -2,7 +2,7 @@
 // Registration of the admin-side request processors (PROTOCOL.md §2.2 codes marked B that are
 // not send/pull/heartbeat/offset-query). registerAdminProcessors(ctx) (broker_context.h) calls
 // each group below. Processors run on network threads; anything that writes files goes through
-// admin::onBackground.
+// admin::postBackground / the managers' persist executor.
 #include "roles/broker/broker_context.h"
 
 namespace rmq::broker {

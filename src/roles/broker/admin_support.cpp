@@ -3,12 +3,16 @@
 #include <chrono>
 #include <ctime>
 
+#include <asio/post.hpp>
+
 #include <fmt/format.h>
 
 #include "common/json.h"
 #include "common/response_code.h"
 #include "roles/broker/client_manager.h"
 #include "roles/broker/json_text.h"
+#include "roles/broker/subscription_group_manager.h"
+#include "roles/broker/topic_config_manager.h"
 
 namespace rmq::broker::admin {
 
@@ -63,11 +67,19 @@ std::string mqJson(std::string_view topic, std::string_view brokerName, int32_t 
   return rmq::json::messageQueueKeyText({std::string(topic), std::string(brokerName), queueId});
 }
 
-asio::awaitable<RemotingCommand> onBackground(BrokerContext& ctx, std::function<RemotingCommand()> work) {
-  if (!ctx.background) co_return work();
-  co_return co_await asio::co_spawn(
-      ctx.background, [w = std::move(work)]() -> asio::awaitable<RemotingCommand> { co_return w(); },
-      asio::use_awaitable);
+void postBackground(BrokerContext& ctx, std::function<void()> job) {
+  if (!ctx.background) {
+    job();
+    return;
+  }
+  asio::post(ctx.background, std::move(job));
+}
+
+void persistManagersInBackground(BrokerContext& ctx) {
+  if (!ctx.background) return;
+  auto exec = [ex = ctx.background](std::function<void()> job) { asio::post(ex, std::move(job)); };
+  ctx.topics.setPersistExecutor(exec);
+  ctx.groups.setPersistExecutor(exec);
 }
 
 void writeSubscription(json::Writer& w, const SubscriptionData& s) {

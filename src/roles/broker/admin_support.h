@@ -2,8 +2,6 @@
 // Helpers shared by the admin-side processors: responses, typed header reads with Java's
 // "required field" errors, MessageQueue keys, and running blocking work off the network threads.
 #include <asio/awaitable.hpp>
-#include <asio/co_spawn.hpp>
-#include <asio/use_awaitable.hpp>
 #include <functional>
 #include <optional>
 #include <string>
@@ -41,9 +39,11 @@ bool optBool(const RemotingCommand& cmd, std::string_view key, bool dflt);
 // {"brokerName":"b","queueId":0,"topic":"t"} (fastjson field order), for object map keys.
 std::string mqJson(std::string_view topic, std::string_view brokerName, int32_t queueId);
 
-// Runs `work` on ctx.background (file writes must not block network threads) and resumes on
-// the caller's executor with its result. Inline when there is no background executor.
-asio::awaitable<RemotingCommand> onBackground(BrokerContext& ctx, std::function<RemotingCommand()> work);
+// Hands `job` to ctx.background (file writes and deletes must not block network threads);
+// inline when there is no background executor. Fire-and-forget: the answer does not wait.
+void postBackground(BrokerContext& ctx, std::function<void()> job);
+// Makes the metadata managers persist on ctx.background instead of the calling thread.
+void persistManagersInBackground(BrokerContext& ctx);
 
 // SubscriptionData as fastjson writes it (sorted keys).
 void writeSubscription(json::Writer& w, const SubscriptionData& s);

@@ -48,7 +48,7 @@ Reply updateBrokerConfig(BrokerContext& ctx, ConfigVersion& cv, net::ConnectionP
 }
 
 Reply cleanUnusedTopic(BrokerContext& ctx) {
-  co_return co_await onBackground(ctx, [&ctx] {
+  postBackground(ctx, [&ctx] {
     std::set<std::string> unused;
     for (auto& [topic, _] : ctx.store.queues()) {
       if (topic == topics::SCHEDULE_TOPIC || ctx.topics.contains(topic)) continue;
@@ -59,15 +59,13 @@ Reply cleanUnusedTopic(BrokerContext& ctx) {
       log::info("clean unused topics: {} consume queue topics dropped", unused.size());
       ctx.store.deleteTopics(unused);
     }
-    return success();
   });
+  co_return success();
 }
 
 Reply runRetention(BrokerContext& ctx) {
-  co_return co_await onBackground(ctx, [&ctx] {
-    ctx.store.runRetention(false);
-    return success();
-  });
+  postBackground(ctx, [&ctx] { ctx.store.runRetention(false); });
+  co_return success();
 }
 
 

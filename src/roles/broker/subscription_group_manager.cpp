@@ -81,6 +81,27 @@ Result<void> SubscriptionGroupManager::load() {
   return {};
 }
 
+void SubscriptionGroupManager::setPersistExecutor(std::function<void(std::function<void()>)> exec) {
+  std::lock_guard lk(mu_);
+  persistExec_ = std::move(exec);
+}
+
+void SubscriptionGroupManager::persistSoon() {
+  std::function<void(std::function<void()>)> exec;
+  {
+    std::lock_guard lk(mu_);
+    exec = persistExec_;
+  }
+  auto job = [this] {
+    if (auto r = persist(); !r) log::error("persist subscriptionGroup.json: {}", r.error().message);
+  };
+  if (exec) {
+    exec(job);
+  } else {
+    job();
+  }
+}
+
 Result<void> SubscriptionGroupManager::persist() const {
   if (dir_.empty()) return {};
   return writeConfigFile(filePath(), encode(true));
@@ -104,7 +125,7 @@ std::optional<SubscriptionGroupConfig> SubscriptionGroupManager::findOrAutoCreat
     version_.next();
   }
   log::info("auto-created subscription group {}", group);
-  if (auto r = persist(); !r) log::error("persist subscriptionGroup.json: {}", r.error().message);
+  persistSoon();
   return g;
 }
 
@@ -115,7 +136,7 @@ void SubscriptionGroupManager::update(const SubscriptionGroupConfig& config) {
     version_.next();
   }
   log::info("create/update subscription group {}", config.groupName);
-  if (auto r = persist(); !r) log::error("persist subscriptionGroup.json: {}", r.error().message);
+  persistSoon();
 }
 
 bool SubscriptionGroupManager::remove(std::string_view group) {
@@ -125,7 +146,7 @@ bool SubscriptionGroupManager::remove(std::string_view group) {
     version_.next();
   }
   log::info("deleted subscription group {}", group);
-  if (auto r = persist(); !r) log::error("persist subscriptionGroup.json: {}", r.error().message);
+  persistSoon();
   return true;
 }
 

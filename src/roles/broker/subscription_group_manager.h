@@ -3,6 +3,7 @@
 // built-in groups, auto-creation on first use (autoCreateSubscriptionGroup, always for CID_RMQ_SYS_*).
 // Thread-safety: all methods may be called from any thread (one mutex); persisting is a
 // synchronous file write done only on admin / auto-create paths.
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -36,6 +37,9 @@ class SubscriptionGroupManager {
 
   Result<void> load();  // built-ins, then subscriptionGroup.json (.bak fallback)
   Result<void> persist() const;
+  // Where change-triggered persistence runs (default: synchronously in the caller). The broker
+  // hands jobs to its background thread so admin requests never write files on network threads.
+  void setPersistExecutor(std::function<void(std::function<void()>)> exec);
   std::string filePath() const;
 
   std::optional<SubscriptionGroupConfig> find(std::string_view group) const;
@@ -54,6 +58,8 @@ class SubscriptionGroupManager {
  private:
   std::string dir_;
   bool autoCreate_;
+  void persistSoon();  // after a change: persist() via the persist executor
+  std::function<void(std::function<void()>)> persistExec_;
   mutable std::mutex mu_;
   std::unordered_map<std::string, SubscriptionGroupConfig> table_;
   DataVersion version_;

@@ -52,11 +52,9 @@ Reply updateAndCreateTopic(BrokerContext& ctx, net::ConnectionPtr conn, Remoting
                       "The topic[" + config->topicName + "] is conflict with system topic.");
   }
   log::info("updateAndCreateTopic {} from {}", config->topicName, conn->remoteAddress());
-  co_return co_await onBackground(ctx, [&ctx, c = *config] {
-    ctx.topics.updateTopicConfig(c);
-    if (ctx.registerBrokerAllSoon) ctx.registerBrokerAllSoon();
-    return success();
-  });
+  ctx.topics.updateTopicConfig(*config);
+  if (ctx.registerBrokerAllSoon) ctx.registerBrokerAllSoon();
+  co_return success();
 }
 
 Reply deleteTopic(BrokerContext& ctx, net::ConnectionPtr conn, RemotingCommand cmd) {
@@ -66,13 +64,11 @@ Reply deleteTopic(BrokerContext& ctx, net::ConnectionPtr conn, RemotingCommand c
     co_return failure(ResponseCode::SYSTEM_ERROR, "The topic[" + *topic + "] is conflict with system topic.");
   }
   log::info("deleteTopic {} from {}", *topic, conn->remoteAddress());
-  co_return co_await onBackground(ctx, [&ctx, t = *topic] {
-    ctx.topics.deleteTopicConfig(t);
-    ctx.offsets.removeTopic(t);
-    ctx.store.deleteTopics({t});
-    if (ctx.registerBrokerAllSoon) ctx.registerBrokerAllSoon();
-    return success();
-  });
+  ctx.topics.deleteTopicConfig(*topic);
+  ctx.offsets.removeTopic(*topic);
+  postBackground(ctx, [&ctx, t = *topic] { ctx.store.deleteTopics({t}); });  // unlinks files
+  if (ctx.registerBrokerAllSoon) ctx.registerBrokerAllSoon();
+  co_return success();
 }
 
 Reply systemTopicList(BrokerContext& ctx) {
@@ -93,10 +89,8 @@ Reply updateGroup(BrokerContext& ctx, net::ConnectionPtr conn, RemotingCommand c
   auto g = SubscriptionGroupConfig::fromJson(cmd.body);
   if (!g) co_return failure(ResponseCode::SYSTEM_ERROR, "bad SubscriptionGroupConfig body: " + g.error().message);
   log::info("updateAndCreateSubscriptionGroup {} from {}", g->groupName, conn->remoteAddress());
-  co_return co_await onBackground(ctx, [&ctx, group = *g] {
-    ctx.groups.update(group);
-    return success();
-  });
+  ctx.groups.update(*g);
+  co_return success();
 }
 
 Reply deleteGroup(BrokerContext& ctx, net::ConnectionPtr conn, RemotingCommand cmd) {
@@ -104,11 +98,9 @@ Reply deleteGroup(BrokerContext& ctx, net::ConnectionPtr conn, RemotingCommand c
   if (!group) co_return failure(group.error());
   bool removeOffset = optBool(cmd, "removeOffset", false);
   log::info("deleteSubscriptionGroup {} (removeOffset={}) from {}", *group, removeOffset, conn->remoteAddress());
-  co_return co_await onBackground(ctx, [&ctx, g = *group, removeOffset] {
-    ctx.groups.remove(g);
-    if (removeOffset) ctx.offsets.removeGroup(g);
-    return success();
-  });
+  ctx.groups.remove(*group);
+  if (removeOffset) ctx.offsets.removeGroup(*group);
+  co_return success();
 }
 
 Reply allTopicConfig(BrokerContext& ctx) { co_return success(ctx.topics.encode()); }
@@ -124,6 +116,7 @@ Reply allDelayOffsets(BrokerContext& ctx) {
 
 void registerTopicAdminProcessors(BrokerContext& ctx) {
   BrokerContext* c = &ctx;
+  persistManagersInBackground(ctx);
   ctx.registerProcessor(RequestCode::UPDATE_AND_CREATE_TOPIC,
                         [c](net::ConnectionPtr conn, RemotingCommand cmd) { return updateAndCreateTopic(*c, conn, std::move(cmd)); });
   ctx.registerProcessor(RequestCode::DELETE_TOPIC_IN_BROKER,

@@ -74,6 +74,27 @@ Result<void> TopicConfigManager::load() {
   return {};
 }
 
+void TopicConfigManager::setPersistExecutor(std::function<void(std::function<void()>)> exec) {
+  std::lock_guard lk(mu_);
+  persistExec_ = std::move(exec);
+}
+
+void TopicConfigManager::persistSoon() {
+  std::function<void(std::function<void()>)> exec;
+  {
+    std::lock_guard lk(mu_);
+    exec = persistExec_;
+  }
+  auto job = [this] {
+    if (auto r = persist(); !r) log::error("persist topics.json: {}", r.error().message);
+  };
+  if (exec) {
+    exec(job);
+  } else {
+    job();
+  }
+}
+
 Result<void> TopicConfigManager::persist() const {
   if (opts_.configDir.empty()) return {};
   return writeConfigFile(filePath(), encode(true));
@@ -121,7 +142,7 @@ void TopicConfigManager::updateTopicConfig(const TopicConfig& config) {
     putLocked(config);
     version_.next();
   }
-  if (auto r = persist(); !r) log::error("persist topics.json: {}", r.error().message);
+  persistSoon();
 }
 
 bool TopicConfigManager::deleteTopicConfig(std::string_view topic) {
@@ -131,7 +152,7 @@ bool TopicConfigManager::deleteTopicConfig(std::string_view topic) {
     version_.next();
   }
   log::info("delete topic config {}", topic);
-  if (auto r = persist(); !r) log::error("persist topics.json: {}", r.error().message);
+  persistSoon();
   return true;
 }
 
@@ -178,7 +199,7 @@ std::optional<TopicConfig> TopicConfigManager::createTopicInSendMessageMethod(
   }
   log::info("auto-created topic {} from {} ({} queues)", topic, defaultTopic, fresh.writeQueueNums);
   if (created) *created = true;
-  if (auto r = persist(); !r) log::error("persist topics.json: {}", r.error().message);
+  persistSoon();
   notifyCreated(fresh);
   return fresh;
 }
@@ -201,7 +222,7 @@ TopicConfig TopicConfigManager::createTopicInSendMessageBackMethod(std::string_v
   }
   log::info("created topic {} ({} queues, perm {})", topic, queueNums, p);
   if (created) *created = true;
-  if (auto r = persist(); !r) log::error("persist topics.json: {}", r.error().message);
+  persistSoon();
   notifyCreated(fresh);
   return fresh;
 }
@@ -220,9 +241,7 @@ void TopicConfigManager::updateOrderTopicConfig(const std::vector<std::string>& 
     }
     if (changed) version_.next();
   }
-  if (changed) {
-    if (auto r = persist(); !r) log::error("persist topics.json: {}", r.error().message);
-  }
+  if (changed) persistSoon();
 }
 
 void TopicConfigManager::replaceAll(const DataVersion& version, const std::vector<TopicConfig>& configs) {
@@ -232,7 +251,7 @@ void TopicConfigManager::replaceAll(const DataVersion& version, const std::vecto
     for (auto& c : configs) table_[c.topicName] = c;
     version_ = version;
   }
-  if (auto r = persist(); !r) log::error("persist topics.json: {}", r.error().message);
+  persistSoon();
 }
 
 void TopicConfigManager::setOnTopicCreated(std::function<void(const TopicConfig&)> hook) {
@@ -247,6 +266,28 @@ void TopicConfigManager::notifyCreated(const TopicConfig& c) {
     hook = onCreated_;
   }
   if (hook) hook(c);
+}
+
+}  // namespace rmq::broker
+
+// ---------------------------------------------------------------------------------------------
+// registerAdminProcessors (declared in broker_context.h) lives in this translation unit on
+// purpose: broker_controller.cpp carries a weak no-op default, and a linker only pulls an object
+// out of a static archive for an *undefined* symbol, so a strong definition in an object nothing
+// else references would be ignored. The controller always constructs TopicConfigManager, so this
+// object is always linked and its strong definition wins.
+#include "roles/broker/admin_processors.h"
+
+namespace rmq::broker {
+
+void registerAdminProcessors(BrokerContext& ctx) {
+  registerTopicAdminProcessors(ctx);
+  registerQueryProcessors(ctx);
+  registerStatsProcessors(ctx);
+  registerClientAdminProcessors(ctx);
+  registerOffsetAdminProcessors(ctx);
+  registerBrokerConfigProcessors(ctx);
+  registerSendBackProcessor(ctx);
 }
 
 }  // namespace rmq::broker

@@ -42,6 +42,9 @@ class TopicConfigManager {
   // A missing file is fine; an unreadable one is an error (start-up must not lose topics).
   Result<void> load();
   Result<void> persist() const;
+  // Where change-triggered persistence runs (default: synchronously in the caller). The broker
+  // hands jobs to its background thread so admin requests never write files on network threads.
+  void setPersistExecutor(std::function<void(std::function<void()>)> exec);
   std::string filePath() const;
 
   std::optional<TopicConfig> find(std::string_view topic) const;
@@ -89,6 +92,8 @@ class TopicConfigManager {
   void notifyCreated(const TopicConfig& c);
 
   TopicConfigManagerOptions opts_;
+  void persistSoon();  // after a change: persist() via the persist executor
+  std::function<void(std::function<void()>)> persistExec_;
   mutable std::mutex mu_;
   std::unordered_map<std::string, TopicConfig> table_;
   DataVersion version_;

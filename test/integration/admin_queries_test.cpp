@@ -1,0 +1,192 @@
+// Query and statistics codes: QUERY_MESSAGE, VIEW_MESSAGE_BY_ID, QUERY_CONSUME_QUEUE,
+// GET_TOPIC_STATS_INFO, GET_CONSUME_STATS, GET_BROKER_CONSUME_STATS, QUERY_CONSUME_TIME_SPAN,
+// QUERY_TOPIC_CONSUME_BY_WHO, GET_BROKER_RUNTIME_INFO, CLONE_GROUP_OFFSET, QUERY_CORRECTION_OFFSET.
+#include <doctest/doctest.h>
+
+#include "admin_test_util.h"
+#include "common/message_id.h"
+#include "common/response_code.h"
+
+using namespace rmq;
+using namespace rmq::test;
+using namespace rmq::test::admin;
+
+namespace {
+
+// MessageQueue-keyed object (fastjson object keys) -> queueId -> value object.
+std::map<int, const rapidjson::Value*> byQueue(const rapidjson::Value& table, const std::string& topic) {
+  std::map<int, const rapidjson::Value*> out;
+  for (auto& m : table.GetObject()) {
+    auto mq = rmq::json::parseMessageQueueKey(rmq::json::keyView(m.name));
+    REQUIRE(mq);
+    CHECK(mq->brokerName == "broker-a");
+    if (mq->topic == topic) out[mq->queueId] = &m.value;
+  }
+  return out;
+}
+
+void commit(TestClient& c, const std::string& addr, const std::string& group, const std::string& topic, int q,
+            int64_t offset) {
+  REQUIRE(call(c, addr, request(RequestCode::UPDATE_CONSUMER_OFFSET,
+                                {{"consumerGroup", group}, {"topic", topic}, {"queueId", std::to_string(q)},
+                                 {"commitOffset", std::to_string(offset)}})).code == 0);
+}
+
+}  // namespace
+
+TEST_CASE("admin queries: by key through the index, by offset id, consume queue units") {
+  DevNode node;
+  REQUIRE(node.start());
+  TestClient c;
+  auto addr = node.brokerAddr();
+  createTopic(c, addr, "QueryTopic", 2);
+  std::vector<std::string> ids;
+  for (int i = 0; i < 3; ++i) {
+    SendSpec s;
+    s.topic = "QueryTopic";
+    s.keys = i < 2 ? "orderKey" : "otherKey";
+    s.body = "body-" + std::to_string(i);
+    s.queueId = i % 2;
+    ids.push_back(std::string(sendOk(c, addr, s).extFields.get("msgId")));
+  }
+  waitDispatched(c, addr, "QueryTopic", 0, 2);
+  auto byKey = [&](const std::string& key) {
+    return call(c, addr, request(RequestCode::QUERY_MESSAGE,
+                                 {{"topic", "QueryTopic"}, {"key", key}, {"maxNum", "32"}, {"beginTimestamp", "0"},
+                                  {"endTimestamp", std::to_string(INT64_MAX)}}));
+  };
+  CHECK(waitFor([&] { return pulledMessages(byKey("orderKey")).size() == 2; }, std::chrono::seconds(5)));
+  auto found = byKey("orderKey");
+  CHECK(found.code == 0);
+  CHECK(extInt(found, "indexLastUpdateTimestamp") > 0);
+  auto msgs = pulledMessages(found);
+  REQUIRE(msgs.size() == 2);
+  std::set<std::string> bodies{msgs[0].body, msgs[1].body};
+  CHECK(bodies == std::set<std::string>{"body-0", "body-1"});
+  auto none = byKey("absentKey");
+  CHECK(none.code == ResponseCode::QUERY_NOT_FOUND);
+  CHECK(call(c, addr, request(RequestCode::QUERY_MESSAGE, {{"topic", "QueryTopic"}})).code == ResponseCode::SYSTEM_ERROR);
+
+  auto id = parseOffsetMsgId(ids[2]);
+  REQUIRE(id);
+  auto view = call(c, addr, request(RequestCode::VIEW_MESSAGE_BY_ID, {{"offset", std::to_string(id->commitLogOffset)}}));
+  REQUIRE(view.code == 0);
+  auto viewed = pulledMessages(view);
+  REQUIRE(viewed.size() == 1);
+  CHECK(viewed[0].body == "body-2");
+  CHECK(viewed[0].topic == "QueryTopic");
+  CHECK(call(c, addr, request(RequestCode::VIEW_MESSAGE_BY_ID, {{"offset", "999999999"}})).code ==
+        ResponseCode::SYSTEM_ERROR);
+
+  auto cq = parseBody(call(c, addr, request(RequestCode::QUERY_CONSUME_QUEUE,
+                                            {{"topic", "QueryTopic"}, {"queueId", "0"}, {"index", "0"}, {"count", "10"},
+                                             {"consumerGroup", "cg"}})));
+  CHECK(cq["maxQueueIndex"].GetInt64() == 2);
+  CHECK(cq["minQueueIndex"].GetInt64() == 0);
+  REQUIRE(cq["queueData"].Size() == 2);
+  auto first = parseOffsetMsgId(ids[0]);
+  CHECK(cq["queueData"][0]["physicOffset"].GetInt64() == first->commitLogOffset);
+  CHECK(call(c, addr, request(RequestCode::QUERY_CONSUME_QUEUE, {{"topic", "QueryTopic"}, {"queueId", "9"}})).code ==
+        ResponseCode::SYSTEM_ERROR);
+}
+
+TEST_CASE("admin stats: topic stats, consume stats, time span, consumers of a topic, clone, correction") {
+  DevNode node;
+  REQUIRE(node.start());
+  TestClient c;
+  auto addr = node.brokerAddr();
+  createTopic(c, addr, "StatsTopic", 2);
+  for (int i = 0; i < 5; ++i) {
+    SendSpec s;
+    s.topic = "StatsTopic";
+    s.queueId = i < 3 ? 0 : 1;
+    sendOk(c, addr, s);
+  }
+  waitDispatched(c, addr, "StatsTopic", 0, 3);
+  waitDispatched(c, addr, "StatsTopic", 1, 2);
+  auto stats = parseBody(call(c, addr, request(RequestCode::GET_TOPIC_STATS_INFO, {{"topic", "StatsTopic"}})));
+  auto queues = byQueue(stats["offsetTable"], "StatsTopic");
+  REQUIRE(queues.size() == 2);
+  CHECK((*queues[0])["maxOffset"].GetInt64() == 3);
+  CHECK((*queues[1])["maxOffset"].GetInt64() == 2);
+  CHECK((*queues[0])["minOffset"].GetInt64() == 0);
+  CHECK((*queues[0])["lastUpdateTimestamp"].GetInt64() > 0);
+  CHECK(call(c, addr, request(RequestCode::GET_TOPIC_STATS_INFO, {{"topic", "NoSuchTopic"}})).code ==
+        ResponseCode::TOPIC_NOT_EXIST);
+
+  commit(c, addr, "cg_stats", "StatsTopic", 0, 1);
+  commit(c, addr, "cg_stats", "StatsTopic", 1, 2);
+  auto cs = parseBody(call(c, addr, request(RequestCode::GET_CONSUME_STATS, {{"consumerGroup", "cg_stats"}})));
+  auto cq = byQueue(cs["offsetTable"], "StatsTopic");
+  REQUIRE(cq.size() == 2);
+  CHECK((*cq[0])["brokerOffset"].GetInt64() == 3);
+  CHECK((*cq[0])["consumerOffset"].GetInt64() == 1);
+  CHECK((*cq[1])["consumerOffset"].GetInt64() == 2);
+  CHECK((*cq[0])["lastTimestamp"].GetInt64() > 0);
+  CHECK(cs.HasMember("consumeTps"));
+
+  auto span = parseBody(call(c, addr, request(RequestCode::QUERY_CONSUME_TIME_SPAN,
+                                              {{"topic", "StatsTopic"}, {"group", "cg_stats"}})));
+  REQUIRE(span["consumeTimeSpanSet"].Size() == 2);
+  auto& s0 = span["consumeTimeSpanSet"][0];
+  CHECK(s0["minTimeStamp"].GetInt64() > 0);
+  CHECK(s0["maxTimeStamp"].GetInt64() >= s0["minTimeStamp"].GetInt64());
+  CHECK(std::string(s0["messageQueue"]["topic"].GetString()) == "StatsTopic");
+  CHECK(s0["delayTime"].GetInt64() >= 0);
+
+  auto who = parseBody(call(c, addr, request(RequestCode::QUERY_TOPIC_CONSUME_BY_WHO, {{"topic", "StatsTopic"}})));
+  REQUIRE(who["groupList"].Size() == 1);
+  CHECK(std::string(who["groupList"][0].GetString()) == "cg_stats");
+
+  REQUIRE(call(c, addr, request(RequestCode::CLONE_GROUP_OFFSET,
+                                {{"srcGroup", "cg_stats"}, {"destGroup", "cg_clone"}, {"topic", "StatsTopic"},
+                                 {"offline", "true"}})).code == 0);
+  auto q = call(c, addr, request(RequestCode::QUERY_CONSUMER_OFFSET,
+                                 {{"consumerGroup", "cg_clone"}, {"topic", "StatsTopic"}, {"queueId", "1"}}));
+  CHECK(q.code == 0);
+  CHECK(extInt(q, "offset") == 2);
+
+  commit(c, addr, "cg_clone", "StatsTopic", 0, 3);  // cg_stats stays behind on queue 0
+  auto corr = call(c, addr, request(RequestCode::QUERY_CORRECTION_OFFSET,
+                                    {{"topic", "StatsTopic"}, {"compareGroup", "cg_clone"}, {"filterGroups", ""}}));
+  REQUIRE(corr.code == 0);
+  CHECK(bodyOf(corr) == "{\"correctionOffsets\":{0:1,1:2}}");
+
+  // Online consumer with a subscription: broker-wide consume stats list it.
+  REQUIRE(call(c, addr, heartbeatRequest("127.0.0.1@stats", "cg_stats", {"StatsTopic"})).code == 0);
+  auto bcs = parseBody(call(c, addr, request(RequestCode::GET_BROKER_CONSUME_STATS, {{"isOrder", "false"}})));
+  CHECK(std::string(bcs["brokerAddr"].GetString()) == addr);
+  CHECK(bcs["totalDiff"].GetInt64() == 2);  // (3-1) + (2-2)
+  REQUIRE(bcs["consumeStatsList"].Size() == 1);
+  CHECK(bcs["consumeStatsList"][0].HasMember("cg_stats"));
+}
+
+TEST_CASE("admin runtime info: KVTable with the keys mqadmin brokerStatus and clusterList read") {
+  DevNode node;
+  REQUIRE(node.start());
+  TestClient c;
+  auto addr = node.brokerAddr();
+  createTopic(c, addr, "RtTopic", 1);
+  SendSpec s;
+  s.topic = "RtTopic";
+  sendOk(c, addr, s);
+  auto info = parseBody(call(c, addr, request(RequestCode::GET_BROKER_RUNTIME_INFO, {})));
+  auto& t = info["table"];
+  for (auto key : {"brokerVersion", "brokerVersionDesc", "msgPutTotalTodayNow", "msgGetTotalTodayNow",
+                   "msgPutTotalTodayMorning", "msgGetTotalYesterdayMorning", "putTps", "getTransferedTps",
+                   "commitLogMinOffset", "commitLogMaxOffset", "commitLogDiskRatio", "bootTimestamp", "runtime",
+                   "earliestMessageTimeStamp", "dispatchBehindBytes", "scheduleMessageOffset_1"}) {
+    CHECK_MESSAGE(t.HasMember(key), key);
+  }
+  CHECK(std::string(t["brokerVersionDesc"].GetString()) == "V4_9_7");
+  CHECK(std::stoll(t["commitLogMaxOffset"].GetString()) > 0);
+  std::string putTps = t["putTps"].GetString();
+  CHECK(std::count(putTps.begin(), putTps.end(), ' ') == 2);
+  double ratio = std::stod(t["commitLogDiskRatio"].GetString());
+  CHECK(ratio > 0.0);
+  CHECK(ratio <= 1.0);
+  CHECK(waitFor([&] {
+    auto again = parseBody(call(c, addr, request(RequestCode::GET_BROKER_RUNTIME_INFO, {})));
+    return std::stoll(again["table"]["msgPutTotalTodayNow"].GetString()) >= 1;
+  }, std::chrono::seconds(5)));
+}
