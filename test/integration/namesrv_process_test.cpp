@@ -178,3 +178,28 @@ TEST_CASE("rmqnode: bad config exits 2 naming the key; --print-config parses bac
   CHECK(help.exitCode == 0);
   CHECK(help.out.find("--print-config") != std::string::npos);
 }
+
+TEST_CASE("rmqnode: a RocketMQ properties file starts the name server; a busy port exits 1") {
+  NodeProcess first;
+  uint16_t port = freePort();
+  auto props = first.writeFile("namesrv.properties",
+                               "# namesrv.properties as shipped with RocketMQ\nrocketmqHome=/opt/rocketmq\n"
+                               "listenPort=" + std::to_string(port) + "\nbindAddress=127.0.0.1\n"
+                               "logDir=" + first.path("logs") + "\n");
+  first.setArgs({"--role=namesrv", "-c", props});
+  first.waitForPorts({port});
+  REQUIRE_MESSAGE(first.start(), first.stderrText());
+  auto startLine = first.log("namesrv.log");
+  CHECK(startLine.find("role=namesrv ports=namesrv:" + std::to_string(port)) != std::string::npos);
+  CHECK(startLine.find("config=" + props) != std::string::npos);
+  CHECK(startLine.find("ready in") != std::string::npos);
+
+  NodeProcess second;
+  auto r = second.run({"--role=namesrv", "-c", props});
+  CHECK(r.exitCode == 1);
+  CHECK(r.err.find(std::to_string(port)) != std::string::npos);
+
+  BlockingClient c;
+  CHECK(codeOf(c.call("127.0.0.1:" + std::to_string(port), RC::GET_BROKER_CLUSTER_INFO)) == 0);
+  CHECK(first.stop() == 0);
+}
