@@ -118,7 +118,8 @@ class AdminClient {
   asio::awaitable<Result<ConsumerConnectionInfo>> asyncConsumerConnection(std::string group);
   asio::awaitable<Result<std::vector<ConnectionInfo>>> asyncProducerConnection(std::string group, std::string topic);
   asio::awaitable<Result<std::vector<std::string>>> asyncConsumerIds(std::string group, std::string topic);
-  // INVOKE_BROKER_TO_RESET_OFFSET on every broker of `topic`; returns the offsets set.
+  // INVOKE_BROKER_TO_RESET_OFFSET on every broker of `topic` (online consumers are told by the
+  // broker); with no consumer online the offsets are set directly, as mqadmin does. Returns them.
   asio::awaitable<Result<std::map<MessageQueue, int64_t>>> asyncResetOffsetByTime(std::string group, std::string topic,
                                                                                   int64_t timestampMs, bool force = true);
 

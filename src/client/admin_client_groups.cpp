@@ -180,7 +180,23 @@ asio::awaitable<Result<std::map<MessageQueue, int64_t>>> AdminClient::asyncReset
     cmd.extFields.set("timestamp", timestampMs);
     cmd.extFields.setBool("isForce", force);
     auto resp = co_await callOk(addr, std::move(cmd));
-    if (!resp) co_return resp.error();
+    if (!resp) {
+      // No consumer online: like mqadmin (resetOffsetByTimestampOld), set the offsets directly.
+      const auto& e = resp.error();
+      bool offline = e.code == ResponseCode::CONSUMER_NOT_ONLINE ||
+                     e.message.find("not online") != std::string::npos || e.message.find("not exist") != std::string::npos;
+      if (!offline) co_return resp.error();
+      for (const auto& mq : subscribeQueues(topic, *route)) {
+        auto* b = route->broker(mq.brokerName);
+        if (!b || !b->masterAddr() || *b->masterAddr() != addr) continue;
+        auto offset = co_await searchOffset(*instance_, mq, timestampMs);
+        if (!offset) co_return offset.error();
+        auto updated = co_await updateConsumerOffset(*instance_, group, mq, *offset, false);
+        if (!updated) co_return updated.error();
+        result[mq] = *offset;
+      }
+      continue;
+    }
     rapidjson::Document doc;
     if (resp->body.empty() || !json::parse(resp->body, doc).ok() || !doc.IsObject() || !doc.HasMember("offsetTable") ||
         !doc["offsetTable"].IsObject())
