@@ -238,3 +238,31 @@ TEST_CASE("client push consumer: RECONSUME_LATER redelivers through the retry to
   c.shutdown();
   producer->shutdown();
 }
+
+TEST_CASE("client push consumer: SQL92 subscription filters on properties") {
+  DevNode node;
+  REQUIRE(node.start());
+  std::string topic = uniqueName("SqlTopic");
+  REQUIRE(node.createTopic(topic, 2));
+  auto producer = startProducer(node);
+  for (int i = 0; i < 10; ++i) {
+    Message m = makeMessage(topic, i % 2 ? "TagA" : "TagB", "", "s" + std::to_string(i));
+    m.putProperty("n", std::to_string(i));
+    REQUIRE(producer->send(m).ok());
+  }
+  Ledger ledger;
+  PushConsumer c(pushOptions(node, uniqueName("sqlg")));
+  REQUIRE(c.subscribe(topic, "n >= 4 AND TAGS = 'TagA'", filter::ExpressionType::Sql92).ok());
+  CHECK(c.subscribe(topic, "n >>= 4", filter::ExpressionType::Sql92).error().code == 23);
+  c.registerListener(ledger.listener("S"));
+  REQUIRE(c.start().ok());
+  REQUIRE(waitUntil([&] { return ledger.distinct() == 3; }, std::chrono::seconds(20)));  // s5, s7, s9
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  CHECK(ledger.total() == 3);
+  {
+    std::lock_guard lk(ledger.mu);
+    for (const char* b : {"s5", "s7", "s9"}) CHECK(ledger.byBody.count(b) == 1);
+  }
+  c.shutdown();
+  producer->shutdown();
+}
