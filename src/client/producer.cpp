@@ -259,6 +259,14 @@ asio::awaitable<Result<SendResult>> Producer::sendWithRetries(Prepared p, Mode m
     log::warn("send to {} failed (attempt {}/{}): {} {}", mq.toString(), attempt + 1, times, r.error().code,
               r.error().message);
     if (!isRetryableSendCode(r.error().code)) co_return r;
+    // The route may be stale (broker gone, queues changed): refresh it before the next attempt.
+    if (attempt + 1 < times) {
+      auto fresh = co_await instance_->route(p.topic, true);
+      if (fresh) {
+        auto q = publishQueues(p.topic, *fresh);
+        if (!q.empty()) queues = std::move(q);
+      }
+    }
   }
   if (lastResult) co_return *lastResult;
   co_return *lastError;

@@ -69,6 +69,7 @@ asio::awaitable<void> PushConsumer::pullLoop(MessageQueue mq, std::shared_ptr<Pr
       auto delay = r.error().code == ResponseCode::FLOW_CONTROL ? std::chrono::milliseconds(20)
                                                                 : options_.pullTimeDelayWhenException;
       log::warn("pull {} at {} failed: {} {}", mq.toString(), nextOffset, r.error().code, r.error().message);
+      if (r.error().code < 0) co_await instance_->route(mq.topic, true);  // transport error: route may be stale
       co_await sleepFor(delay);
       continue;
     }

@@ -228,3 +228,26 @@ TEST_CASE("client producer: delay level holds the message back") {
   REQUIRE(waitUntil([&] { return pullAll(*f.puller, f.topic).size() == 1; }, std::chrono::seconds(10)));
   CHECK(std::chrono::steady_clock::now() - sentAt >= std::chrono::milliseconds(900));
 }
+
+TEST_CASE("client producer: a dead first name server is skipped; a dead broker is an error value") {
+  DevNode node;
+  REQUIRE(node.start());
+  std::string topic = uniqueName("FailTopic");
+  REQUIRE(node.createTopic(topic, 2));
+  ProducerOptions po;
+  po.group = uniqueName("pg");
+  po.client = node.clientConfig();
+  po.client.namesrvAddr = "127.0.0.1:" + std::to_string(freePort()) + ";" + node.namesrvAddr;
+  po.sendMsgTimeout = std::chrono::milliseconds(2000);
+  Producer producer(po);
+  REQUIRE(producer.start().ok());
+  auto r = producer.send(makeMessage(topic, "", "", "via second name server"));
+  REQUIRE_MESSAGE(r.ok(), r.error().message);
+  CHECK(r->status == SendStatus::SEND_OK);
+
+  node.node.kill();
+  auto failed = producer.send(makeMessage(topic, "", "", "nobody listens"));
+  REQUIRE_FALSE(failed.ok());
+  CHECK(failed.error().code < 0);  // transport error, after the retries
+  producer.shutdown();
+}
