@@ -166,3 +166,26 @@ TEST_CASE("admin GET_CONSUMER_RUNNING_INFO is forwarded to the named consumer an
                                        {{"consumerGroup", "cg_run"}, {"clientId", "nobody"}}));
   CHECK(missing.code == ResponseCode::SYSTEM_ERROR);
 }
+
+TEST_CASE("admin INVOKE_BROKER_TO_GET_CONSUMER_STATUS gathers every consumer's queue offsets") {
+  DevNode node;
+  REQUIRE(node.start());
+  TestClient c;
+  auto addr = node.brokerAddr();
+  createTopic(c, addr, "StatusTopic", 1);
+  const std::string mq = R"({"brokerName":"broker-a","queueId":0,"topic":"StatusTopic"})";
+  c.raw().dispatcher().registerProcessor(
+      RequestCode::GET_CONSUMER_STATUS_FROM_CLIENT,
+      [mq](net::ConnectionPtr, net::RemotingCommand cmd) -> asio::awaitable<std::optional<net::RemotingCommand>> {
+        auto r = net::RemotingCommand::response(0);
+        if (cmd.extFields.get("topic") == "StatusTopic") r.body = "{\"messageQueueTable\":{" + mq + ":5}}";
+        co_return r;
+      });
+  CHECK(call(c, addr, request(RequestCode::INVOKE_BROKER_TO_GET_CONSUMER_STATUS,
+                              {{"topic", "StatusTopic"}, {"group", "cg_status"}})).code == ResponseCode::SYSTEM_ERROR);
+  REQUIRE(call(c, addr, heartbeatRequest("127.0.0.1@status", "cg_status", {"StatusTopic"})).code == 0);
+  auto r = call(c, addr, request(RequestCode::INVOKE_BROKER_TO_GET_CONSUMER_STATUS,
+                                 {{"topic", "StatusTopic"}, {"group", "cg_status"}}));
+  REQUIRE(r.code == 0);
+  CHECK(bodyOf(r) == "{\"consumerTable\":{\"127.0.0.1@status\":{" + mq + ":5}},\"messageQueueTable\":{}}");
+}

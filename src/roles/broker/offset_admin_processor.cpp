@@ -1,9 +1,10 @@
 // Offset admin codes: INVOKE_BROKER_TO_RESET_OFFSET (pushes RESET_CONSUMER_CLIENT_OFFSET to the
-// group's consumers, like Java's Broker2Client.resetOffset), CLONE_GROUP_OFFSET,
-// QUERY_CORRECTION_OFFSET.
+// group's consumers, like Java's Broker2Client.resetOffset), INVOKE_BROKER_TO_GET_CONSUMER_STATUS,
+// CLONE_GROUP_OFFSET, QUERY_CORRECTION_OFFSET.
 #include <limits>
 #include <sstream>
 
+#include "common/json.h"
 #include "common/log.h"
 #include "common/request_code.h"
 #include "common/response_code.h"
@@ -77,6 +78,47 @@ Reply resetOffset(BrokerContext& ctx, net::ConnectionPtr conn, RemotingCommand c
   co_return success(std::move(encoded));
 }
 
+// INVOKE_BROKER_TO_GET_CONSUMER_STATUS (223): asks every consumer of the group (or the one at
+// clientAddr) for its queue offsets (GET_CONSUMER_STATUS_FROM_CLIENT, 221) and gathers the
+// answers as GetConsumerStatusBody {"consumerTable":{clientId:{mq:offset}},"messageQueueTable":{}}.
+Reply consumerStatus(BrokerContext& ctx, RemotingCommand cmd) {
+  auto topic = requireString(cmd, "topic");
+  if (!topic) co_return failure(topic.error());
+  auto group = requireString(cmd, "group");
+  if (!group) co_return failure(group.error());
+  std::string clientAddr = optString(cmd, "clientAddr");
+  auto info = ctx.clients.consumerGroup(*group);
+  if (!info || info->channels.empty()) {
+    co_return failure(ResponseCode::SYSTEM_ERROR, "No Any Consumer online in the consumer group: [" + *group + "]");
+  }
+  json::Writer w;
+  w.beginObject().key("consumerTable").beginObject();
+  for (auto& [_, ch] : info->channels) {
+    if (!ch.conn || (!clientAddr.empty() && ch.conn->remoteAddress() != clientAddr)) continue;
+    auto ask = RemotingCommand::request(RequestCode::GET_CONSUMER_STATUS_FROM_CLIENT);
+    ask.extFields.set("topic", *topic);
+    ask.extFields.set("group", *group);
+    auto r = co_await ch.conn->invoke(std::move(ask), std::chrono::milliseconds(5000));
+    if (!r || r->code != ResponseCode::SUCCESS) {
+      log::warn("consumer status from {} failed", ch.clientId);
+      continue;
+    }
+    rapidjson::Document doc;
+    if (!rmq::json::parse(r->body, doc) || !doc.IsObject()) continue;
+    auto table = doc.FindMember("messageQueueTable");
+    w.key(ch.clientId).beginObject();
+    if (table != doc.MemberEnd() && table->value.IsObject()) {
+      for (auto& m : table->value.GetObject()) {
+        if (!m.value.IsInt64()) continue;
+        w.rawKey(rmq::json::keyView(m.name)).value(m.value.GetInt64());
+      }
+    }
+    w.endObject();
+  }
+  w.endObject().key("messageQueueTable").beginObject().endObject().endObject();
+  co_return success(w.take());
+}
+
 Reply cloneGroupOffset(BrokerContext& ctx, RemotingCommand cmd) {
   auto src = requireString(cmd, "srcGroup");
   if (!src) co_return failure(src.error());
@@ -135,6 +177,8 @@ void registerOffsetAdminProcessors(BrokerContext& ctx) {
   BrokerContext* c = &ctx;
   ctx.registerProcessor(RequestCode::INVOKE_BROKER_TO_RESET_OFFSET,
                         [c](net::ConnectionPtr conn, RemotingCommand cmd) { return resetOffset(*c, conn, std::move(cmd)); });
+  ctx.registerProcessor(RequestCode::INVOKE_BROKER_TO_GET_CONSUMER_STATUS,
+                        [c](net::ConnectionPtr, RemotingCommand cmd) { return consumerStatus(*c, std::move(cmd)); });
   ctx.registerProcessor(RequestCode::CLONE_GROUP_OFFSET,
                         [c](net::ConnectionPtr, RemotingCommand cmd) { return cloneGroupOffset(*c, std::move(cmd)); });
   ctx.registerProcessor(RequestCode::QUERY_CORRECTION_OFFSET,
