@@ -74,6 +74,8 @@ EOF
   t1=$(date +%s%N)
   echo "== $flush: rmqnode ports accepting after $(( (t1 - t0) / 1000000 )) ms (pid $pid)"
   "$admin" updateTopic -n "127.0.0.1:$ns" -b "127.0.0.1:$bp" -t BenchTopic8Q -r 8 -w 8 >/dev/null
+  # An empty topic for the wake-up run (a new group on a queue starting at 0 reads from 0, §8.6).
+  "$admin" updateTopic -n "127.0.0.1:$ns" -b "127.0.0.1:$bp" -t BenchWake -r 4 -w 4 >/dev/null
   sleep 1
   sent=0
   for t in 1 16 64; do
@@ -84,10 +86,10 @@ EOF
   echo "== $flush: consume all $sent messages from the first offset"
   "$bench" consumer -n "127.0.0.1:$ns" --topic BenchTopic8Q --group bench_all --from first -c "$sent" -d 120 | grep SUMMARY
   echo "== $flush: long-poll wake-up: consumer parked, producer at 100 msg/s; 'store' = store-to-consume"
-  "$bench" consumer -n "127.0.0.1:$ns" --topic BenchTopic8Q --group bench_wake --from last -d $(( secs + 4 )) > "$dir/wake.txt" &
+  "$bench" consumer -n "127.0.0.1:$ns" --topic BenchWake --group bench_wake --from last -d $(( secs + 4 )) > "$dir/wake.txt" &
   cpid=$!
   sleep 3
-  "$bench" producer -n "127.0.0.1:$ns" --topic BenchTopic8Q -t 1 -s 1024 -d "$secs" --tps 100 | grep SUMMARY
+  "$bench" producer -n "127.0.0.1:$ns" --topic BenchWake -t 1 -s 1024 -d "$secs" --tps 100 | grep SUMMARY
   wait "$cpid" || true
   grep SUMMARY "$dir/wake.txt"
   echo "== $flush: broker RSS $(grep VmRSS /proc/$pid/status | awk '{print $2, $3}'), peak $(grep VmHWM /proc/$pid/status | awk '{print $2, $3}')"
