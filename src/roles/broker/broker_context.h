@@ -13,11 +13,10 @@
 //  - broker-admin managers (constructed and loaded by the controller): topics, groups, offsets,
 //    schedule. Their processors are registered by registerAdminProcessors(ctx) (admin side),
 //    called by the controller after the core processors.
-// Expected manager shapes (the controller constructs them; admin headers are the authority):
-//   TopicConfigManager(BrokerConfig&, store::StoreConfig&), SubscriptionGroupManager(same),
-//   ConsumerOffsetManager(same) — each with bool load() and void persist();
-//   ScheduleMessageService(BrokerContext&) with bool load(), void start(), void shutdown().
+// Manager constructors: see their headers; BrokerController::openStoreAndManagers() builds them
+// from BrokerConfig + StoreConfig::configDir().
 #include <asio/any_io_executor.hpp>
+#include <asio/awaitable.hpp>
 #include <atomic>
 #include <functional>
 #include <string>
@@ -63,6 +62,10 @@ struct BrokerContext {
   // Re-register with every name server soon (oneway, full topic table), e.g. after a topic was
   // auto-created or created by UPDATE_AND_CREATE_TOPIC. Safe from any thread.
   std::function<void()> registerBrokerAllSoon;
+  // Registers with every name server now and completes when all answered (or timed out), like
+  // Java's synchronous registerIncrementBrokerData after UPDATE_AND_CREATE_TOPIC. Await it from
+  // a processor coroutine (it never blocks the thread).
+  std::function<asio::awaitable<void>()> registerBrokerAllNow;
 
   void registerProcessor(int code, net::RequestHandler handler) {
     dispatcher.registerProcessor(code, std::move(handler));

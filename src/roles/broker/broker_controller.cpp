@@ -123,11 +123,18 @@ Result<void> BrokerController::start() {
   dispatcher_ = std::make_shared<net::Dispatcher>();
   ctx_.reset(new BrokerContext{io_, config_, storeConfig_, *store_, *dispatcher_, *topics_, *groups_, *offsets_,
                                schedule_.get(), *clients_, *pullHold_, background_.get_executor(),
-                               store_->storeHost()});
+                               store_->storeHost(), {false}, {}, {}});
   store_->setArrivalListener([hold = pullHold_.get()](const std::string& topic, int queueId, int64_t queueOffset,
                                                       int64_t tagsCode, int64_t, std::string_view props) {
     hold->notifyMessageArriving(topic, queueId, queueOffset + 1, tagsCode, props);
   });
+
+  // Registration hooks exist before any processor can run (the first registration is at the end).
+  std::string haAddr = config_.brokerIP2 + ":" + std::to_string(config_.listenPort + 1);
+  registrar_ = std::make_unique<NamesrvRegistrar>(*ctx_, haAddr);
+  ctx_->registerBrokerAllSoon = [r = registrar_.get()] { r->registerSoon(); };
+  ctx_->registerBrokerAllNow = [r = registrar_.get()] { return r->registerNow(); };
+  topics_->setOnTopicCreated([r = registrar_.get()](const TopicConfig&) { r->registerSoon(); });
 
   send_ = std::make_unique<SendProcessor>(*ctx_);
   pull_ = std::make_unique<PullProcessor>(*ctx_);
@@ -145,10 +152,6 @@ Result<void> BrokerController::start() {
   if (!storeConfig_.isSlave()) schedule_->start();
   startHousekeeping();
 
-  std::string haAddr = config_.brokerIP2 + ":" + std::to_string(config_.listenPort + 1);
-  registrar_ = std::make_unique<NamesrvRegistrar>(*ctx_, haAddr);
-  ctx_->registerBrokerAllSoon = [r = registrar_.get()] { r->registerSoon(); };
-  topics_->setOnTopicCreated([r = registrar_.get()](const TopicConfig&) { r->registerSoon(); });
   registrar_->start();
   log::info("broker {} ({}) started at {}, store {}, {}", config_.brokerName, config_.brokerClusterName,
             config_.brokerAddr(), storeConfig_.rootDir(), storeConfig_.flushDiskType);

@@ -79,6 +79,10 @@ void NamesrvRegistrar::registerSoon() {
   asio::post(io_, [wake = wake_] { wake->cancel(); });
 }
 
+asio::awaitable<void> NamesrvRegistrar::registerNow() {
+  co_await asio::co_spawn(io_, registerAll(), use_awaitable);
+}
+
 asio::awaitable<void> NamesrvRegistrar::loop() {
   int64_t period = std::clamp<int64_t>(ctx_.config.registerNameServerPeriod, 10000, 60000);
   while (!stopped_) {

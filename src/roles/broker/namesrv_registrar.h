@@ -26,6 +26,8 @@ class NamesrvRegistrar {
   void start();
   // Requests a registration as soon as possible (coalesced). Any thread.
   void registerSoon();
+  // Registers with every name server now; completes when all answered or timed out.
+  asio::awaitable<void> registerNow();
   // Stops the loop and sends UNREGISTER_BROKER to every name server (waits for the answers,
   // bounded by registerBrokerTimeoutMills). Must not be called on a network thread.
   void stop();
