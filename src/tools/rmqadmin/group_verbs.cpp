@@ -66,7 +66,7 @@ int consumerProgress(VerbContext& ctx) {
     t.add({e.queue.topic, e.queue.brokerName, e.queue.queueId, e.brokerOffset, e.consumerOffset,
            e.brokerOffset - e.consumerOffset, e.lastTimestamp > 0 ? formatTimestamp(e.lastTimestamp) : "N/A"});
   ctx.report.kv("summary", {{"Consume TPS", fmt::format("{:.2f}", stats->consumeTps)},
-                            {"Diff Total", std::to_string(stats->diffTotal())}}, ": ");
+                            {"Diff Total", std::to_string(stats->diffTotal())}}, ": ", false);
   return 0;
 }
 
@@ -85,7 +85,7 @@ int consumerConnection(VerbContext& ctx) {
   ctx.report.line("");
   ctx.report.kv("consumer", {{"ConsumeType", cc->consumeType},
                              {"MessageModel", cc->messageModel},
-                             {"ConsumeFromWhere", cc->consumeFromWhere}}, ": ");
+                             {"ConsumeFromWhere", cc->consumeFromWhere}}, ": ", false);
   return 0;
 }
 

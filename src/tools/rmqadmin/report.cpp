@@ -51,20 +51,21 @@ std::string Table::json() const {
   return out + "]";
 }
 
-void Report::line(std::string text) { sections_.push_back({Kind::Line, "messages", std::move(text), {}, {}, 0}); }
+void Report::line(std::string text) { sections_.push_back({Kind::Line, "messages", std::move(text), {}, {}, 0, true}); }
 
 Table& Report::table(std::string name, std::vector<std::string> columns) {
   tables_.emplace_back(std::move(columns));
-  sections_.push_back({Kind::Table, std::move(name), {}, {}, {}, tables_.size() - 1});
+  sections_.push_back({Kind::Table, std::move(name), {}, {}, {}, tables_.size() - 1, true});
   return tables_.back();
 }
 
-void Report::kv(std::string name, std::vector<std::pair<std::string, std::string>> items, std::string sep) {
-  sections_.push_back({Kind::Kv, std::move(name), {}, std::move(items), std::move(sep), 0});
+void Report::kv(std::string name, std::vector<std::pair<std::string, std::string>> items, std::string sep,
+                bool align) {
+  sections_.push_back({Kind::Kv, std::move(name), {}, std::move(items), std::move(sep), 0, align});
 }
 
 void Report::json(std::string name, std::string jsonText) {
-  sections_.push_back({Kind::Json, std::move(name), std::move(jsonText), {}, {}, 0});
+  sections_.push_back({Kind::Json, std::move(name), std::move(jsonText), {}, {}, 0, true});
 }
 
 void Report::print(bool asJson) const {
@@ -77,7 +78,8 @@ void Report::print(bool asJson) const {
         case Kind::Json: out += prettyJson(s.text) + "\n"; break;
         case Kind::Kv: {
           size_t w = 0;
-          for (auto& [k, v] : s.items) w = std::max(w, k.size());
+          if (s.align)
+            for (auto& [k, v] : s.items) w = std::max(w, k.size());
           for (auto& [k, v] : s.items) out += fmt::format("{:<{}}{}{}\n", k, w, s.sep, v);
           break;
         }

@@ -43,7 +43,9 @@ class Report {
  public:
   void line(std::string text);
   Table& table(std::string name, std::vector<std::string> columns);
-  void kv(std::string name, std::vector<std::pair<std::string, std::string>> items, std::string sep = " : ");
+  // align: pad keys to the longest one (brokerStatus); false prints "key<sep>value" as is.
+  void kv(std::string name, std::vector<std::pair<std::string, std::string>> items, std::string sep = " : ",
+          bool align = true);
   void json(std::string name, std::string jsonText);  // text mode pretty-prints it
   // Prints to stdout in the chosen form.
   void print(bool asJson) const;
@@ -57,6 +59,7 @@ class Report {
     std::vector<std::pair<std::string, std::string>> items;
     std::string sep;
     size_t table = 0;
+    bool align = true;
   };
   std::vector<Section> sections_;
   std::vector<Table> tables_;
