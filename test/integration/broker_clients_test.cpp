@@ -120,3 +120,23 @@ TEST_CASE("broker send to %RETRY% beyond max reconsume times lands in %DLQ%") {
   REQUIRE(r->code == ResponseCode::SUCCESS);
   CHECK(pulledMessages(*r).at(0).body == "again");
 }
+
+TEST_CASE("broker expires a client that stops heartbeating and closes its connection") {
+  BrokerNode node("channelExpiredTimeout = 1000");
+  REQUIRE(node.start());
+  auto addr = node.brokerAddr();
+  TestClient silent, observer;
+  NotifyCounter seen;
+  seen.attach(observer);
+  REQUIRE(silent.call(addr, heartbeatRequest("silent", "grp", {"ExpT"})).ok());
+  // The observer keeps heartbeating; the silent client does not.
+  REQUIRE(observer.call(addr, heartbeatRequest("observer", "grp", {"ExpT"})).ok());
+  int before = seen.count;
+  bool expired = eventually([&] {
+    observer.call(addr, heartbeatRequest("observer", "grp", {"ExpT"}));
+    return consumerIds(observer, addr, "grp") == std::vector<std::string>{"observer"};
+  }, 10s);
+  CHECK(expired);
+  CHECK(seen.count > before);  // the group was told
+  CHECK(node.brokerLog().find("expired") != std::string::npos);
+}

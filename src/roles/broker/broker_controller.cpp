@@ -1,5 +1,7 @@
 #include "roles/broker/broker_controller.h"
 
+#include <algorithm>
+
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>
 #include <asio/experimental/as_tuple.hpp>
@@ -89,6 +91,11 @@ asio::awaitable<void> periodic(std::chrono::milliseconds period, std::function<b
   }
 }
 
+// Java scans every 10 s for a 120 s timeout; shorter timeouts (tests) scan proportionally faster.
+std::chrono::milliseconds expiryScanPeriod(int64_t timeoutMs) {
+  return std::chrono::milliseconds(std::clamp<int64_t>(timeoutMs / 4, 250, 10000));
+}
+
 }  // namespace
 
 // Periodic work on the background thread: consumer offset persistence and client expiry.
@@ -105,7 +112,7 @@ void BrokerController::startHousekeeping() {
                           }),
                  asio::detached);
   asio::co_spawn(background_,
-                 periodic(std::chrono::seconds(10), stopping,
+                 periodic(expiryScanPeriod(config_.channelExpiredTimeout), stopping,
                           [clients = clients_.get(), timeout = config_.channelExpiredTimeout] {
                             clients->scanExpired(std::chrono::milliseconds(timeout));
                           }),
