@@ -22,9 +22,8 @@ class PutStatsSampler : public std::enable_shared_from_this<PutStatsSampler> {
   explicit PutStatsSampler(BrokerContext& ctx) : ctx_(ctx), bootMs_(admin::nowMillis()) {}
 
   void start() {
-    if (!ctx_.background) return;
-    timer_ = std::make_unique<asio::steady_timer>(ctx_.background);
     sample();
+    scheduleNext();
   }
 
   int64_t bootMs() const { return bootMs_; }
@@ -62,6 +61,21 @@ class PutStatsSampler : public std::enable_shared_from_this<PutStatsSampler> {
     return total;
   }
 
+  // The timer belongs to its pending handler, not to the sampler: when the background io_context
+  // is destroyed first (controller shutdown), it destroys the handler and the timer with it, and
+  // the sampler (owned by a processor in the dispatcher) never touches a dead io_context.
+  void scheduleNext() {
+    if (!ctx_.background || ctx_.isShuttingDown()) return;
+    auto timer = std::make_shared<asio::steady_timer>(ctx_.background, std::chrono::seconds(1));
+    timer->async_wait([weak = weak_from_this(), timer](std::error_code ec) {
+      if (ec) return;
+      if (auto self = weak.lock()) {
+        self->sample();
+        self->scheduleNext();
+      }
+    });
+  }
+
   void sample() {
     if (ctx_.isShuttingDown()) return;
     int64_t now = admin::nowMillis();
@@ -77,15 +91,10 @@ class PutStatsSampler : public std::enable_shared_from_this<PutStatsSampler> {
       samples_.emplace_back(now, count);
       while (samples_.size() > 601) samples_.pop_front();
     }
-    timer_->expires_after(std::chrono::seconds(1));
-    timer_->async_wait([self = shared_from_this()](std::error_code ec) {
-      if (!ec) self->sample();
-    });
   }
 
   BrokerContext& ctx_;
   int64_t bootMs_;
-  std::unique_ptr<asio::steady_timer> timer_;
   mutable std::mutex mu_;
   std::deque<std::pair<int64_t, int64_t>> samples_;  // (ms, stored count)
   int64_t baseline_ = 0;
