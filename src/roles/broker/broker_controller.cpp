@@ -191,10 +191,4 @@ void BrokerController::shutdown() {
   log::info("broker {} stopped", config_.brokerName);
 }
 
-// Default when the admin side is not linked in: the core codes still work. A strong
-// definition in broker-admin's sources replaces it.
-__attribute__((weak)) void registerAdminProcessors(BrokerContext&) {
-  log::warn("broker: admin processors not linked in");
-}
-
 }  // namespace rmq::broker

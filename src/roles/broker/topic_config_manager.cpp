@@ -269,25 +269,3 @@ void TopicConfigManager::notifyCreated(const TopicConfig& c) {
 }
 
 }  // namespace rmq::broker
-
-// ---------------------------------------------------------------------------------------------
-// registerAdminProcessors (declared in broker_context.h) lives in this translation unit on
-// purpose: broker_controller.cpp carries a weak no-op default, and a linker only pulls an object
-// out of a static archive for an *undefined* symbol, so a strong definition in an object nothing
-// else references would be ignored. The controller always constructs TopicConfigManager, so this
-// object is always linked and its strong definition wins.
-#include "roles/broker/admin_processors.h"
-
-namespace rmq::broker {
-
-void registerAdminProcessors(BrokerContext& ctx) {
-  registerTopicAdminProcessors(ctx);
-  registerQueryProcessors(ctx);
-  registerStatsProcessors(ctx);
-  registerClientAdminProcessors(ctx);
-  registerOffsetAdminProcessors(ctx);
-  registerBrokerConfigProcessors(ctx);
-  registerSendBackProcessor(ctx);
-}
-
-}  // namespace rmq::broker
