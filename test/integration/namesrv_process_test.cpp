@@ -189,6 +189,9 @@ TEST_CASE("rmqnode: a RocketMQ properties file starts the name server; a busy po
   first.setArgs({"--role=namesrv", "-c", props});
   first.waitForPorts({port});
   REQUIRE_MESSAGE(first.start(), first.stderrText());
+  // The port accepts a moment before the start-up line is written.
+  CHECK(eventually([&] { return first.log("namesrv.log").find("ready in") != std::string::npos; },
+                   std::chrono::seconds(5)));
   auto startLine = first.log("namesrv.log");
   CHECK(startLine.find("role=namesrv ports=namesrv:" + std::to_string(port)) != std::string::npos);
   CHECK(startLine.find("config=" + props) != std::string::npos);

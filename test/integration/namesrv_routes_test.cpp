@@ -179,7 +179,9 @@ TEST_CASE("namesrv: brokers expire without registration, and at once when their 
   REQUIRE(codeOf(c.send(ns.addr, registerRequest("c1", "broker-a", 0, "127.0.0.1:30911", registerBody(1, {"Exp:1"})))) == 0);
   CHECK(!routeBody(c, ns.addr, "Exp", 407).empty());
   CHECK(eventually([&] { return routeBody(c, ns.addr, "Exp", 407).empty(); }, std::chrono::seconds(5)));
-  CHECK(ns.node.log("namesrv.log").find("expired") != std::string::npos);
+  // Routes go first, the log line right after.
+  CHECK(eventually([&] { return ns.node.log("namesrv.log").find("expired") != std::string::npos; },
+                   std::chrono::seconds(5)));
   ns.node.stop();
 }
 
@@ -199,6 +201,7 @@ TEST_CASE("namesrv: connection close removes the brokers registered over it") {
     auto doc = parseJson(routeBody(observer, ns.addr, "Closing", 407));
     return doc.IsObject() && doc["queueDatas"].Size() == 1;
   }, std::chrono::seconds(5)));
-  CHECK(ns.node.log("namesrv.log").find("connection") != std::string::npos);
+  CHECK(eventually([&] { return ns.node.log("namesrv.log").find("connection") != std::string::npos; },
+                   std::chrono::seconds(5)));
   ns.node.stop();
 }
