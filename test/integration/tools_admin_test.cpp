@@ -187,7 +187,8 @@ TEST_CASE("rmqadmin group verbs: updateSubGroup, consumerProgress, consumer/prod
   CHECK(diff == 0);
   for (auto& row : rows(progress, "queues").GetArray())
     if (str(row, "#Topic") == topic) CHECK(num(row, "#Consumer Offset") == num(row, "#Broker Offset"));
-  CHECK(admin(node, "consumerProgress", {"-g", group}).out.find("Diff Total: 0") != std::string::npos);
+  auto progressText = admin(node, "consumerProgress", {"-g", group});
+  CHECK_MESSAGE(progressText.out.find("Diff Total: 0") != std::string::npos, progressText.out);
 
   auto conn = adminJson(node, "consumerConnection", {"-g", group});
   auto& conns = rows(conn, "connections");
