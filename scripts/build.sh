@@ -5,5 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 type=${1:-Release}; shift || true
 dir=${BUILD_DIR:-build/$(echo "$type" | tr 'A-Z' 'a-z')}
+# Let ccache hit across clones in different folders (CI builds a fresh clone each run).
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$type" >/dev/null
 if [ $# -gt 0 ]; then cmake --build "$dir" -j "$(nproc)" --target "$@"; else cmake --build "$dir" -j "$(nproc)"; fi
