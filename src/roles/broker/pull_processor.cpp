@@ -142,8 +142,11 @@ asio::awaitable<std::optional<RemotingCommand>> PullProcessor::handle(net::Conne
                                      : cfg.shortPollingTimeMills;
   std::string topic = p.h.topic;
   int32_t queueId = p.h.queueId;
-  co_await ctx_.pullHold.wait(topic, queueId, p.h.queueOffset, p.filter, std::chrono::milliseconds(std::max<int64_t>(ms, 0)),
-                              [this, &topic, queueId] { return ctx_.store.maxOffsetInQueue(topic, queueId); });
+  // Named locals, not temporaries bound to wait()'s reference parameter inside the co_await
+  // expression (GCC 12 coroutine temporaries).
+  const std::function<int64_t()> currentMax = [this, &topic, queueId] { return ctx_.store.maxOffsetInQueue(topic, queueId); };
+  const auto timeout = std::chrono::milliseconds(std::max<int64_t>(ms, 0));
+  co_await ctx_.pullHold.wait(topic, queueId, p.h.queueOffset, p.filter, timeout, currentMax);
   bool again = false;
   co_return readOnce(p, false, again);
 }
