@@ -222,8 +222,12 @@ asio::awaitable<int64_t> PushConsumer::computePullFromWhere(const MessageQueue& 
       co_return r ? *r : -1;
     }
     case ConsumeFromWhere::CONSUME_FROM_TIMESTAMP: {
-      auto r = retry ? co_await queueOffsetQuery(*instance_, RequestCode::GET_MAX_OFFSET, mq)
-                     : co_await searchOffset(*instance_, mq, options_.consumeTimestampMs);
+      // Two statements, not one ?: with two co_awaits: GCC 12 mis-destroys their temporaries.
+      if (retry) {
+        auto r = co_await queueOffsetQuery(*instance_, RequestCode::GET_MAX_OFFSET, mq);
+        co_return r ? *r : -1;
+      }
+      auto r = co_await searchOffset(*instance_, mq, options_.consumeTimestampMs);
       co_return r ? *r : -1;
     }
   }

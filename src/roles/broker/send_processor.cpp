@@ -155,7 +155,9 @@ asio::awaitable<std::optional<RemotingCommand>> SendProcessor::handle(net::Conne
     co_return sendResponse(cfg, store::toResponseCode(res.status),
                            std::string(store::toString(res.status)) + (res.error.empty() ? "" : ": " + res.error));
   }
-  int code = waitStore ? co_await awaitDurability(res.endOffset()) : ResponseCode::SUCCESS;
+  // Not `waitStore ? co_await ... : SUCCESS`: GCC 12 mishandles co_await inside ?: (temporaries).
+  int code = ResponseCode::SUCCESS;
+  if (waitStore) code = co_await awaitDurability(res.endOffset());
   auto resp = sendResponse(cfg, code);
   resp.extFields.set("msgId", std::move(res.msgId));
   resp.extFields.set("queueId", static_cast<int64_t>(target.queueId));
