@@ -118,6 +118,8 @@ class AdminClient {
   asio::awaitable<Result<ConsumerConnectionInfo>> asyncConsumerConnection(std::string group);
   asio::awaitable<Result<std::vector<ConnectionInfo>>> asyncProducerConnection(std::string group, std::string topic);
   asio::awaitable<Result<std::vector<std::string>>> asyncConsumerIds(std::string group, std::string topic);
+  // Groups that consume `topic` (QUERY_TOPIC_CONSUME_BY_WHO on each master of its route), sorted.
+  asio::awaitable<Result<std::vector<std::string>>> asyncTopicConsumeByWho(std::string topic);
   // INVOKE_BROKER_TO_RESET_OFFSET on every broker of `topic` (online consumers are told by the
   // broker); with no consumer online the offsets are set directly, as mqadmin does. Returns them.
   asio::awaitable<Result<std::map<MessageQueue, int64_t>>> asyncResetOffsetByTime(std::string group, std::string topic,

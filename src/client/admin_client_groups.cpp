@@ -168,6 +168,24 @@ asio::awaitable<Result<std::vector<std::string>>> AdminClient::asyncConsumerIds(
   co_return co_await consumerIdList(*instance_, group, topic);
 }
 
+asio::awaitable<Result<std::vector<std::string>>> AdminClient::asyncTopicConsumeByWho(std::string topic) {
+  auto route = co_await instance_->route(topic, true);
+  if (!route) co_return route.error();
+  std::set<std::string> groups;
+  for (const auto& addr : masterAddrsOf(*route)) {
+    auto cmd = net::RemotingCommand::request(RequestCode::QUERY_TOPIC_CONSUME_BY_WHO);
+    cmd.extFields.set("topic", topic);
+    auto resp = co_await callOk(addr, std::move(cmd));
+    if (!resp) co_return resp.error();
+    rapidjson::Document doc;
+    if (auto r = json::parse(resp->body, doc); !r) co_return r.error();
+    if (!doc.IsObject() || !doc.HasMember("groupList") || !doc["groupList"].IsArray()) continue;
+    for (auto& g : doc["groupList"].GetArray())
+      if (g.IsString()) groups.insert(g.GetString());
+  }
+  co_return std::vector<std::string>(groups.begin(), groups.end());
+}
+
 asio::awaitable<Result<std::map<MessageQueue, int64_t>>> AdminClient::asyncResetOffsetByTime(
     std::string group, std::string topic, int64_t timestampMs, bool force) {
   auto route = co_await instance_->route(topic, true);

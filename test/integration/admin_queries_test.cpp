@@ -190,3 +190,80 @@ TEST_CASE("admin runtime info: KVTable with the keys mqadmin brokerStatus and cl
     return std::stoll(again["table"]["msgPutTotalTodayNow"].GetString()) >= 1;
   }, std::chrono::seconds(5)));
 }
+
+TEST_CASE("admin runtime info: pulls show up in the get totals and get TPS figures") {
+  DevNode node;
+  REQUIRE(node.start());
+  TestClient c;
+  auto addr = node.brokerAddr();
+  createTopic(c, addr, "RtGetTopic", 1);
+  for (int i = 0; i < 3; ++i) {
+    SendSpec s;
+    s.topic = "RtGetTopic";
+    s.body = "get-" + std::to_string(i);
+    sendOk(c, addr, s);
+  }
+  waitDispatched(c, addr, "RtGetTopic", 0, 3);
+  REQUIRE(pullAll(c, addr, "RtGetTopic", 0).size() == 3);  // one found pull, 3 messages
+  CHECK(pullAll(c, addr, "RtGetTopic", 0, 3).empty());      // one miss (nothing new)
+  // The sampler reads the counters once a second; wait until it has seen both pulls.
+  rapidjson::Document last;
+  CHECK(waitFor([&] {
+    last = parseBody(call(c, addr, request(RequestCode::GET_BROKER_RUNTIME_INFO, {})));
+    auto& t = last["table"];
+    return std::stoll(t["msgGetTotalTodayNow"].GetString()) == 3 && std::stod(t["getMissTps"].GetString()) > 0 &&
+           std::stod(t["getFoundTps"].GetString()) > 0;
+  }, std::chrono::seconds(8)));
+  auto& t = last["table"];
+  CHECK(std::stoll(t["msgGetTotalTodayNow"].GetString()) == 3);
+  CHECK(std::stod(t["getTransferedTps"].GetString()) > 0);
+  CHECK(std::stod(t["getTotalTps"].GetString()) >= std::stod(t["getFoundTps"].GetString()));
+  // The pulling group's consume TPS (messages it pulled per second over the last minute).
+  auto consumeTps = [&] {
+    auto stats = parseBody(call(c, addr, request(RequestCode::GET_CONSUME_STATS,
+                                                 {{"consumerGroup", "cg_admin"}, {"topic", "RtGetTopic"}})));
+    return stats["consumeTps"].GetDouble();
+  };
+  CHECK(waitFor([&] { return consumeTps() > 0; }, std::chrono::seconds(5)));
+  auto otherGroup = parseBody(call(c, addr, request(RequestCode::GET_CONSUME_STATS,
+                                                    {{"consumerGroup", "cg_idle"}, {"topic", "RtGetTopic"}})));
+  CHECK(otherGroup["consumeTps"].GetDouble() == 0.0);
+}
+
+TEST_CASE("admin offset moved: a pull answered PULL_OFFSET_MOVED stores an OFFSET_MOVED_EVENT message") {
+  DevNode node;
+  REQUIRE(node.start());
+  TestClient c;
+  auto addr = node.brokerAddr();
+  createTopic(c, addr, "MovedTopic", 1);
+  for (int i = 0; i < 2; ++i) {
+    SendSpec s;
+    s.topic = "MovedTopic";
+    sendOk(c, addr, s);
+  }
+  waitDispatched(c, addr, "MovedTopic", 0, 2);
+  PullSpec p;
+  p.group = "cg_moved";
+  p.topic = "MovedTopic";
+  p.offset = 50;
+  auto moved = call(c, addr, pullRequest(p));
+  REQUIRE(moved.code == ResponseCode::PULL_OFFSET_MOVED);
+  int64_t offsetNew = extInt(moved, "nextBeginOffset");
+  waitDispatched(c, addr, "OFFSET_MOVED_EVENT", 0, 1);
+  auto events = pullAll(c, addr, "OFFSET_MOVED_EVENT", 0);
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].tags() == "cg_moved");
+  rapidjson::Document ev;
+  ev.Parse(events[0].body.data(), events[0].body.size());
+  REQUIRE(ev.IsObject());
+  CHECK(std::string(ev["consumerGroup"].GetString()) == "cg_moved");
+  CHECK(std::string(ev["messageQueue"]["topic"].GetString()) == "MovedTopic");
+  CHECK(std::string(ev["messageQueue"]["brokerName"].GetString()) == "broker-a");
+  CHECK(ev["messageQueue"]["queueId"].GetInt() == 0);
+  CHECK(ev["offsetRequest"].GetInt64() == 50);
+  CHECK(ev["offsetNew"].GetInt64() == offsetNew);
+  // A pull that is merely at the end (PULL_NOT_FOUND) writes no event.
+  p.offset = 2;
+  CHECK(call(c, addr, pullRequest(p)).code == ResponseCode::PULL_NOT_FOUND);
+  CHECK(pullAll(c, addr, "OFFSET_MOVED_EVENT", 0, 1).empty());
+}

@@ -190,6 +190,32 @@ TEST_CASE("rmqadmin group verbs: updateSubGroup, consumerProgress, consumer/prod
   auto progressText = admin(node, "consumerProgress", {"-g", group});
   CHECK_MESSAGE(progressText.out.find("Diff Total: 0") != std::string::npos, progressText.out);
 
+  // Without -g: one line per group found through its %RETRY% topic, with its online consumer.
+  const rapidjson::Value* groupRow = nullptr;
+  rapidjson::Document allGroups;
+  CHECK(waitUntil([&] {
+    allGroups = adminJson(node, "consumerProgress");
+    groupRow = nullptr;
+    for (auto& row : rows(allGroups, "groups").GetArray())
+      if (str(row, "#Group") == group) groupRow = &row;
+    return groupRow != nullptr;
+  }, std::chrono::seconds(10)));
+  if (groupRow) {
+    CHECK(num(*groupRow, "#Count") == 1);
+    CHECK(str(*groupRow, "#Type") == "PUSH");
+    CHECK(str(*groupRow, "#Model") == "CLUSTERING");
+    CHECK(num(*groupRow, "#Diff Total") == 0);
+  }
+  // topicList -c: the topic's line names the group consuming it; retry topics are left out.
+  auto withGroups = adminJson(node, "topicList", {"-c"});
+  bool consumedBy = false;
+  for (auto& row : rows(withGroups, "topics").GetArray()) {
+    CHECK(str(row, "#Topic").rfind("%RETRY%", 0) != 0);
+    consumedBy |= str(row, "#Topic") == topic && str(row, "#Consumer Group") == group &&
+                  str(row, "#Cluster Name") == "DefaultCluster";
+  }
+  CHECK(consumedBy);
+
   auto conn = adminJson(node, "consumerConnection", {"-g", group});
   auto& conns = rows(conn, "connections");
   REQUIRE(conns.Size() == 1);
@@ -272,6 +298,7 @@ TEST_CASE("rmqadmin message verbs: sendMessage, queryMsgById/ByKey/ByOffset, con
   sendSome(node, topic, 4, uniqueName("PG"), "TagY");
   auto consumed = adminJson(node, "consumeMessage", {"-t", topic});
   CHECK(rows(consumed, "messages").Size() == 5);
+  for (auto& row : rows(consumed, "messages").GetArray()) CHECK(str(row, "#Broker Name") == "broker-a");
   auto print = adminJson(node, "printMsg", {"-t", topic, "-s", "TagX"});
   auto& printed = rows(print, "messages");
   REQUIRE(printed.Size() == 1);

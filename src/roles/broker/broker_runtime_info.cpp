@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "roles/broker/admin_support.h"
+#include "roles/broker/broker_stats.h"
 #include "roles/broker/json_text.h"
 #include "roles/broker/schedule_message_service.h"
 #include "roles/broker/topic_config.h"
@@ -27,31 +28,40 @@ class PutStatsSampler : public std::enable_shared_from_this<PutStatsSampler> {
   }
 
   int64_t bootMs() const { return bootMs_; }
-  int64_t totalSinceBoot() const {
+  int64_t totalSinceBoot(StatKind k) const {
     std::lock_guard lk(mu_);
-    return samples_.empty() ? 0 : samples_.back().second - baseline_;
+    return samples_.empty() ? 0 : samples_.back().counts[k] - baseline_[k];
   }
-  int64_t totalAtMidnight() const {
+  int64_t totalAtMidnight(StatKind k) const {
     std::lock_guard lk(mu_);
-    return atMidnight_;
+    return atMidnight_[k];
   }
-  // Messages per second over the last `seconds` (what samples we have).
-  double tps(int seconds) const {
+  int64_t totalAtYesterdayMidnight(StatKind k) const {
+    std::lock_guard lk(mu_);
+    return atYesterdayMidnight_[k];
+  }
+  // Events per second over the last `seconds` (what samples we have).
+  double tps(StatKind k, int seconds) const {
     std::lock_guard lk(mu_);
     if (samples_.size() < 2) return 0.0;
     auto& last = samples_.back();
-    const std::pair<int64_t, int64_t>* first = &samples_.front();
+    const Sample* first = &samples_.front();
     for (auto& s : samples_) {
-      if (last.first - s.first <= seconds * 1000) {
+      if (last.ms - s.ms <= seconds * 1000) {
         first = &s;
         break;
       }
     }
-    int64_t dt = last.first - first->first;
-    return dt <= 0 ? 0.0 : static_cast<double>(last.second - first->second) * 1000.0 / static_cast<double>(dt);
+    int64_t dt = last.ms - first->ms;
+    return dt <= 0 ? 0.0 : static_cast<double>(last.counts[k] - first->counts[k]) * 1000.0 / static_cast<double>(dt);
   }
 
  private:
+  struct Sample {
+    int64_t ms;
+    Counts counts;
+  };
+
   int64_t countStored() const {
     int64_t total = 0;
     for (auto& [topic, queues] : ctx_.store.queues()) {
@@ -59,6 +69,16 @@ class PutStatsSampler : public std::enable_shared_from_this<PutStatsSampler> {
       for (int q : queues) total += std::max<int64_t>(0, ctx_.store.maxOffsetInQueue(topic, q));
     }
     return total;
+  }
+
+  Counts countAll() const {
+    auto& g = getStats();
+    Counts c{};
+    c[StatPut] = countStored();
+    c[StatGetFound] = g.foundTimes.load(std::memory_order_relaxed);
+    c[StatGetMiss] = g.missTimes.load(std::memory_order_relaxed);
+    c[StatGetTransferred] = g.transferredMsgs.load(std::memory_order_relaxed);
+    return c;
   }
 
   // The timer belongs to its pending handler, not to the sampler: when the background io_context
@@ -79,26 +99,29 @@ class PutStatsSampler : public std::enable_shared_from_this<PutStatsSampler> {
   void sample() {
     if (ctx_.isShuttingDown()) return;
     int64_t now = admin::nowMillis();
-    int64_t count = countStored();
-    {
-      std::lock_guard lk(mu_);
-      if (samples_.empty()) baseline_ = count;
-      std::time_t secs = static_cast<std::time_t>(now / 1000);
-      std::tm tm{};
-      localtime_r(&secs, &tm);
-      if (lastDay_ != -1 && tm.tm_yday != lastDay_) atMidnight_ = count - baseline_;
-      lastDay_ = tm.tm_yday;
-      samples_.emplace_back(now, count);
-      while (samples_.size() > 601) samples_.pop_front();
+    Counts counts = countAll();
+    getStats().sampleGroups(now);
+    std::lock_guard lk(mu_);
+    if (samples_.empty()) baseline_ = counts;
+    std::time_t secs = static_cast<std::time_t>(now / 1000);
+    std::tm tm{};
+    localtime_r(&secs, &tm);
+    if (lastDay_ != -1 && tm.tm_yday != lastDay_) {
+      atYesterdayMidnight_ = atMidnight_;
+      for (size_t k = 0; k < counts.size(); ++k) atMidnight_[k] = counts[k] - baseline_[k];
     }
+    lastDay_ = tm.tm_yday;
+    samples_.push_back(Sample{now, counts});
+    while (samples_.size() > 601) samples_.pop_front();
   }
 
   BrokerContext& ctx_;
   int64_t bootMs_;
   mutable std::mutex mu_;
-  std::deque<std::pair<int64_t, int64_t>> samples_;  // (ms, stored count)
-  int64_t baseline_ = 0;
-  int64_t atMidnight_ = 0;
+  std::deque<Sample> samples_;
+  Counts baseline_{};
+  Counts atMidnight_{};
+  Counts atYesterdayMidnight_{};
   int lastDay_ = -1;
 };
 
@@ -116,9 +139,15 @@ double diskUsedRatio(const std::string& path) {
   return 1.0 - static_cast<double>(st.f_bavail) / static_cast<double>(st.f_blocks);
 }
 
-std::string tpsTriple(const PutStatsSampler* s) {
+// "10s 1min 10min" rates of one counter (Java's getPutTps / getGetFoundTps ... format).
+std::string tpsTriple(const PutStatsSampler* s, std::initializer_list<StatKind> kinds) {
   if (!s) return "0.0 0.0 0.0";
-  return fmt::format("{:.2f} {:.2f} {:.2f}", s->tps(10), s->tps(60), s->tps(600));
+  auto rate = [&](int seconds) {
+    double sum = 0;
+    for (auto k : kinds) sum += s->tps(k, seconds);
+    return sum;
+  };
+  return fmt::format("{:.2f} {:.2f} {:.2f}", rate(10), rate(60), rate(600));
 }
 }  // namespace
 
@@ -132,19 +161,21 @@ std::string encodeRuntimeInfo(BrokerContext& ctx, const PutStatsSampler* sampler
   int64_t upMs = now - (sampler ? sampler->bootMs() : now);
   put("runtime", fmt::format("[ {} days, {} hours, {} minutes, {} seconds ]", upMs / 86400000,
                              upMs / 3600000 % 24, upMs / 60000 % 60, upMs / 1000 % 60));
-  int64_t total = sampler ? sampler->totalSinceBoot() : 0;
-  int64_t morning = sampler ? sampler->totalAtMidnight() : 0;
+  auto since = [&](StatKind k) { return sampler ? sampler->totalSinceBoot(k) : 0; };
+  auto morning = [&](StatKind k) { return sampler ? sampler->totalAtMidnight(k) : 0; };
+  auto yesterday = [&](StatKind k) { return sampler ? sampler->totalAtYesterdayMidnight(k) : 0; };
+  int64_t total = since(StatPut);
   put("msgPutTotalTodayNow", total);
-  put("msgPutTotalTodayMorning", morning);
-  put("msgPutTotalYesterdayMorning", 0);
-  put("msgGetTotalTodayNow", 0);
-  put("msgGetTotalTodayMorning", 0);
-  put("msgGetTotalYesterdayMorning", 0);
-  put("putTps", tpsTriple(sampler));
-  put("getTransferedTps", "0.0 0.0 0.0");
-  put("getFoundTps", "0.0 0.0 0.0");
-  put("getMissTps", "0.0 0.0 0.0");
-  put("getTotalTps", "0.0 0.0 0.0");
+  put("msgPutTotalTodayMorning", morning(StatPut));
+  put("msgPutTotalYesterdayMorning", yesterday(StatPut));
+  put("msgGetTotalTodayNow", since(StatGetTransferred));
+  put("msgGetTotalTodayMorning", morning(StatGetTransferred));
+  put("msgGetTotalYesterdayMorning", yesterday(StatGetTransferred));
+  put("putTps", tpsTriple(sampler, {StatPut}));
+  put("getTransferedTps", tpsTriple(sampler, {StatGetTransferred}));
+  put("getFoundTps", tpsTriple(sampler, {StatGetFound}));
+  put("getMissTps", tpsTriple(sampler, {StatGetMiss}));
+  put("getTotalTps", tpsTriple(sampler, {StatGetFound, StatGetMiss}));
   put("putMessageTimesTotal", total);
   put("commitLogMinOffset", ctx.store.minPhyOffset());
   put("commitLogMaxOffset", ctx.store.maxPhyOffset());

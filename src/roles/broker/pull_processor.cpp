@@ -5,8 +5,10 @@
 
 #include "common/request_code.h"
 #include "common/response_code.h"
+#include "roles/broker/broker_stats.h"
 #include "roles/broker/client_manager.h"
 #include "roles/broker/consumer_offset_manager.h"
+#include "roles/broker/offset_moved_event.h"
 #include "roles/broker/pull_request_hold.h"
 #include "roles/broker/subscription_group_manager.h"
 #include "roles/broker/topic_config_manager.h"
@@ -124,6 +126,11 @@ RemotingCommand PullProcessor::readOnce(const Prepared& p, bool firstRun, bool& 
         resp.bodySegments.push_back({rec.data(), rec.size()});
     }
     resp.bodyOwner = std::move(r.owner);
+    getStats().found(h.consumerGroup, h.topic, static_cast<int64_t>(r.records.size()));
+  } else {
+    getStats().miss();
+    if (code == ResponseCode::PULL_OFFSET_MOVED && !ctx_.storeConfig.isSlave())
+      storeOffsetMovedEvent(ctx_, {h.consumerGroup, h.topic, h.queueId, h.queueOffset, r.nextBeginOffset});
   }
   suspend = firstRun && code == ResponseCode::PULL_NOT_FOUND && h.has(pullflag::SUSPEND) && !ctx_.isShuttingDown();
   if (firstRun && h.has(pullflag::COMMIT_OFFSET) && !ctx_.storeConfig.isSlave())

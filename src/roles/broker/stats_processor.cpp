@@ -9,6 +9,7 @@
 #include "roles/broker/admin_processors.h"
 #include "roles/broker/admin_support.h"
 #include "roles/broker/broker_runtime_info.h"
+#include "roles/broker/broker_stats.h"
 #include "roles/broker/client_manager.h"
 #include "roles/broker/consumer_offset_manager.h"
 #include "roles/broker/json_text.h"
@@ -43,7 +44,9 @@ Reply topicStats(BrokerContext& ctx, RemotingCommand cmd) {
 int64_t writeConsumeStats(BrokerContext& ctx, json::Writer& w, const std::string& group,
                           const std::set<std::string>& topicSet) {
   int64_t diff = 0;
-  w.beginObject().key("consumeTps").value(0.0).key("offsetTable").beginObject();
+  double tps = 0;
+  for (auto& topic : topicSet) tps += getStats().groupTps(group, topic);
+  w.beginObject().key("consumeTps").value(tps).key("offsetTable").beginObject();
   for (auto& topic : topicSet) {
     auto config = ctx.topics.find(topic);
     if (!config) continue;

@@ -1,5 +1,8 @@
 // Group and client verbs: updateSubGroup, deleteSubGroup, consumerProgress, consumerConnection,
 // producerConnection, resetOffsetByTime.
+#include <algorithm>
+#include <climits>
+
 #include <fmt/format.h>
 
 #include "tools/rmqadmin/verb_util.h"
@@ -53,10 +56,52 @@ int deleteSubGroup(VerbContext& ctx) {
   return 0;
 }
 
+// "PUSH" / "PULL" as mqadmin prints ConsumeType (the wire carries CONSUME_PASSIVELY / ACTIVELY).
+std::string consumeTypeName(const std::string& wire) {
+  if (wire == "CONSUME_PASSIVELY") return "PUSH";
+  if (wire == "CONSUME_ACTIVELY") return "PULL";
+  return wire;
+}
+
+// Without -g, like mqadmin: every group that has a %RETRY% topic, with its online consumers,
+// consume TPS and total lag. A group whose stats or connections cannot be read still gets a row.
+int allGroupsProgress(VerbContext& ctx) {
+  auto& admin = ctx.admin();
+  auto topics = admin.run(admin.asyncTopicList());
+  if (!topics) return ctx.fail(topics.error());
+  const std::string retryPrefix = "%RETRY%";
+  std::vector<std::string> groups;
+  for (auto& topic : *topics)
+    if (topic.rfind(retryPrefix, 0) == 0) groups.push_back(topic.substr(retryPrefix.size()));
+  std::sort(groups.begin(), groups.end());
+  auto& t = ctx.report.table("groups", {"#Group", "#Count", "#Version", "#Type", "#Model", "#TPS", "#Diff Total"});
+  for (auto& group : groups) {
+    auto stats = admin.run(admin.asyncConsumeStats(group));
+    auto conn = admin.run(admin.asyncConsumerConnection(group));
+    int64_t count = 0, tps = 0, diff = 0;
+    std::string version, type, model;
+    if (stats) {
+      tps = static_cast<int64_t>(stats->consumeTps);
+      diff = stats->diffTotal();
+    }
+    if (conn && !conn->connections.empty()) {
+      count = static_cast<int64_t>(conn->connections.size());
+      int32_t lowest = INT32_MAX;
+      for (auto& c : conn->connections) lowest = std::min(lowest, c.version);
+      version = std::to_string(lowest);
+      type = consumeTypeName(conn->consumeType);
+      model = conn->messageModel;
+    }
+    t.add({group, count, version, type, model, tps, diff});
+  }
+  return 0;
+}
+
 int consumerProgress(VerbContext& ctx) {
-  std::string group = ctx.required({"g", "groupName"});
+  std::string group = ctx.args.get({"g", "groupName"}, "");
   std::string topic = ctx.args.get({"t", "topic"}, "");
   if (ctx.badUsage()) return 2;
+  if (group.empty()) return allGroupsProgress(ctx);
   auto& admin = ctx.admin();
   auto stats = admin.run(admin.asyncConsumeStats(group, topic));
   if (!stats) return ctx.fail(stats.error());
@@ -141,7 +186,8 @@ VerbRegistrar r2({"deleteSubGroup", "Delete subscription group from broker",
                    {"-r, --removeOffset <bool>", "also remove its offsets (default false)"}},
                   {"g", "groupName", "b", "brokerAddr", "c", "clusterName", "r", "removeOffset"}, {}, &deleteSubGroup});
 VerbRegistrar r3({"consumerProgress", "Query consumers's progress, speed",
-                  {{"-g, --groupName <group>", "consumer group (required)"}, {"-t, --topic <topic>", "only this topic"}},
+                  {{"-g, --groupName <group>", "consumer group (default: every group, one line each)"},
+                   {"-t, --topic <topic>", "only this topic"}},
                   {"g", "groupName", "t", "topic"}, {}, &consumerProgress});
 VerbRegistrar r4({"consumerConnection", "Query consumer's socket connection, client version and subscription",
                   {{"-g, --consumerGroup <group>", "consumer group (required)"}},

@@ -104,10 +104,13 @@ int sendMessage(VerbContext& ctx) {
   return 0;
 }
 
-// Pulls [from, to) of one queue in batches, calling `each` until it returns false or `limit`
-// messages were seen. Returns the number seen, or the pull error.
+// Called with each message read and the queue it came from (its broker name is not in the record).
+using EachMessage = std::function<void(const client::MessageQueue&, const MessageExt&)>;
+
+// Pulls [from, to) of one queue in batches, calling `each` until `limit` messages were seen.
+// Returns the number seen, or the pull error.
 Result<int64_t> pullRange(client::PullConsumer& c, const client::MessageQueue& mq, const std::string& expr, int64_t from,
-                          int64_t to, int64_t limit, const std::function<void(const MessageExt&)>& each) {
+                          int64_t to, int64_t limit, const EachMessage& each) {
   int64_t seen = 0;
   for (int64_t offset = from; offset < to && seen < limit;) {
     auto r = c.pull(mq, expr, offset, 32);
@@ -115,7 +118,7 @@ Result<int64_t> pullRange(client::PullConsumer& c, const client::MessageQueue& m
     if (r->status == client::PullStatus::OFFSET_ILLEGAL || r->nextBeginOffset <= offset) break;
     for (auto& m : r->messages) {
       if (m.queueOffset >= to || seen >= limit) break;
-      each(m);
+      each(mq, m);
       ++seen;
     }
     offset = r->nextBeginOffset;
@@ -132,7 +135,7 @@ struct RangeOptions {
 // Every queue of the topic (or the one given by -b/-i), from the offset at beginMs (or min, or -o)
 // to the offset at endMs (or max).
 int readRange(VerbContext& ctx, const RangeOptions& o, std::optional<client::MessageQueue> only,
-              std::optional<int64_t> startOffset, const std::function<void(const MessageExt&)>& each) {
+              std::optional<int64_t> startOffset, const EachMessage& each) {
   client::PullConsumerOptions po;
   po.group = ctx.args.get({"g", "consumerGroup"}, "TOOLS_CONSUMER");
   po.client = clientConfig(ctx);
@@ -184,9 +187,11 @@ int consumeMessage(VerbContext& ctx) {
   std::optional<client::MessageQueue> only;
   if (brokerName) only = client::MessageQueue{o.topic, *brokerName, queueId};
   auto& t = ctx.report.table("messages", {"#Broker Name", "#QID", "#Offset", "#MsgId", "#Tags", "#Keys", "#StoreTime", "#Body"});
-  return readRange(ctx, o, only, offset >= 0 ? std::optional<int64_t>(offset) : std::nullopt, [&](const MessageExt& m) {
+  std::optional<int64_t> start;
+  if (offset >= 0) start = offset;
+  return readRange(ctx, o, only, start, [&](const client::MessageQueue& mq, const MessageExt& m) {
     std::string uniq = client::uniqKey(m);
-    t.add({only ? only->brokerName : "", m.queueId, m.queueOffset, uniq.empty() ? m.offsetMsgId() : uniq, m.tags(),
+    t.add({mq.brokerName, m.queueId, m.queueOffset, uniq.empty() ? m.offsetMsgId() : uniq, m.tags(),
            m.keys(), formatTimestamp(m.storeTimestamp), bodyText(m.body, 120)});
   });
 }
@@ -200,7 +205,7 @@ int printMsg(VerbContext& ctx) {
   bool withBody = boolOption(ctx, {"d", "printBody"}, true);
   if (ctx.badUsage()) return 2;
   auto& t = ctx.report.table("messages", {"#MSGID", "#QID", "#Offset", "#Tags", "#Keys", "#StoreTime", "#BODY"});
-  return readRange(ctx, o, std::nullopt, std::nullopt, [&](const MessageExt& m) {
+  return readRange(ctx, o, std::nullopt, std::nullopt, [&](const client::MessageQueue&, const MessageExt& m) {
     std::string uniq = client::uniqKey(m);
     t.add({uniq.empty() ? m.offsetMsgId() : uniq, m.queueId, m.queueOffset, m.tags(), m.keys(),
            formatTimestamp(m.storeTimestamp), withBody ? bodyText(m.body, 200) : std::string()});

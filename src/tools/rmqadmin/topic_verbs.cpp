@@ -57,11 +57,18 @@ int topicList(VerbContext& ctx) {
     for (auto& topic : *topics) t.add({topic});
     return 0;
   }
-  auto& t = ctx.report.table("topics", {"#Cluster Name", "#Topic"});
+  // Like mqadmin -c: retry and DLQ topics left out, one line per (topic, consumer group).
+  auto& t = ctx.report.table("topics", {"#Cluster Name", "#Topic", "#Consumer Group"});
   for (auto& topic : *topics) {
+    if (topic.rfind("%RETRY%", 0) == 0 || topic.rfind("%DLQ%", 0) == 0) continue;
     auto route = admin.run(admin.asyncTopicRoute(topic));
     std::string cluster = route && !route->brokerDatas.empty() ? route->brokerDatas[0].cluster : "";
-    t.add({cluster, topic});
+    auto groups = admin.run(admin.asyncTopicConsumeByWho(topic));
+    if (!groups || groups->empty()) {
+      t.add({cluster, topic, ""});
+      continue;
+    }
+    for (auto& group : *groups) t.add({cluster, topic, group});
   }
   return 0;
 }
@@ -146,7 +153,7 @@ VerbRegistrar r2({"deleteTopic", "Delete topic from broker and NameServer",
                   {},
                   &deleteTopic});
 VerbRegistrar r3({"topicList", "Fetch all topic list from name server",
-                  {{"-c, --clusterModel", "also print each topic's cluster"}},
+                  {{"-c, --clusterModel", "also print each topic's cluster and consumer groups"}},
                   {},
                   {"c", "clusterModel"},
                   &topicList});
