@@ -34,7 +34,8 @@ GetStats::GroupCounter* GetStats::groupCounter(std::string_view group, std::stri
   if (it == groups_.end()) {
     it = groups_.emplace(std::move(key), std::make_unique<GroupCounter>()).first;
     // A zero sample at creation: the first pull's messages count in the first rate.
-    auto now = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
+    using std::chrono::system_clock;
+    auto now = std::chrono::duration_cast<std::chrono::milliseconds>(system_clock::now().time_since_epoch());
     it->second->samples.emplace_back(now.count(), 0);
   }
   g->second.emplace(std::string(topic), it->second.get());
