@@ -12,7 +12,7 @@
 namespace rmq::client {
 
 AdminClient::AdminClient(ClientConfig config) {
-  if (config.clientIp.empty()) config.clientIp = localIpv4();
+  if (config.clientIp.empty()) config.clientIp = rmq::localIPv4();
   if (config.instanceName == "DEFAULT") config.instanceName = uniqueInstanceName();
   std::string id = buildClientId(config.clientIp, config.instanceName, config.unitName);
   instance_ = ClientInstance::create(std::move(config), std::move(id));

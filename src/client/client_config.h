@@ -5,6 +5,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/local_address.h"
+
 namespace rmq::client {
 
 struct ClientConfig {
@@ -22,7 +24,7 @@ struct ClientConfig {
 std::vector<std::string> splitNamesrvAddr(std::string_view text);
 // cfg.namesrvAddr, or $NAMESRV_ADDR when that is empty.
 std::vector<std::string> resolveNamesrvAddr(const ClientConfig& cfg);
-std::string localIpv4();
+
 // clientIP@instanceName[@unitName]
 std::string buildClientId(const std::string& ip, const std::string& instanceName, const std::string& unitName);
 // "<pid>#<nanotime>", what Java substitutes for instanceName "DEFAULT".

@@ -72,7 +72,7 @@ MessageQueue selectByOrderId(const std::vector<MessageQueue>& queues, const Mess
 Producer::Producer(ProducerOptions options)
     : options_(std::move(options)), selector_(options_.sendLatencyFaultEnable) {
   ClientConfig cfg = options_.client;
-  if (cfg.clientIp.empty()) cfg.clientIp = localIpv4();
+  if (cfg.clientIp.empty()) cfg.clientIp = rmq::localIPv4();
   if (cfg.instanceName == "DEFAULT") cfg.instanceName = uniqueInstanceName();
   instance_ = ClientInstance::create(cfg, buildClientId(cfg.clientIp, cfg.instanceName, cfg.unitName));
 }

@@ -10,7 +10,7 @@ namespace rmq::client {
 
 PullConsumer::PullConsumer(PullConsumerOptions options) : options_(std::move(options)) {
   ClientConfig cfg = options_.client;
-  if (cfg.clientIp.empty()) cfg.clientIp = localIpv4();
+  if (cfg.clientIp.empty()) cfg.clientIp = rmq::localIPv4();
   if (cfg.instanceName == "DEFAULT") cfg.instanceName = uniqueInstanceName();
   instance_ = ClientInstance::create(cfg, buildClientId(cfg.clientIp, cfg.instanceName, cfg.unitName));
 }

@@ -26,7 +26,7 @@ int64_t nowMs() {
 
 PushConsumer::PushConsumer(PushConsumerOptions options) : options_(std::move(options)) {
   ClientConfig cfg = options_.client;
-  if (cfg.clientIp.empty()) cfg.clientIp = localIpv4();
+  if (cfg.clientIp.empty()) cfg.clientIp = rmq::localIPv4();
   if (cfg.instanceName == "DEFAULT" && options_.messageModel == MessageModel::CLUSTERING)
     cfg.instanceName = uniqueInstanceName();
   instance_ = ClientInstance::create(cfg, buildClientId(cfg.clientIp, cfg.instanceName, cfg.unitName));
