@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 
 namespace {
 void waitDispatched(MessageStore& s) {
-  for (int i = 0; i < 2000 && s.dispatchedPhyOffset() < s.maxPhyOffset(); ++i)
+  for (int i = 0; i < 5000 && s.dispatchedPhyOffset() < s.maxPhyOffset(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 

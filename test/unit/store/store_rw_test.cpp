@@ -16,7 +16,7 @@ using namespace rmq::store::test;
 namespace {
 // Waits (bounded) until the dispatcher has built consume queues up to the commit log end.
 void waitDispatched(MessageStore& s) {
-  for (int i = 0; i < 2000 && s.dispatchedPhyOffset() < s.maxPhyOffset(); ++i)
+  for (int i = 0; i < 5000 && s.dispatchedPhyOffset() < s.maxPhyOffset(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   REQUIRE(s.dispatchedPhyOffset() == s.maxPhyOffset());
 }
@@ -184,7 +184,7 @@ TEST_CASE("batch append is atomic: one file, consecutive queue offsets, merged p
   CHECK(std::count(r.msgId.begin(), r.msgId.end(), ',') == 2);
   auto again = store.appendBatch(b);
   CHECK(again.queueOffset == 3);
-  for (int k = 0; k < 200 && store.dispatchedPhyOffset() < store.maxPhyOffset(); ++k)
+  for (int k = 0; k < 2500 && store.dispatchedPhyOffset() < store.maxPhyOffset(); ++k)
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   auto g = store.getMessages("BatchTest", 1, 0, 32, 1 << 30, nullptr);
   REQUIRE(g.records.size() == 6);
@@ -221,7 +221,7 @@ TEST_CASE("delay messages park in SCHEDULE_TOPIC_XXXX with the delivery time as 
   CHECK(r.queueId == 2);
   TestMessage capped("TestTopic", 0, "capped", "", "", {{"DELAY", "9"}});
   CHECK(store.append(capped.m).queueId == 2);  // level capped at 3
-  for (int k = 0; k < 200 && store.dispatchedPhyOffset() < store.maxPhyOffset(); ++k)
+  for (int k = 0; k < 2500 && store.dispatchedPhyOffset() < store.maxPhyOffset(); ++k)
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   auto g = store.getMessages("SCHEDULE_TOPIC_XXXX", 2, 0, 32, 1 << 30, nullptr);
   REQUIRE(g.records.size() == 2);

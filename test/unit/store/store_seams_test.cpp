@@ -38,7 +38,9 @@ TEST_CASE("slave: replicated commit log bytes are dispatched into identical queu
     off += static_cast<int64_t>(chunk.bytes.size());
   }
   CHECK_FALSE(s.appendReplicated(off + 1, "zz").ok());  // must continue at the end
-  for (int i = 0; i < 2000 && s.dispatchedPhyOffset() < s.maxPhyOffset(); ++i)
+  // Both stores dispatch behind their appends: wait for each (bounded) before comparing queues.
+  for (int i = 0; i < 5000 && (s.dispatchedPhyOffset() < s.maxPhyOffset() ||
+                               m.dispatchedPhyOffset() < m.maxPhyOffset()); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   CHECK(s.maxPhyOffset() == m.maxPhyOffset());
   for (int q = 0; q < 2; ++q) {
@@ -62,7 +64,7 @@ TEST_CASE("deleteTopics drops consume queues; offsets restart; other topics unto
     REQUIRE(s.append(TestMessage("Gone", 0, "g").m).ok());
     REQUIRE(s.append(TestMessage("Kept", 0, "k").m).ok());
   }
-  for (int i = 0; i < 1000 && s.dispatchedPhyOffset() < s.maxPhyOffset(); ++i)
+  for (int i = 0; i < 5000 && s.dispatchedPhyOffset() < s.maxPhyOffset(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   s.deleteTopics({"Gone"});
   CHECK(s.queues().count("Gone") == 0);
