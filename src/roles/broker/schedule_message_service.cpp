@@ -1,4 +1,5 @@
 #include "roles/broker/schedule_message_service.h"
+#include "roles/broker/stored_message.h"
 
 #include <asio/executor_work_guard.hpp>
 #include <charconv>
@@ -172,16 +173,7 @@ bool ScheduleMessageService::deliverOne(std::string_view record) {
   eraseProperty(props, prop::DELAY);
   std::string encodedProps = encodeProperties(props);
 
-  store::MessageToStore m;
-  m.topic = topic;
-  m.queueId = queueId;
-  m.flag = rec.flag;
-  m.body = rec.body;
-  m.properties = encodedProps;
-  m.sysFlag = rec.sysFlag;
-  m.bornTimestamp = rec.bornTimestamp;
-  m.bornHost = rec.bornHost;
-  m.reconsumeTimes = rec.reconsumeTimes;
+  store::MessageToStore m = reputMessage(rec, topic, queueId, encodedProps);
   auto res = store_.append(m);
   if (!res.ok()) {
     log::error("delayed message to {}:{} not stored: {} {}", topic, queueId, store::toString(res.status), res.error);

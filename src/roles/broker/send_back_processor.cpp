@@ -10,6 +10,7 @@
 #include "common/message_id.h"
 #include "common/request_code.h"
 #include "common/response_code.h"
+#include "roles/broker/stored_message.h"
 #include "roles/broker/admin_processors.h"
 #include "roles/broker/admin_support.h"
 #include "roles/broker/subscription_group_manager.h"
@@ -91,15 +92,7 @@ Reply consumerSendMsgBack(BrokerContext& ctx, net::ConnectionPtr conn, RemotingC
   }
   std::string encodedProps = encodeProperties(props);
 
-  store::MessageToStore m;
-  m.topic = newTopic;
-  m.queueId = queueId;
-  m.flag = rec.flag;
-  m.body = rec.body;
-  m.properties = encodedProps;
-  m.sysFlag = rec.sysFlag;
-  m.bornTimestamp = rec.bornTimestamp;
-  m.bornHost = rec.bornHost;
+  store::MessageToStore m = reputMessage(rec, newTopic, queueId, encodedProps);
   m.reconsumeTimes = rec.reconsumeTimes + 1;
   auto res = ctx.store.append(m);
   if (!res.ok()) {

@@ -44,4 +44,19 @@ HostAddress peerHostAddress(const std::string& remoteAddress) {
   return a;
 }
 
+store::MessageToStore reputMessage(const RecordView& rec, std::string_view topic, int32_t queueId,
+                                   std::string_view properties) {
+  store::MessageToStore m;
+  m.topic = topic;
+  m.queueId = queueId;
+  m.flag = rec.flag;
+  m.body = rec.body;
+  m.properties = properties;
+  m.sysFlag = rec.sysFlag;
+  m.bornTimestamp = rec.bornTimestamp;
+  m.bornHost = rec.bornHost;
+  m.reconsumeTimes = rec.reconsumeTimes;
+  return m;
+}
+
 }  // namespace rmq::broker

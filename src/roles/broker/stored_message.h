@@ -4,6 +4,8 @@
 #include <string_view>
 
 #include "common/message.h"
+#include "common/message_codec.h"
+#include "store/store_types.h"
 
 namespace rmq::broker {
 
@@ -13,5 +15,10 @@ namespace rmq::broker {
 bool buildStoredProperties(std::string_view orig, std::string_view cluster, bool dropDelay, std::string& out);
 // The peer address of a connection as stored in born host: IPv4 for IPv4 (and v4-mapped) peers.
 HostAddress peerHostAddress(const std::string& remoteAddress);
+// A stored record put again under another topic/queue with new properties (delay delivery,
+// send-back to %RETRY%/%DLQ%): body, flag, sysFlag, born time/host and reconsumeTimes carried over.
+// The result views `rec`'s bytes and `properties`: keep both alive until it is appended.
+store::MessageToStore reputMessage(const RecordView& rec, std::string_view topic, int32_t queueId,
+                                   std::string_view properties);
 
 }  // namespace rmq::broker
