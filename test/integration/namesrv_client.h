@@ -13,6 +13,7 @@
 #include "common/result.h"
 #include "net/io_pool.h"
 #include "net/remoting_client.h"
+#include "node_process.h"
 
 namespace rmq::test {
 
@@ -41,5 +42,21 @@ net::RemotingCommand registerRequest(const std::string& cluster, const std::stri
 rapidjson::Document parseJson(const std::string& text);
 // Polls `cond` every 50 ms until it holds or `timeout` passes.
 bool eventually(const std::function<bool()>& cond, std::chrono::milliseconds timeout);
+
+// A name server process on a free loopback port (`extra`: more TOML lines); call node.start().
+struct Namesrv {
+  NodeProcess node;
+  uint16_t port = freePort();
+  std::string addr = "127.0.0.1:" + std::to_string(port);
+
+  explicit Namesrv(const std::string& extra = "") {
+    node.writeFile("ns.toml", namesrvToml(node, port, extra));
+    node.setArgs({"--role=namesrv", "-c", node.path("ns.toml")});
+    node.waitForPorts({port});
+  }
+};
+
+// Response code of an invoke, or -1000 for a transport failure.
+inline int codeOf(const Result<net::RemotingCommand>& r) { return r ? r->code : -1000; }
 
 }  // namespace rmq::test

@@ -23,20 +23,6 @@ namespace RC = rmq::RequestCode;
 
 namespace {
 
-struct Namesrv {
-  NodeProcess node;
-  uint16_t port = freePort();
-  std::string addr = "127.0.0.1:" + std::to_string(port);
-
-  explicit Namesrv(const std::string& extra = "") {
-    node.writeFile("ns.toml", namesrvToml(node, port, extra));
-    node.setArgs({"--role=namesrv", "-c", node.path("ns.toml")});
-    node.waitForPorts({port});
-  }
-};
-
-int codeOf(const Result<net::RemotingCommand>& r) { return r ? r->code : -1000; }
-
 // Raw socket: sends `bytes`, then reports whether the server closed the connection within 5 s.
 bool serverClosesAfter(uint16_t port, const std::string& bytes) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);

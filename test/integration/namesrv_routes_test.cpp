@@ -15,20 +15,6 @@ namespace RC = rmq::RequestCode;
 
 namespace {
 
-struct Namesrv {
-  NodeProcess node;
-  uint16_t port = freePort();
-  std::string addr = "127.0.0.1:" + std::to_string(port);
-
-  explicit Namesrv(const std::string& extra = "") {
-    node.writeFile("ns.toml", namesrvToml(node, port, extra));
-    node.setArgs({"--role=namesrv", "-c", node.path("ns.toml")});
-    node.waitForPorts({port});
-  }
-};
-
-int codeOf(const Result<net::RemotingCommand>& r) { return r ? r->code : -1000; }
-
 std::string routeBody(BlockingClient& c, const std::string& addr, const std::string& topic, int version,
                       bool standardOnly = false) {
   auto r = standardOnly ? c.call(addr, RC::GET_ROUTEINFO_BY_TOPIC, {{"topic", topic}, {"acceptStandardJsonOnly", "true"}},

@@ -54,51 +54,36 @@ int clusterList(VerbContext& ctx) {
 }
 
 int brokerStatus(VerbContext& ctx) {
-  requireBrokerOrCluster(ctx);
-  if (ctx.badUsage()) return 2;
-  auto targets = brokerTargets(ctx);
-  if (!targets) return ctx.fail(targets.error());
-  auto& admin = ctx.admin();
-  for (auto& addr : *targets) {
-    auto rt = admin.run(admin.asyncBrokerRuntimeInfo(addr));
+  return forEachTargetBroker(ctx, [&](const std::string& addr, size_t count) {
+    auto rt = ctx.admin().run(ctx.admin().asyncBrokerRuntimeInfo(addr));
     if (!rt) return ctx.fail(fmt::format("{}: {}", addr, rt.error().message), rt.error().code);
     std::vector<std::pair<std::string, std::string>> items(rt->begin(), rt->end());  // map: sorted by key
-    if (targets->size() > 1) ctx.report.line(fmt::format("============{}============", addr));
-    ctx.report.kv(targets->size() > 1 ? addr : "status", std::move(items), " : ");
-  }
-  return 0;
+    if (count > 1) ctx.report.line(fmt::format("============{}============", addr));
+    ctx.report.kv(count > 1 ? addr : "status", std::move(items), " : ");
+    return 0;
+  });
 }
 
 int getBrokerConfig(VerbContext& ctx) {
-  requireBrokerOrCluster(ctx);
-  if (ctx.badUsage()) return 2;
-  auto targets = brokerTargets(ctx);
-  if (!targets) return ctx.fail(targets.error());
-  auto& admin = ctx.admin();
-  for (auto& addr : *targets) {
-    auto cfg = admin.run(admin.asyncBrokerConfig(addr));
+  return forEachTargetBroker(ctx, [&](const std::string& addr, size_t count) {
+    auto cfg = ctx.admin().run(ctx.admin().asyncBrokerConfig(addr));
     if (!cfg) return ctx.fail(fmt::format("{}: {}", addr, cfg.error().message), cfg.error().code);
     ctx.report.line(fmt::format("============{}============", addr));
-    ctx.report.kv(targets->size() > 1 ? addr : "config", {cfg->begin(), cfg->end()}, " = ");
-  }
-  return 0;
+    ctx.report.kv(count > 1 ? addr : "config", {cfg->begin(), cfg->end()}, " = ");
+    return 0;
+  });
 }
 
 int updateBrokerConfig(VerbContext& ctx) {
   std::string key = ctx.required({"k", "key"});
   auto value = ctx.args.get({"v", "value"});
   if (!value) ctx.usageError("missing option -v");
-  requireBrokerOrCluster(ctx);
-  if (ctx.badUsage()) return 2;
-  auto targets = brokerTargets(ctx);
-  if (!targets) return ctx.fail(targets.error());
-  auto& admin = ctx.admin();
-  for (auto& addr : *targets) {
-    auto r = admin.run(admin.asyncUpdateBrokerConfig(addr, {{key, *value}}));
+  return forEachTargetBroker(ctx, [&](const std::string& addr, size_t) {
+    auto r = ctx.admin().run(ctx.admin().asyncUpdateBrokerConfig(addr, {{key, *value}}));
     if (!r) return ctx.fail(fmt::format("update broker config failed, {}: {}", addr, r.error().message), r.error().code);
     ctx.report.line(fmt::format("update broker config success, {}", addr));
-  }
-  return 0;
+    return 0;
+  });
 }
 
 const OptionHelp kBroker{"-b, --brokerAddr <addr>", "one broker"};

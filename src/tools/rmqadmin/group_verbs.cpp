@@ -21,16 +21,13 @@ int updateSubGroup(VerbContext& ctx) {
   spec.brokerId = ctx.args.getInt({"i", "brokerId"}, 0);
   spec.whichBrokerWhenConsumeSlowly = ctx.args.getInt({"w", "whichBrokerWhenConsumeSlowly"}, 1);
   spec.notifyConsumerIdsChangedEnable = boolOption(ctx, {"a", "notifyConsumerIdsChanged"}, true);
-  requireBrokerOrCluster(ctx);
-  if (ctx.badUsage()) return 2;
-  auto targets = brokerTargets(ctx);
-  if (!targets) return ctx.fail(targets.error());
-  auto& admin = ctx.admin();
-  for (auto& addr : *targets) {
-    if (auto r = admin.run(admin.asyncUpdateSubscriptionGroup(addr, spec)); !r)
+  int rc = forEachTargetBroker(ctx, [&](const std::string& addr, size_t) {
+    if (auto r = ctx.admin().run(ctx.admin().asyncUpdateSubscriptionGroup(addr, spec)); !r)
       return ctx.fail(fmt::format("{}: {}", addr, r.error().message), r.error().code);
     ctx.report.line(fmt::format("create subscription group to {} success.", addr));
-  }
+    return 0;
+  });
+  if (rc != 0) return rc;
   ctx.report.line(fmt::format(
       "SubscriptionGroupConfig [groupName={}, consumeEnable={}, consumeFromMinEnable={}, consumeBroadcastEnable={}, "
       "retryQueueNums={}, retryMaxTimes={}, brokerId={}, whichBrokerWhenConsumeSlowly={}, "
@@ -43,17 +40,12 @@ int updateSubGroup(VerbContext& ctx) {
 int deleteSubGroup(VerbContext& ctx) {
   std::string group = ctx.required({"g", "groupName"});
   bool removeOffset = boolOption(ctx, {"r", "removeOffset"}, false);
-  requireBrokerOrCluster(ctx);
-  if (ctx.badUsage()) return 2;
-  auto targets = brokerTargets(ctx);
-  if (!targets) return ctx.fail(targets.error());
-  auto& admin = ctx.admin();
-  for (auto& addr : *targets) {
-    if (auto r = admin.run(admin.asyncDeleteSubscriptionGroup(addr, group, removeOffset)); !r)
+  return forEachTargetBroker(ctx, [&](const std::string& addr, size_t) {
+    if (auto r = ctx.admin().run(ctx.admin().asyncDeleteSubscriptionGroup(addr, group, removeOffset)); !r)
       return ctx.fail(fmt::format("{}: {}", addr, r.error().message), r.error().code);
     ctx.report.line(fmt::format("delete subscription group [{}] from broker [{}] success.", group, addr));
-  }
-  return 0;
+    return 0;
+  });
 }
 
 // "PUSH" / "PULL" as mqadmin prints ConsumeType (the wire carries CONSUME_PASSIVELY / ACTIVELY).

@@ -15,6 +15,18 @@ void requireBrokerOrCluster(VerbContext& ctx);
 // Broker addresses a verb acts on: -b <addr>, else the masters of -c <cluster> (an Error when the
 // cluster is unknown or has no master).
 Result<std::vector<std::string>> brokerTargets(VerbContext& ctx);
+// The shape of every "-b addr | -c cluster" verb: checks the options, resolves the targets and runs
+// `each(addr, targetCount)` for each; returns 2 on bad usage, the first non-zero result, else 0.
+template <class Each>
+int forEachTargetBroker(VerbContext& ctx, Each&& each) {
+  requireBrokerOrCluster(ctx);
+  if (ctx.badUsage()) return 2;
+  auto targets = brokerTargets(ctx);
+  if (!targets) return ctx.fail(targets.error());
+  for (auto& addr : *targets)
+    if (int rc = each(addr, targets->size()); rc != 0) return rc;
+  return 0;
+}
 
 // Boolean option value: "true"/"false" (any case); records an error for anything else.
 bool boolOption(VerbContext& ctx, std::initializer_list<std::string> names, bool dflt);
