@@ -1,13 +1,16 @@
 #include "store/flush_service.h"
 
+#include <algorithm>
+
 namespace rmq::store {
 
 void WaiterList::add(int64_t end, Clock::time_point deadline, Completion done) {
   std::lock_guard lock(mu_);
   waiters_.push_back({end, deadline, std::move(done)});
+  count_.store(waiters_.size());  // seq_cst: see FlushService::waitFlushed
 }
 
-void WaiterList::completeUpTo(int64_t offset) {
+size_t WaiterList::completeUpTo(int64_t offset, size_t* remaining) {
   std::vector<Completion> ready;
   {
     std::lock_guard lock(mu_);
@@ -20,8 +23,11 @@ void WaiterList::completeUpTo(int64_t offset) {
         ++it;
       }
     }
+    count_.store(waiters_.size(), std::memory_order_release);
+    if (remaining) *remaining = waiters_.size();  // before the completed ones can come back
   }
   for (auto& d : ready) d(PutStatus::PUT_OK);
+  return ready.size();
 }
 
 void WaiterList::expire(Clock::time_point now, PutStatus timeoutStatus) {
@@ -36,6 +42,7 @@ void WaiterList::expire(Clock::time_point now, PutStatus timeoutStatus) {
         ++it;
       }
     }
+    count_.store(waiters_.size(), std::memory_order_release);
   }
   for (auto& d : late) d(timeoutStatus);
 }
@@ -45,13 +52,9 @@ void WaiterList::failAll(PutStatus status) {
   {
     std::lock_guard lock(mu_);
     all.swap(waiters_);
+    count_.store(0, std::memory_order_release);
   }
   for (auto& w : all) w.done(status);
-}
-
-bool WaiterList::empty() const {
-  std::lock_guard lock(mu_);
-  return waiters_.empty();
 }
 
 FlushService::FlushService(const StoreConfig& cfg, CommitLog& log, Checkpoint& checkpoint)
@@ -82,7 +85,9 @@ void FlushService::wake() {
 void FlushService::waitFlushed(int64_t end, Completion done) {
   if (log_.flushedOffset() >= end) return done(PutStatus::PUT_OK);
   flushWaiters_.add(end, WaiterList::Clock::now() + std::chrono::milliseconds(cfg_.syncFlushTimeout), std::move(done));
-  wake();
+  // Only the waiter the flusher is waiting for pays for a futex wake (one per batch, not per send).
+  // Dekker pair with sleepUntil(): seq_cst count store in add(), then this load.
+  if (flushWaiters_.size() >= wakeAt_.load()) wake();
 }
 
 void FlushService::waitSlaveAck(int64_t end, Completion done) {
@@ -100,9 +105,51 @@ void FlushService::notifySlaveAck(int64_t offset) {
 
 void FlushService::flushOnce() {
   int64_t ts = log_.lastStoreTimestamp();  // read before: it belongs to bytes at or below the flush
+  auto t0 = std::chrono::steady_clock::now();
   int64_t flushed = log_.flush();
+  auto took = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
   if (ts > 0) checkpoint_.setPhysicMsgTimestamp(ts);
-  flushWaiters_.completeUpTo(flushed);
+  size_t remaining = 0;
+  size_t completed = flushWaiters_.completeUpTo(flushed, &remaining);
+  // In flight = those just served + those that arrived during the flush.
+  if (completed > 0) expectedBatch_ = completed + remaining;
+  if (completed > 0) {
+    flushNanosEwma_ = flushNanosEwma_ == 0 ? double(took) : 0.8 * flushNanosEwma_ + 0.2 * double(took);
+    statFlushes_.fetch_add(1, std::memory_order_relaxed);
+    statWaiters_.fetch_add(completed, std::memory_order_relaxed);
+    statFlushNanos_.fetch_add(uint64_t(took), std::memory_order_relaxed);
+  }
+}
+
+// The senders a flush released come back about one round trip later; waiting for them costs at
+// most this window, while flushing without them costs a whole extra flush for the stragglers.
+std::chrono::nanoseconds FlushService::gatherWindow() const {
+  using namespace std::chrono;
+  auto ewma = nanoseconds(int64_t(flushNanosEwma_));
+  return std::clamp<nanoseconds>(ewma, microseconds(50), milliseconds(2));
+}
+
+void FlushService::gatherBatch() {
+  size_t expected = expectedBatch_;
+  if (expected <= 1 || flushWaiters_.size() >= expected) return;
+  auto t0 = std::chrono::steady_clock::now();
+  sleepUntil(t0 + gatherWindow(), expected);
+  auto waited = std::chrono::steady_clock::now() - t0;
+  statGatherNanos_.fetch_add(uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(waited).count()),
+                             std::memory_order_relaxed);
+}
+
+void FlushService::sleepUntil(std::chrono::steady_clock::time_point deadline, size_t waiters) {
+  std::unique_lock lock(mu_);
+  wakeAt_.store(waiters);
+  cv_.wait_until(lock, deadline,
+                 [&] { return requested_ || stopping_.load() || flushWaiters_.size() >= waiters; });
+  wakeAt_.store(kBusy);  // flushing: the next pass looks at the waiters anyway
+  requested_ = false;
+}
+
+GroupCommitStats FlushService::groupCommitStats() const {
+  return {statFlushes_.load(), statWaiters_.load(), statFlushNanos_.load(), statGatherNanos_.load()};
 }
 
 void FlushService::run() {
@@ -110,11 +157,8 @@ void FlushService::run() {
   bool sync = cfg_.syncFlush();
   auto interval = sync ? milliseconds(10) : milliseconds(cfg_.flushIntervalCommitLog);
   while (!stopping_.load()) {
-    {
-      std::unique_lock lock(mu_);
-      cv_.wait_for(lock, interval, [&] { return requested_ || stopping_.load(); });
-      requested_ = false;
-    }
+    sleepUntil(steady_clock::now() + interval, 1);
+    if (sync && !flushWaiters_.empty()) gatherBatch();
     auto now = steady_clock::now();
     int64_t dirty = log_.maxOffset() - log_.flushedOffset();
     bool thorough = now - lastThorough_ >= milliseconds(cfg_.flushCommitLogThoroughInterval);
@@ -122,6 +166,7 @@ void FlushService::run() {
       flushOnce();
       if (thorough) lastThorough_ = now;
     }
+    now = steady_clock::now();
     flushWaiters_.expire(now, PutStatus::FLUSH_DISK_TIMEOUT);
     slaveWaiters_.expire(now, PutStatus::FLUSH_SLAVE_TIMEOUT);
   }

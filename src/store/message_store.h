@@ -107,6 +107,7 @@ class MessageStore {
   int64_t maxPhyOffset() const;      // end of written bytes (= commitLogMaxOffset for HA)
   int64_t flushedPhyOffset() const;  // durable end
   int64_t dispatchedPhyOffset() const;
+  GroupCommitStats groupCommitStats() const;  // SYNC_FLUSH batches (benchmarks, shutdown log)
   // Raw commit log bytes from `offset` up to the end of its file / written end (≤ maxBytes).
   ByteView readCommitLog(int64_t offset, size_t maxBytes) const;
   // Slave: appends replicated bytes; `offset` must equal maxPhyOffset(). Dispatched like appends.

@@ -177,6 +177,16 @@ void appendRun(const Options& o, bool sync, int concurrency) {
   std::printf("store append %-11s x%-3d            %8.0f MB/s  = %9.0f msgs/s   (%lld msgs, %lld failed, %.1f us CPU/msg)\n",
               sync ? "SYNC_FLUSH" : "ASYNC_FLUSH", concurrency, bytes / secs / 1e6, total / secs,
               static_cast<long long>(total), static_cast<long long>(failed.load()), cpu / total * 1e6);
+  if (auto gc = st.groupCommitStats(); sync && gc.flushes > 0) {
+    // The disk's group-commit limit for this concurrency, from the flusher's own msync times in
+    // this run (robust on a shared disk whose latency drifts between runs).
+    double msyncUs = gc.flushNanos / 1e3 / gc.flushes;
+    double limit = concurrency / (msyncUs / 1e6);
+    std::printf("      group commit: %.1f waiters/flush, %.0f us msync/flush, %.0f us gathering/flush"
+                " -> limit %d/msync = %.0f msgs/s, reached %.0f %%\n",
+                double(gc.waiters) / gc.flushes, msyncUs, gc.gatherNanos / 1e3 / gc.flushes, concurrency, limit,
+                100.0 * (total / secs) / limit);
+  }
   st.shutdown();
 }
 
