@@ -1,7 +1,9 @@
 // `rmqbench store`: store engine throughput beside the raw disk limit, measured in one run on the
 // same directory: sequential write and write+fsync of the same bytes; appends (1 KiB bodies) with
 // ASYNC_FLUSH and SYNC_FLUSH (group commit) for 1/16/256 concurrent appenders (coroutines on two
-// threads awaiting durability, as broker connections do); pull-path read throughput; recovery
+// threads awaiting durability, as broker connections do), with SYNC_FLUSH set against the disk's
+// group-commit limit (appenders / durable-write latency, msync as measured in the run and
+// write+fdatasync sampled around it; --repeat N for medians); pull-path read throughput; recovery
 // time after a crash for --recover-mb of commit log (normal, abnormal, and full CQ rebuild).
 #include <fcntl.h>
 #include <unistd.h>
@@ -50,6 +52,9 @@ struct Options {
   int64_t recoverMb = 1024;
   int64_t fileMb = 1024;
   std::string only = "raw,append,read,recovery";  // comma-separated parts to run
+  std::string flush = "sync,async";                // append runs: which flush modes
+  std::vector<int> appenders{1, 16, 256};          // append runs: concurrent appenders
+  int repeat = 1;                                  // SYNC_FLUSH append runs: rounds (disk latency drifts)
   bool verbose = false;
   bool runs(const char* part) const { return only.find(part) != std::string::npos; }
 };
@@ -57,7 +62,8 @@ struct Options {
 void usage() {
   std::fprintf(stderr,
                "rmqbench store [--dir D] [--messages N] [--sync-messages N] [--body BYTES] [--recover-mb MB]\n"
-               "               [--file-mb MB] [--only raw,append,read,recovery] [--verbose]\n");
+               "               [--file-mb MB] [--only raw,append,read,recovery] [--flush sync,async]\n"
+               "               [--appenders 1,16,256] [--repeat N] [--verbose]\n");
 }
 
 bool parse(int argc, char** argv, Options& o) {
@@ -72,6 +78,18 @@ bool parse(int argc, char** argv, Options& o) {
     else if (a == "--recover-mb" && (v = next())) o.recoverMb = std::atoll(v);
     else if (a == "--file-mb" && (v = next())) o.fileMb = std::atoll(v);
     else if (a == "--only" && (v = next())) o.only = v;
+    else if (a == "--flush" && (v = next())) o.flush = v;
+    else if (a == "--repeat" && (v = next())) o.repeat = std::max(1, std::atoi(v));
+    else if (a == "--appenders" && (v = next())) {
+      o.appenders.clear();
+      for (const char* p = v; *p;) {
+        char* end = nullptr;
+        long n = std::strtol(p, &end, 10);
+        if (end == p || n <= 0) return false;
+        o.appenders.push_back(static_cast<int>(n));
+        p = *end == ',' ? end + 1 : end;
+      }
+    }
     else if (a == "--verbose") o.verbose = true;
     else return false;
   }
@@ -111,6 +129,29 @@ HostAddress benchHost() {
   return h;
 }
 
+struct FsyncSample {
+  int64_t records = 0;
+  double seconds = 0;
+  double micros() const { return records > 0 ? seconds / records * 1e6 : 0; }
+};
+
+// write + fdatasync of one record at a time to a fresh file: the disk's durable-write latency.
+FsyncSample fdatasyncLatency(const Options& o, int64_t recordBytes, int64_t maxRecords, double maxSeconds) {
+  std::string path = o.dir + "/fsync.bin";
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+  std::string rec(static_cast<size_t>(recordBytes), 'r');
+  FsyncSample out;
+  auto t0 = Clock::now();
+  while (out.records < maxRecords && secondsSince(t0) < maxSeconds) {
+    if (::write(fd, rec.data(), rec.size()) < 0 || ::fdatasync(fd) != 0) break;
+    ++out.records;
+  }
+  out.seconds = secondsSince(t0);
+  ::close(fd);
+  fs::remove(path);
+  return out;
+}
+
 void rawDisk(const Options& o, int64_t recordBytes) {
   std::string path = o.dir + "/raw.bin";
   int64_t total = recordBytes * o.messages;
@@ -127,27 +168,27 @@ void rawDisk(const Options& o, int64_t recordBytes) {
   std::printf("raw  same bytes + one final fdatasync    %8.0f MB/s  = %9.0f records/s\n", total / wf / 1e6,
               total / wf / recordBytes);
   ::close(fd);
-  // write + fdatasync per record: the limit without group commit.
-  fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
-  std::string rec(static_cast<size_t>(recordBytes), 'r');
-  int64_t n = 0;
-  t0 = Clock::now();
-  while (n < o.syncMessages && secondsSince(t0) < 5) {
-    if (::write(fd, rec.data(), rec.size()) < 0 || ::fdatasync(fd) != 0) break;
-    ++n;
-  }
-  double s = secondsSince(t0);
-  std::printf("raw  write+fdatasync per record          %8.1f MB/s  = %9.0f records/s (%.0f us each)\n",
-              n * recordBytes / s / 1e6, n / s, s / n * 1e6);
-  ::close(fd);
   fs::remove(path);
+  // write + fdatasync per record: the limit without group commit.
+  FsyncSample f = fdatasyncLatency(o, recordBytes, o.syncMessages, 5.0);
+  std::printf("raw  write+fdatasync per record          %8.1f MB/s  = %9.0f records/s (%.0f us each)\n",
+              f.records * recordBytes / f.seconds / 1e6, f.records / f.seconds, f.micros());
 }
 
-void appendRun(const Options& o, bool sync, int concurrency) {
+// Share of the disk's group-commit limit (`concurrency` records per durable write) that a SYNC_FLUSH
+// run reached, against two latency estimates: the flusher's own msync times in the run, and
+// write+fdatasync samples taken just before and after the run (the disk's latency drifts).
+struct GroupCommitReach {
+  double vsMsync = 0, vsFdatasync = 0;
+};
+
+GroupCommitReach appendRun(const Options& o, bool sync, int concurrency, int64_t recordBytes) {
   std::string root = o.dir + "/append";
   fs::remove_all(root);
+  GroupCommitReach reach;
+  FsyncSample before = sync ? fdatasyncLatency(o, recordBytes, 200, 1.0) : FsyncSample{};
   store::MessageStore st(benchConfig(o, root, sync), benchHost());
-  if (!st.open().ok()) return;
+  if (!st.open().ok()) return reach;
   st.start();
   Sample sample(o.bodySize);
   int64_t total = sync ? o.syncMessages : o.messages;
@@ -177,17 +218,50 @@ void appendRun(const Options& o, bool sync, int concurrency) {
   std::printf("store append %-11s x%-3d            %8.0f MB/s  = %9.0f msgs/s   (%lld msgs, %lld failed, %.1f us CPU/msg)\n",
               sync ? "SYNC_FLUSH" : "ASYNC_FLUSH", concurrency, bytes / secs / 1e6, total / secs,
               static_cast<long long>(total), static_cast<long long>(failed.load()), cpu / total * 1e6);
-  if (auto gc = st.groupCommitStats(); sync && gc.flushes > 0) {
-    // The disk's group-commit limit for this concurrency, from the flusher's own msync times in
-    // this run (robust on a shared disk whose latency drifts between runs).
-    double msyncUs = gc.flushNanos / 1e3 / gc.flushes;
-    double limit = concurrency / (msyncUs / 1e6);
-    std::printf("      group commit: %.1f waiters/flush, %.0f us msync/flush, %.0f us gathering/flush"
-                " -> limit %d/msync = %.0f msgs/s, reached %.0f %%\n",
-                double(gc.waiters) / gc.flushes, msyncUs, gc.gatherNanos / 1e3 / gc.flushes, concurrency, limit,
-                100.0 * (total / secs) / limit);
-  }
+  auto gc = st.groupCommitStats();
   st.shutdown();
+  if (!sync || gc.flushes == 0) return reach;
+  FsyncSample after = fdatasyncLatency(o, recordBytes, 200, 1.0);
+  double msyncUs = gc.flushNanos / 1e3 / gc.flushes;
+  double fsyncUs = (before.seconds + after.seconds) / std::max<int64_t>(1, before.records + after.records) * 1e6;
+  reach.vsMsync = (total / secs) / (concurrency / (msyncUs / 1e6));
+  reach.vsFdatasync = (total / secs) / (concurrency / (fsyncUs / 1e6));
+  std::printf("      group commit: %.1f waiters/flush, %.0f us gathering/flush; limit %d in flight / latency:"
+              " msync %.0f us -> %.0f msgs/s (reached %.0f %%), fdatasync %.0f us -> %.0f msgs/s (reached %.0f %%)\n",
+              double(gc.waiters) / gc.flushes, gc.gatherNanos / 1e3 / gc.flushes, concurrency, msyncUs,
+              concurrency / (msyncUs / 1e6), 100 * reach.vsMsync, fsyncUs, concurrency / (fsyncUs / 1e6),
+              100 * reach.vsFdatasync);
+  return reach;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+// Returns whether the last run was an ASYNC_FLUSH one (its store is what readRun reads).
+bool appendRuns(const Options& o, int64_t recordBytes) {
+  bool lastAsync = false;
+  for (const char* mode : {"sync", "async"}) {
+    const bool sync = mode[0] == 's';
+    bool wanted = false;  // token match: "sync" must not select "async"
+    for (size_t p = 0; (p = o.flush.find(mode, p)) != std::string::npos; ++p)
+      wanted |= (p == 0 || o.flush[p - 1] == ',');
+    if (!wanted) continue;
+    for (int c : o.appenders) {
+      std::vector<double> vsMsync, vsFsync;
+      for (int round = 0; round < (sync ? o.repeat : 1); ++round) {
+        auto r = appendRun(o, sync, c, recordBytes);
+        lastAsync = !sync;
+        vsMsync.push_back(100 * r.vsMsync);
+        vsFsync.push_back(100 * r.vsFdatasync);
+      }
+      if (sync && o.repeat > 1)
+        std::printf("      x%d over %d rounds: median reached %.0f %% of the msync limit, %.0f %% of the fdatasync "
+                    "limit\n", c, o.repeat, median(vsMsync), median(vsFsync));
+    }
+  }
+  return lastAsync;
 }
 
 void readRun(const Options& o) {
@@ -273,10 +347,8 @@ int runStoreBench(int argc, char** argv) {
               o.dir.c_str(), o.bodySize, static_cast<long long>(recordBytes), static_cast<long long>(o.messages),
               static_cast<long long>(o.syncMessages));
   if (o.runs("raw")) rawDisk(o, recordBytes);
-  if (o.runs("append") || o.runs("read"))
-    for (bool sync : {true, false})
-      for (int c : {1, 16, 256})
-        if (o.runs("append") || (!sync && c == 256)) appendRun(o, sync, c);
+  bool asyncStoreLeft = o.runs("append") && appendRuns(o, recordBytes);
+  if (o.runs("read") && !asyncStoreLeft) appendRun(o, false, 256, recordBytes);  // the data readRun reads
   if (o.runs("read")) readRun(o);
   if (o.runs("recovery")) recoveryRun(o);
   fs::remove_all(o.dir);
