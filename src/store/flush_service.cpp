@@ -26,7 +26,7 @@ size_t WaiterList::completeUpTo(int64_t offset, size_t* remaining) {
     count_.store(waiters_.size(), std::memory_order_release);
     if (remaining) *remaining = waiters_.size();  // before the completed ones can come back
   }
-  for (auto& d : ready) d(PutStatus::PUT_OK);
+  completeAll(ready, PutStatus::PUT_OK);
   return ready.size();
 }
 
@@ -44,17 +44,18 @@ void WaiterList::expire(Clock::time_point now, PutStatus timeoutStatus) {
     }
     count_.store(waiters_.size(), std::memory_order_release);
   }
-  for (auto& d : late) d(timeoutStatus);
+  completeAll(late, timeoutStatus);
 }
 
 void WaiterList::failAll(PutStatus status) {
-  std::deque<Waiter> all;
+  std::vector<Completion> all;
   {
     std::lock_guard lock(mu_);
-    all.swap(waiters_);
+    for (auto& w : waiters_) all.push_back(std::move(w.done));
+    waiters_.clear();
     count_.store(0, std::memory_order_release);
   }
-  for (auto& w : all) w.done(status);
+  completeAll(all, status);
 }
 
 FlushService::FlushService(const StoreConfig& cfg, CommitLog& log, Checkpoint& checkpoint)
@@ -104,21 +105,30 @@ void FlushService::notifySlaveAck(int64_t offset) {
 }
 
 void FlushService::flushOnce() {
+  using namespace std::chrono;
   int64_t ts = log_.lastStoreTimestamp();  // read before: it belongs to bytes at or below the flush
-  auto t0 = std::chrono::steady_clock::now();
+  auto t0 = steady_clock::now();
   int64_t flushed = log_.flush();
-  auto took = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+  auto t1 = steady_clock::now();
+  auto took = duration_cast<nanoseconds>(t1 - t0).count();
   if (ts > 0) checkpoint_.setPhysicMsgTimestamp(ts);
   size_t remaining = 0;
   size_t completed = flushWaiters_.completeUpTo(flushed, &remaining);
-  // In flight = those just served + those that arrived during the flush.
-  if (completed > 0) expectedBatch_ = completed + remaining;
-  if (completed > 0) {
-    flushNanosEwma_ = flushNanosEwma_ == 0 ? double(took) : 0.8 * flushNanosEwma_ + 0.2 * double(took);
-    statFlushes_.fetch_add(1, std::memory_order_relaxed);
-    statWaiters_.fetch_add(completed, std::memory_order_relaxed);
-    statFlushNanos_.fetch_add(uint64_t(took), std::memory_order_relaxed);
+  if (completed == 0) {
+    lastFlushEnd_ = {};
+    return;
   }
+  // In flight = those just served + those that arrived during the flush.
+  expectedBatch_ = completed + remaining;
+  flushNanosEwma_ = flushNanosEwma_ == 0 ? double(took) : 0.8 * flushNanosEwma_ + 0.2 * double(took);
+  statFlushes_.fetch_add(1, std::memory_order_relaxed);
+  statWaiters_.fetch_add(completed, std::memory_order_relaxed);
+  statFlushNanos_.fetch_add(uint64_t(took), std::memory_order_relaxed);
+  if (lastFlushEnd_ != steady_clock::time_point{}) {  // back-to-back batches: the idle disk time between
+    statCycles_.fetch_add(1, std::memory_order_relaxed);
+    statGapNanos_.fetch_add(uint64_t(duration_cast<nanoseconds>(t0 - lastFlushEnd_).count()), std::memory_order_relaxed);
+  }
+  lastFlushEnd_ = t1;
 }
 
 // The senders a flush released come back about one round trip later; waiting for them costs at
@@ -129,14 +139,30 @@ std::chrono::nanoseconds FlushService::gatherWindow() const {
   return std::clamp<nanoseconds>(ewma, microseconds(50), milliseconds(2));
 }
 
-void FlushService::gatherBatch() {
+bool FlushService::gatherBatch(std::chrono::steady_clock::time_point deadline) {
   size_t expected = expectedBatch_;
-  if (expected <= 1 || flushWaiters_.size() >= expected) return;
+  if (expected <= 1 || flushWaiters_.size() >= expected) return false;
   auto t0 = std::chrono::steady_clock::now();
-  sleepUntil(t0 + gatherWindow(), expected);
+  if (deadline <= t0) return false;
+  sleepUntil(deadline, expected);
   auto waited = std::chrono::steady_clock::now() - t0;
   statGatherNanos_.fetch_add(uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(waited).count()),
                              std::memory_order_relaxed);
+  return true;
+}
+
+void FlushService::awaitSyncBatch(std::chrono::nanoseconds idleInterval) {
+  using namespace std::chrono;
+  // Right after a flush that released a batch: sleep until the whole batch is back (one wake-up,
+  // by the last arrival; the first arrival does not wake the flusher only to make it wait for the
+  // others), for at most one window from that flush's end; then flush whoever is there.
+  bool waited = lastFlushEnd_ != steady_clock::time_point{} && gatherBatch(lastFlushEnd_ + gatherWindow());
+  if (flushWaiters_.size() >= std::max<size_t>(1, expectedBatch_) || (waited && !flushWaiters_.empty())) return;
+  if (flushWaiters_.empty()) {  // idle: the first waiter wakes us, then the rest get one window
+    lastFlushEnd_ = {};
+    sleepUntil(steady_clock::now() + idleInterval, 1);
+  }
+  if (!flushWaiters_.empty()) gatherBatch(steady_clock::now() + gatherWindow());
 }
 
 void FlushService::sleepUntil(std::chrono::steady_clock::time_point deadline, size_t waiters) {
@@ -149,7 +175,8 @@ void FlushService::sleepUntil(std::chrono::steady_clock::time_point deadline, si
 }
 
 GroupCommitStats FlushService::groupCommitStats() const {
-  return {statFlushes_.load(), statWaiters_.load(), statFlushNanos_.load(), statGatherNanos_.load()};
+  return {statFlushes_.load(), statWaiters_.load(), statFlushNanos_.load(), statGatherNanos_.load(),
+          statCycles_.load(), statGapNanos_.load()};
 }
 
 void FlushService::run() {
@@ -157,8 +184,8 @@ void FlushService::run() {
   bool sync = cfg_.syncFlush();
   auto interval = sync ? milliseconds(10) : milliseconds(cfg_.flushIntervalCommitLog);
   while (!stopping_.load()) {
-    sleepUntil(steady_clock::now() + interval, 1);
-    if (sync && !flushWaiters_.empty()) gatherBatch();
+    if (sync) awaitSyncBatch(interval);
+    else sleepUntil(steady_clock::now() + interval, 1);
     auto now = steady_clock::now();
     int64_t dirty = log_.maxOffset() - log_.flushedOffset();
     bool thorough = now - lastThorough_ >= milliseconds(cfg_.flushCommitLogThoroughInterval);

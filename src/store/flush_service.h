@@ -6,12 +6,14 @@
 //    Batch gathering: the senders completed by one flush come back (their next send) a moment
 //    later; flushing at the first one's wake-up would split them over two flushes and halve the
 //    batch. So a pass first waits until as many waiters are pending as the previous flush
-//    served (the in-flight estimate), for at most about one flush latency (EWMA of msync time);
-//    a lone sender (estimate 1) is flushed at once. Delays only, never acknowledges early.
+//    served (the in-flight estimate), for at most about one flush latency (EWMA of msync time)
+//    from the previous flush's end (or from the first arrival after an idle spell), woken once
+//    by the waiter that completes the batch; a lone sender (estimate 1) is flushed at once.
+//    Delays only, never acknowledges early.
 //  - ASYNC_FLUSH: flushes every flushIntervalCommitLog ms once flushCommitLogLeastPages are dirty
 //    (or flushCommitLogThoroughInterval passed).
-// Also expires the replication seam's slave-ack waiters. Completions run on this thread; they
-// must only post (MessageStore::wrap does).
+// Also expires the replication seam's slave-ack waiters. A batch is released by completeAll (one
+// post per network thread); executor-less completions run on this thread and must only post.
 #include <atomic>
 #include <cstdint>
 #include <chrono>
@@ -24,12 +26,11 @@
 
 #include "store/checkpoint.h"
 #include "store/commit_log.h"
+#include "store/completion.h"
 #include "store/store_config.h"
 #include "store/store_types.h"
 
 namespace rmq::store {
-
-using Completion = std::function<void(PutStatus)>;
 
 // Offset-ordered completions; thread-safe.
 class WaiterList {
@@ -54,7 +55,6 @@ class WaiterList {
   std::atomic<size_t> count_{0};  // waiters_.size(), readable without the lock
 };
 
-
 class FlushService {
  public:
   FlushService(const StoreConfig& cfg, CommitLog& log, Checkpoint& checkpoint);
@@ -73,7 +73,10 @@ class FlushService {
  private:
   void run();
   void flushOnce();
-  void gatherBatch();  // SYNC_FLUSH: lets the expected batch arrive before flushing
+  // SYNC_FLUSH: sleeps until the expected batch is pending (or the windows pass, or idle).
+  void awaitSyncBatch(std::chrono::nanoseconds idleInterval);
+  // Sleeps until the expected batch is pending or the deadline; false when it did not sleep.
+  bool gatherBatch(std::chrono::steady_clock::time_point deadline);
   std::chrono::nanoseconds gatherWindow() const;
   // Sleeps until `waiters` flush waiters are pending, wake() is called, or the deadline.
   void sleepUntil(std::chrono::steady_clock::time_point deadline, size_t waiters);
@@ -95,7 +98,9 @@ class FlushService {
   static constexpr size_t kBusy = SIZE_MAX;
   std::atomic<size_t> wakeAt_{kBusy};  // pending-waiter count at which waitFlushed() wakes us
   double flushNanosEwma_ = 0;
+  std::chrono::steady_clock::time_point lastFlushEnd_{};  // of the last flush that completed waiters
   std::atomic<uint64_t> statFlushes_{0}, statWaiters_{0}, statFlushNanos_{0}, statGatherNanos_{0};
+  std::atomic<uint64_t> statCycles_{0}, statGapNanos_{0};
 };
 
 }  // namespace rmq::store

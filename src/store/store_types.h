@@ -134,6 +134,8 @@ struct GroupCommitStats {
   uint64_t waiters = 0;      // waiters those passes completed
   uint64_t flushNanos = 0;   // time inside msync for those passes
   uint64_t gatherNanos = 0;  // time spent waiting for a batch to fill
+  uint64_t cycles = 0;       // flushes with waiters that directly followed one with waiters
+  uint64_t gapNanos = 0;     // for those: time from the previous flush's end to this one's start
 };
 
 }  // namespace rmq::store
