@@ -5,9 +5,6 @@
 
 namespace rmq::test {
 
-namespace {
-
-// A broker port whose VIP (port-2) and HA (port+1) neighbours look free too.
 uint16_t freeBrokerPort() {
   for (int i = 0; i < 50; ++i) {
     uint16_t p = freePort();
@@ -15,8 +12,6 @@ uint16_t freeBrokerPort() {
   }
   return freePort();
 }
-
-}  // namespace
 
 DevNode::DevNode(const std::string& extraBroker) {
   nsPort = freePort();

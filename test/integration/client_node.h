@@ -32,6 +32,9 @@ struct DevNode {
   bool createTopic(const std::string& topic, int queues);
 };
 
+// A broker port whose VIP (port-2) and HA (port+1) neighbours look free too.
+uint16_t freeBrokerPort();
+
 // Polls `cond` every 50 ms until true or `timeout`; returns the last value.
 bool waitUntil(const std::function<bool()>& cond, std::chrono::milliseconds timeout);
 

@@ -1,0 +1,193 @@
+// The client library follows routes to a slave as the Java 4.9 client does, against real
+// processes: a name server, a master and a slave (`--role=slave`, brokerId 1) of one broker name.
+// The slave holds no messages here (this test is about where requests go, not replication), so
+// an answer with maxOffset 0 tells that a pull reached the slave.
+#include <doctest/doctest.h>
+
+#include "client/admin_client.h"
+#include "client/message_helpers.h"
+#include "client/producer.h"
+#include "client/pull_consumer.h"
+#include "client/request_headers.h"
+#include "client_node.h"
+
+using namespace rmq;
+using namespace rmq::client;
+using namespace rmq::test;
+
+namespace {
+
+constexpr const char* kBrokerName = "broker-r";
+
+// A name server, a master (id 0) and a slave (id 1) of kBrokerName, each its own process.
+struct MasterSlave {
+  NodeProcess ns, master, slave;
+  uint16_t nsPort = 0, masterPort = 0, slavePort = 0;
+
+  MasterSlave() {
+    // Nothing is bound before start(): keep the three ports (and a broker's VIP port - 2 and HA
+    // port + 1) apart so two picks cannot collide.
+    auto apart = [](uint16_t a, uint16_t b) { return a > b + 3 || b > a + 3; };
+    nsPort = freePort();
+    do masterPort = freeBrokerPort(); while (!apart(masterPort, nsPort));
+    do slavePort = freeBrokerPort(); while (!apart(slavePort, nsPort) || !apart(slavePort, masterPort));
+    ns.writeFile("ns.toml", namesrvToml(ns, nsPort));
+    ns.setArgs({"--role=namesrv", "-c", ns.path("ns.toml")});
+    ns.waitForPorts({nsPort});
+    configure(master, masterPort, 0, "--role=master");
+    configure(slave, slavePort, 1, "--role=slave");
+  }
+  void configure(NodeProcess& node, uint16_t port, int brokerId, const std::string& role) {
+    node.writeFile("broker.toml", "logDir = \"" + node.path("logs") + "\"\n[broker]\n" +
+                                      "brokerClusterName = \"DefaultCluster\"\n"
+                                      "brokerName = \"" + kBrokerName + "\"\n" +
+                                      "brokerId = " + std::to_string(brokerId) + "\n" +
+                                      "brokerIP1 = \"127.0.0.1\"\n"
+                                      "listenPort = " + std::to_string(port) + "\n" +
+                                      "namesrvAddr = \"" + namesrvAddr() + "\"\n" +
+                                      "slaveReadEnable = true\n"
+                                      "[store]\n"
+                                      "storePathRootDir = \"" + node.path("store") + "\"\n");
+    node.setArgs({role, "-c", node.path("broker.toml")});
+    node.waitForPorts({port});
+  }
+  std::string namesrvAddr() const { return "127.0.0.1:" + std::to_string(nsPort); }
+  std::string masterAddr() const { return "127.0.0.1:" + std::to_string(masterPort); }
+  std::string slaveAddr() const { return "127.0.0.1:" + std::to_string(slavePort); }
+  ClientConfig clientConfig() const {
+    ClientConfig c;
+    c.namesrvAddr = namesrvAddr();
+    c.clientIp = "127.0.0.1";
+    c.pollNameServerInterval = std::chrono::milliseconds(500);  // see route changes quickly
+    return c;
+  }
+};
+
+// The broker ids the name server's route of `topic` lists for kBrokerName.
+std::vector<int64_t> routeIds(AdminClient& admin, const std::string& topic) {
+  std::vector<int64_t> ids;
+  auto r = admin.run(admin.asyncTopicRoute(topic));
+  if (!r) return ids;
+  for (const auto& b : r->brokerDatas)
+    if (b.brokerName == kBrokerName)
+      for (const auto& [id, addr] : b.brokerAddrs) ids.push_back(id);
+  return ids;
+}
+
+// QUERY_CONSUMER_OFFSET of queue 0 asked of one node directly (-1: none stored or no answer).
+int64_t storedOffset(PullConsumer& pc, const std::string& addr, const std::string& group, const std::string& topic) {
+  auto& inst = pc.instance();
+  auto resp = inst.runSync(inst.invoke(addr, makeQueryConsumerOffset(group, topic, 0), std::chrono::seconds(5)));
+  if (!resp || resp->code != 0) return -1;
+  return resp->extFields.getInt("offset").value_or(-1);
+}
+
+}  // namespace
+
+TEST_CASE("client slave routing: suggestWhichBrokerId, slave fallback without a master, offsets follow the master") {
+  MasterSlave nodes;
+  REQUIRE(nodes.ns.start());
+  REQUIRE(nodes.master.start(std::chrono::seconds(30)));
+  REQUIRE(nodes.slave.start(std::chrono::seconds(30)));
+
+  AdminClient admin(nodes.clientConfig());
+  REQUIRE(admin.start().ok());
+  const std::string topic = uniqueName("SlaveRouteTopic");
+  const std::string group = uniqueName("slaveg");
+  TopicConfigSpec spec;
+  spec.topicName = topic;
+  spec.readQueueNums = spec.writeQueueNums = 1;
+  for (const auto& addr : {nodes.masterAddr(), nodes.slaveAddr()}) {
+    auto created = admin.run(admin.asyncCreateTopicOnBroker(addr, spec));
+    REQUIRE_MESSAGE(created.ok(), addr, ": ", created.error().code, " ", created.error().message);
+  }
+  REQUIRE(waitUntil([&] { return routeIds(admin, topic) == std::vector<int64_t>{0, 1}; }, std::chrono::seconds(20)));
+  // The master tells this group to read from broker 1 (Java: subscriptionGroupConfig.brokerId,
+  // suggested while slaveReadEnable is on).
+  SubscriptionGroupSpec sg;
+  sg.groupName = group;
+  sg.brokerId = 1;
+  REQUIRE(admin.run(admin.asyncUpdateSubscriptionGroup(nodes.masterAddr(), sg)).ok());
+
+  ProducerOptions po;
+  po.group = uniqueName("pg");
+  po.client = nodes.clientConfig();
+  Producer producer(po);
+  REQUIRE(producer.start().ok());
+  for (int i = 0; i < 5; ++i) REQUIRE(producer.send(makeMessage(topic, "", "", "m" + std::to_string(i))).ok());
+
+  PullConsumerOptions co;
+  co.group = group;
+  co.client = nodes.clientConfig();
+  PullConsumer pc(co);
+  REQUIRE(pc.start().ok());
+  auto queues = pc.fetchSubscribeMessageQueues(topic);
+  REQUIRE(queues.ok());
+  REQUIRE(queues->size() == 1);
+  const MessageQueue mq = queues->front();
+
+  // Sends are acknowledged before the consume queue has them: wait for all 5.
+  REQUIRE(waitUntil([&] {
+    auto max = pc.maxOffset(mq);
+    return max.ok() && *max == 5;
+  }, std::chrono::seconds(10)));
+  // 1st pull: the master (5 messages), which suggests broker 1.
+  Result<PullResult> r = makeError(-1, "unset");
+  REQUIRE(waitUntil([&] {
+    r = pc.pull(mq, "*", 0, 32);
+    return r.ok() && r->status == PullStatus::FOUND;
+  }, std::chrono::seconds(10)));
+  CHECK(r->messages.size() == 5);
+  CHECK(r->maxOffset == 5);
+  CHECK(r->suggestWhichBrokerId == 1);
+  // 2nd pull: the slave (its queue is empty), which suggests the master back.
+  r = pc.pull(mq, "*", 0, 32);
+  REQUIRE_MESSAGE(r.ok(), r.error().message);
+  CHECK(r->maxOffset == 0);
+  CHECK(r->messages.empty());
+  CHECK(r->suggestWhichBrokerId == 0);
+  // 3rd pull: the master again (suggesting the slave), 4th: the slave (suggesting the master).
+  r = pc.pull(mq, "*", 0, 32);
+  REQUIRE(r.ok());
+  CHECK(r->maxOffset == 5);
+  CHECK(r->suggestWhichBrokerId == 1);
+  r = pc.pull(mq, "*", 0, 32);
+  REQUIRE(r.ok());
+  CHECK(r->maxOffset == 0);
+  CHECK(r->suggestWhichBrokerId == 0);
+
+  // Consumer offsets go to the master while it is in the route.
+  REQUIRE(pc.updateConsumeOffset(mq, 2).ok());
+  CHECK(storedOffset(pc, nodes.masterAddr(), group, topic) == 2);
+  CHECK(storedOffset(pc, nodes.slaveAddr(), group, topic) != 2);
+
+  // The master dies: the name server drops it, the client's route follows (every 500 ms here),
+  // and pulls for the master (the last suggestion) and offsets move to the slave:
+  // findBrokerAddressInSubscribe falls back to the remaining node.
+  nodes.master.kill();
+  REQUIRE(waitUntil([&] { return routeIds(admin, topic) == std::vector<int64_t>{1}; }, std::chrono::seconds(20)));
+  REQUIRE(waitUntil([&] { return !pc.instance().masterAddr(kBrokerName); }, std::chrono::seconds(20)));
+  r = pc.pull(mq, "*", 0, 32);
+  REQUIRE_MESSAGE(r.ok(), r.error().message);
+  CHECK(r->maxOffset == 0);
+  auto updated = pc.updateConsumeOffset(mq, 3);
+  REQUIRE_MESSAGE(updated.ok(), updated.error().code, " ", updated.error().message);
+  CHECK(storedOffset(pc, nodes.slaveAddr(), group, topic) == 3);
+  auto fetched = pc.fetchConsumeOffset(mq);
+  REQUIRE(fetched.ok());
+  CHECK(*fetched == 3);
+  // Queue offsets stay master-only (MQAdminImpl): no master, no answer.
+  CHECK_FALSE(pc.maxOffset(mq).ok());
+
+  // The master is back: offsets go to it again, the slave keeps what it had.
+  REQUIRE(nodes.master.restart(std::chrono::seconds(30)));
+  REQUIRE(waitUntil([&] { return routeIds(admin, topic) == std::vector<int64_t>{0, 1}; }, std::chrono::seconds(20)));
+  REQUIRE(waitUntil([&] { return pc.maxOffset(mq).ok(); }, std::chrono::seconds(20)));
+  REQUIRE(pc.updateConsumeOffset(mq, 4).ok());
+  CHECK(storedOffset(pc, nodes.masterAddr(), group, topic) == 4);
+  CHECK(storedOffset(pc, nodes.slaveAddr(), group, topic) == 3);
+
+  pc.shutdown();
+  producer.shutdown();
+  admin.shutdown();
+}
