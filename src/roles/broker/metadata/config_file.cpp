@@ -1,0 +1,60 @@
+#include "roles/broker/metadata/config_file.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/log.h"
+#include "store/disk_space.h"
+
+namespace rmq::broker {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::optional<std::string> readWhole(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool blank(std::string_view s) {
+  return s.find_first_not_of(" \t\r\n") == std::string_view::npos;
+}
+
+}  // namespace
+
+Result<void> writeConfigFile(const std::string& path, std::string_view content) {
+  std::error_code ec;
+  fs::path p(path);
+  if (p.has_parent_path()) fs::create_directories(p.parent_path(), ec);
+  // Each file is replaced whole (temp file, fsync, rename): a full disk fails the write and leaves
+  // the previous content in place, never a truncated file. The backup first: if it cannot be
+  // written, the main file is not touched either.
+  if (auto old = readWhole(path); old && !blank(*old)) {
+    if (auto r = store::replaceFileAtomically(path + ".bak", *old); !r) return r;
+  }
+  return store::replaceFileAtomically(path, content);
+}
+
+Result<bool> loadConfigFile(const std::string& path,
+                            const std::function<Result<void>(std::string_view)>& apply) {
+  std::string firstError;
+  for (const std::string& candidate : {path, path + ".bak"}) {
+    auto content = readWhole(candidate);
+    if (!content || blank(*content)) continue;
+    auto r = apply(*content);
+    if (r) {
+      if (candidate != path) log::warn("loaded {} from its backup {}", path, candidate);
+      return true;
+    }
+    log::warn("cannot parse {}: {}", candidate, r.error().message);
+    if (firstError.empty()) firstError = candidate + ": " + r.error().message;
+  }
+  if (!firstError.empty()) return makeError(1, firstError);
+  return false;
+}
+
+}  // namespace rmq::broker
