@@ -3,11 +3,12 @@
 // write small files, so a full disk shows up as an ENOSPC *value* at a known call, never as a
 // SIGBUS from a store into a mapped page the file system cannot back.
 //
-// Fault point (tests): while injected, creating a file, reserving space and the writes below fail
-// with ENOSPC as on a full disk. Injected by setInjectedDiskFull(true) in-process (unit tests), or
-// for a whole process by the environment variable RMQNODE_FAULT_ENOSPC=<path>: the fault is on
-// while that path exists (integration tests create/remove it to fill and "free" the disk). Off by
-// default; the check costs one relaxed load when the variable is unset.
+// Fault point (tests): while injected, creating a file, reserving space (except blocks the file
+// already holds, as on a real full disk) and the writes below fail with ENOSPC. Injected by
+// setInjectedDiskFull(true) in-process (unit tests), or for a whole process by the environment
+// variable RMQNODE_FAULT_ENOSPC=<path>: the fault is on while that path exists (integration tests
+// create/remove it to fill and "free" the disk). Off by default; the check costs one relaxed load
+// when the variable is unset, and runs only where a block is about to be reserved or written.
 #include <cstdint>
 #include <string>
 #include <string_view>
