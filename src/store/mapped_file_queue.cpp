@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "common/file_write.h"
 #include "common/log.h"
 #include "common/response_code.h"
 
@@ -75,7 +76,7 @@ Result<MappedFilePtr> MappedFileQueue::fileAt(int64_t startOffset) {
   std::string path = dir_ + "/" + MappedFile::fileName(startOffset);
   if (std::error_code ec; !fs::is_directory(dir_, ec)) {
     fs::create_directories(dir_, ec);  // a queue whose directory could not be made (full disk)
-    if (ec) return makeError(ResponseCode::SYSTEM_ERROR, "cannot create " + dir_ + ": " + ec.message());
+    if (ec) return diskError("cannot create", dir_, ec.value());  // SERVICE_NOT_AVAILABLE for ENOSPC
   }
   auto f = allocator_ ? allocator_(path, startOffset, fileSize_)
                       : MappedFile::create(path, startOffset, fileSize_, MappedFile::Backing::Reserved);

@@ -263,11 +263,17 @@ TEST_CASE("disk full (48 MB tmpfs): a minute of 8000-byte sends through retentio
   MESSAGE(i << " sends, " << log.acked.size() << " SEND_OK (" << maxOff * 8 / 1000 << " MB through the store), "
             << log.refusedFull << " refused SERVICE_NOT_AVAILABLE, " << log.refusedNoFile
             << " refused SYSTEM_ERROR, max disk use " << static_cast<int>(maxUsed * 100) << "%");
-  CHECK(maxOff * 8000 > 3 * 48 * 1024 * 1024);  // retention had to make room several times
+  CHECK(maxOff * 8000 > 2 * 48 * 1024 * 1024);  // retention had to make room, more than once
   if (log.refusedFull + log.refusedNoFile > 0) {
-    CHECK(log.okAfterRefusal > 0);  // and writes resumed by themselves
+    CHECK(log.okAfterRefusal > 0);  // writes resumed by themselves
     CHECK(log.readsWhileFull > 0);
   }
+  // And the store is not left wedged: a send goes through again (retention frees the disk).
+  size_t before = log.acked.size();
+  auto settle = Clock::now() + std::chrono::seconds(20);
+  while (log.acked.size() == before && Clock::now() < settle && sendOne(c, addr, "DiskT", i++, log))
+    if (log.acked.size() == before) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CHECK_MESSAGE(log.acked.size() > before, "no send accepted in the 20 s after the load stopped");
   // Retention settles (no more sends); every acknowledged message still in the queue comes back.
   checkAckedReadable(c, addr, "DiskT", log);
   requireAlive(node);

@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "common/log.h"
-#include "store/disk_space.h"
+#include "common/file_write.h"
 
 namespace rmq::broker {
 namespace fs = std::filesystem;
@@ -27,16 +27,13 @@ bool blank(std::string_view s) {
 }  // namespace
 
 Result<void> writeConfigFile(const std::string& path, std::string_view content) {
-  std::error_code ec;
-  fs::path p(path);
-  if (p.has_parent_path()) fs::create_directories(p.parent_path(), ec);
   // Each file is replaced whole (temp file, fsync, rename): a full disk fails the write and leaves
   // the previous content in place, never a truncated file. The backup first: if it cannot be
   // written, the main file is not touched either.
   if (auto old = readWhole(path); old && !blank(*old)) {
-    if (auto r = store::replaceFileAtomically(path + ".bak", *old); !r) return r;
+    if (auto r = replaceFileAtomically(path + ".bak", *old); !r) return r;
   }
-  return store::replaceFileAtomically(path, content);
+  return replaceFileAtomically(path, content);
 }
 
 Result<bool> loadConfigFile(const std::string& path,
