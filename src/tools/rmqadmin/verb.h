@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "client/admin_client.h"
-#include "tools/cli_options.h"
+#include "tools/cli/cli_options.h"
 #include "tools/rmqadmin/report.h"
 
 namespace rmq::admin {

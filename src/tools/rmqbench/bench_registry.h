@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/cli_options.h"
+#include "tools/cli/cli_options.h"
 
 namespace rmq::bench {
 

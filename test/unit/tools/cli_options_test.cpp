@@ -1,4 +1,4 @@
-// Unit tests of the tools' command-line layer (src/tools/cli_options.*, over CLI11): option forms
+// Unit tests of the tools' command-line layer (src/tools/cli/cli_options.*, over CLI11): option forms
 // and aliases, validation of integers, booleans and choices, the environment fallback, unknown
 // options and subcommands with suggestions, help and exit codes.
 #include <doctest/doctest.h>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/cli_options.h"
+#include "tools/cli/cli_options.h"
 
 using rmq::tools::OptionSpec;
 using rmq::tools::SubcommandCli;
@@ -56,6 +56,27 @@ TEST_CASE("options: short, long, attached and = forms; values under every alias;
   CHECK(inv.values.flag("json"));
   CHECK_FALSE(inv.values.has("from"));
   CHECK(inv.values.get({"from"}, "last") == "last");
+}
+
+TEST_CASE("options: mqadmin's one-dash long names and two-dash short names; -x=value") {
+  auto cli = makeCli();
+  auto r = parse(cli, {"updateTopic", "-topic", "T1", "-readQueueNums=4", "--o", "false", "-namesrvAddr", "A:1",
+                       "-d=2", "-json"});
+  REQUIRE(std::holds_alternative<SubcommandCli::Invocation>(r));
+  auto& inv = std::get<SubcommandCli::Invocation>(r);
+  CHECK(inv.values.get({"t"}).value() == "T1");
+  CHECK(inv.values.getInt({"r"}, 0) == 4);
+  CHECK(inv.values.get({"o"}).value() == "false");
+  CHECK(inv.values.get({"n"}).value() == "A:1");
+  CHECK(inv.values.getDouble({"d"}, 0) == doctest::Approx(2));
+  CHECK(inv.values.flag("json"));
+  auto eq = parse(cli, {"updateTopic", "-t=T2", "--t=T3", "-r", "-1"});
+  REQUIRE(std::holds_alternative<SubcommandCli::Invocation>(eq));
+  CHECK(std::get<SubcommandCli::Invocation>(eq).values.get({"topic"}).value() == "T3");
+  CHECK(std::get<SubcommandCli::Invocation>(eq).values.getInt({"r"}, 0) == -1);
+  auto attached = parse(cli, {"updateTopic", "-t=T2"});
+  REQUIRE(std::holds_alternative<SubcommandCli::Invocation>(attached));
+  CHECK(std::get<SubcommandCli::Invocation>(attached).values.get({"t"}).value() == "T2");
 }
 
 TEST_CASE("options: bad integers, booleans, numbers and choices are usage errors (exit 2)") {

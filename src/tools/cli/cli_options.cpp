@@ -1,4 +1,4 @@
-#include "tools/cli_options.h"
+#include "tools/cli/cli_options.h"
 
 #include <CLI/CLI.hpp>
 
@@ -103,6 +103,33 @@ std::vector<std::string> optionSpellings(const CLI::App& sub) {
     for (auto& l : opt->get_lnames()) out.push_back("--" + l);
   }
   return out;
+}
+
+// mqadmin (commons-cli) and the tools' earlier parser take an option's long name after one dash
+// ("-topic T", "-namesrvAddr=A"), its short name after two ("--t T") and "-t=T" for "-t T"; CLI11
+// would read "-topic" as -t with the value "opic" and "-t=T" as the value "=T". Appends `token`
+// in CLI11's spelling to `out`; other tokens are kept.
+void appendCanonical(const CLI::App& sub, const std::string& token, std::vector<std::string>& out) {
+  if (token.size() >= 3 && token[0] == '-') {
+    bool twoDashes = token[1] == '-';
+    size_t start = twoDashes ? 2 : 1;
+    size_t eq = token.find('=');
+    std::string name = token.substr(start, eq == std::string::npos ? std::string::npos : eq - start);
+    for (const CLI::Option* opt : sub.get_options()) {
+      auto& shorts = opt->get_snames();
+      auto& longs = opt->get_lnames();
+      if (std::find(longs.begin(), longs.end(), name) != longs.end()) {
+        out.push_back("--" + token.substr(start));
+        return;
+      }
+      if (std::find(shorts.begin(), shorts.end(), name) != shorts.end()) {
+        out.push_back("-" + name);
+        if (eq != std::string::npos) out.push_back(token.substr(eq + 1));
+        return;
+      }
+    }
+  }
+  out.push_back(token);
 }
 
 size_t editDistance(const std::string& a, const std::string& b) {
@@ -230,8 +257,12 @@ std::variant<int, SubcommandCli::Invocation> SubcommandCli::parse(int argc, char
   }
   CLI::App* sub = find(name);
   if (!sub) return unknownName(name);
+  std::vector<std::string> tokens(argv, argv + 2);
+  for (int i = 2; i < argc; ++i) appendCanonical(*sub, argv[i], tokens);
+  std::vector<char*> args;
+  for (auto& t : tokens) args.push_back(t.data());
   try {
-    app_->parse(argc, argv);
+    app_->parse(static_cast<int>(args.size()), args.data());
   } catch (const CLI::CallForHelp&) {
     std::fputs(help(name).c_str(), stdout);
     return 0;
