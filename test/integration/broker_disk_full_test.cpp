@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "admin_test_util.h"
@@ -164,10 +165,13 @@ bool sendOne(TestClient& c, const std::string& addr, const std::string& topic, i
   return true;
 }
 
-// The broker is alive; if not, how it ended (SIGBUS shows as 135) and what it printed.
-void requireAlive(BrokerNode& node) {
-  if (node.proc.running()) return;
-  auto code = node.proc.waitExit(std::chrono::seconds(5));
+// The broker is alive; if not, how it ended (SIGBUS shows as 135) and what it printed. `grace`:
+// how long to wait for an exit first (after a connection was closed under us).
+void requireAlive(BrokerNode& node, std::chrono::milliseconds grace = std::chrono::milliseconds(0)) {
+  std::optional<int> code;
+  if (grace.count() > 0) code = node.proc.waitExit(grace);
+  if (!code && node.proc.running()) return;
+  if (!code) code = node.proc.waitExit(std::chrono::seconds(5));
   FAIL("broker died, exit code " << code.value_or(-1) << ": " << node.proc.stderrText());
 }
 
@@ -256,9 +260,10 @@ TEST_CASE("disk full (48 MB tmpfs): a minute of 8000-byte sends through retentio
   int i = 0;
   double maxUsed = 0;
   auto until = Clock::now() + std::chrono::seconds(45);
-  while (Clock::now() < until && sendOne(c, addr, "DiskT", i++, log))
+  bool answered = true;
+  while (Clock::now() < until && (answered = sendOne(c, addr, "DiskT", i++, log)))
     if (i % 64 == 0) maxUsed = std::max(maxUsed, usedRatio(store));
-  requireAlive(node);
+  requireAlive(node, answered ? std::chrono::seconds(0) : std::chrono::seconds(10));
   int64_t maxOff = queueOffset(c, addr, RequestCode::GET_MAX_OFFSET, "DiskT", 0);
   MESSAGE(i << " sends, " << log.acked.size() << " SEND_OK (" << maxOff * 8 / 1000 << " MB through the store), "
             << log.refusedFull << " refused SERVICE_NOT_AVAILABLE, " << log.refusedNoFile
