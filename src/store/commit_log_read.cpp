@@ -83,9 +83,14 @@ int64_t CommitLog::scanValid(size_t startIdx, bool checkCRC, const std::function
     f.adviseSequential();
     int64_t pos = 0;
     bool stop = false;
+    int64_t limit = f.dataEnd();  // never read a hole through the mapping (full tmpfs: SIGBUS)
     while (pos < f.size()) {
+      if (pos >= limit) {  // never written: zeros, the end of the log
+        stop = true;
+        break;
+      }
       RecordView v;
-      auto rc = parseRecord(f.data() + pos, static_cast<size_t>(f.size() - pos), v, checkCRC);
+      auto rc = parseRecord(f.data() + pos, static_cast<size_t>(limit - pos), v, checkCRC);
       if (rc == RecordParse::Blank) {
         pos = f.size();
         break;

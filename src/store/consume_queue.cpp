@@ -38,7 +38,7 @@ void ConsumeQueue::recover() {
   for (size_t i = start; i < files.size(); ++i) {
     const char* base = files[i]->data();
     int64_t pos = 0;
-    for (; pos + kCqUnitSize <= files[i]->size(); pos += kCqUnitSize) {
+    for (; pos + kCqUnitSize <= files[i]->dataEnd(); pos += kCqUnitSize) {  // a hole holds no unit
       CqUnit u = readUnit(base + pos);
       if (!validUnit(u)) break;
       if (u.size != INT_MAX) maxPhy = u.phyOffset + u.size;  // skip filler units

@@ -47,6 +47,7 @@ Result<std::shared_ptr<MappedFile>> MappedFile::create(const std::string& path, 
   f->base_ = static_cast<char*>(p);
   f->from_ = fromOffset;
   f->size_ = size;
+  f->dataEnd_ = size;
   f->reservedFrom_ = backing == Backing::Reserved ? 0 : size;
   return f;
 }
@@ -57,7 +58,13 @@ Result<std::shared_ptr<MappedFile>> MappedFile::open(const std::string& path, in
   if (st.st_size != size)
     return makeError(ResponseCode::SYSTEM_ERROR,
                      fmt::format("{}: length {} not matched with configured file size {}", path, st.st_size, size));
-  return create(path, fromOffset, size, Backing::Sparse);
+  auto f = create(path, fromOffset, size, Backing::Sparse);
+  if (!f) return f;
+  // A Java-written file is sparse past its data: the first hole bounds what recovery may read
+  // through the mapping (on a full tmpfs even a read fault on a hole is a SIGBUS).
+  off_t hole = ::lseek(f.value()->fd_, 0, SEEK_HOLE);
+  if (hole >= 0 && hole < size) f.value()->dataEnd_ = hole;
+  return f;
 }
 
 MappedFile::~MappedFile() {

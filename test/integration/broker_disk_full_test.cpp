@@ -3,7 +3,6 @@
 // Java-written store on a tmpfs filled to 99 %. The broker never dies, refuses sends with
 // RocketMQ's codes while full, keeps serving reads, and resumes by itself.
 #include <doctest/doctest.h>
-#include <sys/mount.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -21,6 +20,7 @@
 #include "common/request_code.h"
 #include "common/response_code.h"
 #include "namesrv_client.h"
+#include "tmpfs_mount.h"
 
 using namespace rmq;
 using namespace rmq::test;
@@ -28,38 +28,6 @@ namespace fs = std::filesystem;
 
 namespace {
 using Clock = std::chrono::steady_clock;
-
-// A tmpfs of `size` mounted on `dir` for the scope; unmounted (lazily, even with a process still
-// using it) when the scope ends, whatever the test did. ok() is false where mounting is not
-// permitted (not root, no CAP_SYS_ADMIN, a container without mount rights).
-class TmpfsMount {
- public:
-  TmpfsMount(std::string dir, const std::string& size) : dir_(std::move(dir)) {
-    std::error_code ec;
-    fs::create_directories(dir_, ec);
-    std::string opts = "size=" + size;
-    if (::mount("tmpfs", dir_.c_str(), "tmpfs", 0, opts.c_str()) == 0) mounted_ = true;
-    else error_ = std::strerror(errno);
-  }
-  ~TmpfsMount() {
-    if (mounted_) ::umount2(dir_.c_str(), MNT_DETACH);
-  }
-  TmpfsMount(const TmpfsMount&) = delete;
-  TmpfsMount& operator=(const TmpfsMount&) = delete;
-  bool ok() const { return mounted_; }
-  const std::string& error() const { return error_; }
-
- private:
-  std::string dir_;
-  bool mounted_ = false;
-  std::string error_;
-};
-
-double usedRatio(const std::string& dir) {
-  struct statvfs st {};
-  if (::statvfs(dir.c_str(), &st) != 0 || st.f_blocks == 0) return -1;
-  return 1.0 - static_cast<double>(st.f_bfree) / static_cast<double>(st.f_blocks);
-}
 
 // Writes a filler file so that `dir`'s file system is `ratio` used.
 void fillTo(const std::string& dir, double ratio) {
@@ -262,7 +230,7 @@ TEST_CASE("disk full (48 MB tmpfs): a minute of 8000-byte sends through retentio
   auto until = Clock::now() + std::chrono::seconds(45);
   bool answered = true;
   while (Clock::now() < until && (answered = sendOne(c, addr, "DiskT", i++, log)))
-    if (i % 64 == 0) maxUsed = std::max(maxUsed, usedRatio(store));
+    if (i % 64 == 0) maxUsed = std::max(maxUsed, mnt.usedRatio());
   requireAlive(node, answered ? std::chrono::seconds(0) : std::chrono::seconds(10));
   int64_t maxOff = queueOffset(c, addr, RequestCode::GET_MAX_OFFSET, "DiskT", 0);
   MESSAGE(i << " sends, " << log.acked.size() << " SEND_OK (" << maxOff * 8 / 1000 << " MB through the store), "

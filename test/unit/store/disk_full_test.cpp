@@ -2,6 +2,7 @@
 // reservation and small-file writes fail as on a full file system. The store must answer error
 // values, skip nothing it acknowledged, and resume by itself once space is back.
 #include <doctest/doctest.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -16,6 +17,7 @@
 #include "store/checkpoint.h"
 #include "store/disk_space.h"
 #include "store/mapped_file.h"
+#include "tmpfs_mount.h"
 #include "unit/store/store_test_util.h"
 
 using namespace rmq;
@@ -237,6 +239,69 @@ TEST_CASE("full disk at startup: a store whose queues cannot be extended opens, 
   acked.insert(acked.end(), more.begin(), more.end());
   full.release();
   REQUIRE(waitFor([&] { return s.isWriteable(); }));
+  checkAllReadable(s, acked);
+  s.shutdown();
+}
+
+TEST_CASE("a Java-style sparse store on a 100 % full tmpfs: recovery reads no hole, reads served, writes resume") {
+  TempDir dir;
+  rmq::test::TmpfsMount mnt(dir.path + "/fs", "8m");
+  if (!mnt.ok()) {
+    MESSAGE("skipping: cannot mount a tmpfs here (" << mnt.error() << "); needs root / CAP_SYS_ADMIN as on CI");
+    return;
+  }
+  auto cfg = smallConfig(mnt.dir() + "/store");
+  cfg.mappedFileSizeConsumeQueue = 2000 * 20;
+  std::vector<Acked> acked;
+  int64_t end = 0;
+  {
+    MessageStore s(cfg, testStoreHost());
+    REQUIRE(s.open().ok());
+    s.start();
+    std::vector<AppendResult> refusals;
+    acked = sendUntilRefused(s, 0, 1024, refusals);  // the CQ data ends exactly on a page boundary
+    REQUIRE(acked.size() == 1024);
+    end = s.maxPhyOffset();
+    s.shutdown();
+  }
+  // Make the files sparse past their data, as the Java broker leaves them (it never reserves).
+  auto punch = [](const std::string& path, int64_t from, int64_t size) {
+    int fd = ::open(path.c_str(), O_RDWR);
+    REQUIRE(fd >= 0);
+    CHECK(::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, from, size - from) == 0);
+    ::close(fd);
+  };
+  punch(cfg.consumeQueueDir() + "/DF/0/00000000000000000000", 1024 * 20, cfg.mappedFileSizeConsumeQueue);
+  int64_t lastStart = end - end % cfg.mappedFileSizeCommitLog;
+  punch(cfg.commitLogDir() + "/" + MappedFile::fileName(lastStart), (end - lastStart + 4095) / 4096 * 4096,
+        cfg.mappedFileSizeCommitLog);
+  {  // fill the file system to the last block
+    std::ofstream filler(mnt.dir() + "/filler", std::ios::binary);
+    std::string chunk(4096, 'f');
+    while (filler.write(chunk.data(), static_cast<std::streamsize>(chunk.size())) && filler.flush()) {}
+  }
+  CHECK(mnt.freeBytes() < 4096);
+
+  MessageStore s(cfg, testStoreHost());
+  REQUIRE(s.open().ok());  // a read fault on a hole here would be a SIGBUS
+  s.start();
+  CHECK(s.maxOffsetInQueue("DF", 0) == 1024);
+  auto g = s.getMessages("DF", 0, 1020, 32, 1 << 30, nullptr);
+  CHECK((g.status == GetStatus::FOUND));
+  CHECK(g.records.size() == 4);
+  std::vector<AppendResult> refusals;
+  auto more = sendUntilRefused(s, 1024, 100, refusals);
+  CHECK(refusals.size() == 20);
+  acked.insert(acked.end(), more.begin(), more.end());
+
+  fs::remove(mnt.dir() + "/filler");  // the operator frees space: writes resume by themselves
+  TestMessage t("DF", 0, bodyOf(9000, 300), "T", "k9000");
+  AppendResult r;
+  REQUIRE(waitFor([&] {
+    r = s.append(t.m);
+    return r.ok();
+  }));
+  acked.push_back({9000, r});
   checkAllReadable(s, acked);
   s.shutdown();
 }
