@@ -126,7 +126,8 @@ class MessageStore {
   // written), or the store is shut down / a slave. Becomes true again by itself.
   bool isWriteable() const;
   // The response remark Java's broker gives a send that ended with `s` (SERVICE_NOT_AVAILABLE
-  // names the disk usage "CL: 0.95 CQ: 0.95 INDEX: 0.95"); other statuses: "STATUS: detail".
+  // names the disk usage "CL: 0.95 CQ: 0.95 INDEX: 0.95" of the last disk check); other
+  // statuses: "STATUS: detail". No syscall: fine on a network thread.
   std::string remarkFor(PutStatus s, std::string_view detail = {}) const;
 
  private:

@@ -52,7 +52,9 @@ class StoreEngine {
 
   // Maintenance thread.
   void requestCleanup();      // retention pass now (from any thread)
-  std::string diskUtil();     // Java's "CL: %5.2f CQ: %5.2f INDEX: %5.2f" (used ratios)
+  // Java's "CL: %5.2f CQ: %5.2f INDEX: %5.2f" (used ratios) as of the last checkDisk(): no
+  // syscall, so a send refused on a network thread formats it without blocking.
+  std::string diskUtil() const;
   void startMaintenance();
   void stopMaintenance();
   void flushConsumeQueues();  // + index + checkpoint
@@ -69,6 +71,7 @@ class StoreEngine {
   std::mutex maintMu_;
   std::condition_variable maintCv_;
   bool maintStop_ = false;
+  std::atomic<double> usedCL_{-1}, usedCQ_{-1}, usedIndex_{-1};  // set by checkDisk()
   bool cleanupRequested_ = false;  // maintMu_
   bool checkpointFailing_ = false; // maintenance thread: log a failing checkpoint write once
   std::thread maintThread_;

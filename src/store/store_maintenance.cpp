@@ -94,9 +94,9 @@ double StoreEngine::diskUsage() {
   return usedRatio(cfg.commitLogDir());
 }
 
-std::string StoreEngine::diskUtil() {
-  return fmt::format("CL: {:5.2f} CQ: {:5.2f} INDEX: {:5.2f}", diskUsage(), usedRatio(cfg.consumeQueueDir()),
-                     usedRatio(cfg.indexDir()));
+std::string StoreEngine::diskUtil() const {
+  return fmt::format("CL: {:5.2f} CQ: {:5.2f} INDEX: {:5.2f}", usedCL_.load(std::memory_order_relaxed),
+                     usedCQ_.load(std::memory_order_relaxed), usedIndex_.load(std::memory_order_relaxed));
 }
 
 void StoreEngine::requestCleanup() {
@@ -109,6 +109,9 @@ void StoreEngine::requestCleanup() {
 
 void StoreEngine::checkDisk() {
   double used = diskUsage();
+  usedCL_.store(used, std::memory_order_relaxed);
+  usedCQ_.store(usedRatio(cfg.consumeQueueDir()), std::memory_order_relaxed);
+  usedIndex_.store(usedRatio(cfg.indexDir()), std::memory_order_relaxed);
   bool full = used > cfg.diskSpaceWarningLevelRatio / 100.0;
   bool was = diskFull.exchange(full);
   if (full && !was) log::error("disk {:.1f}% used (> {}%): store refuses writes until space frees", used * 100,
