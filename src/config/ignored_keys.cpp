@@ -123,8 +123,6 @@ constexpr std::array kIgnored = std::to_array<IgnoredKey>({
     {"scheduleAsyncDeliverMaxPendingLimit", "MessageStoreConfig", kScheduleAsync},
     {"scheduleAsyncDeliverMaxResendNum2Blocked", "MessageStoreConfig", kScheduleAsync},
     {"enableScheduleMessageStats", "MessageStoreConfig", kStats},
-    {"flushDelayOffsetInterval", "MessageStoreConfig",
-     "rmqnode persists delayOffset.json every flushConsumerOffsetInterval"},
     {"flushCommitLogTimed", "MessageStoreConfig",
      "Java flush-loop wait style; rmqnode's flush thread waits flushIntervalCommitLog or a wake-up"},
     {"flushLeastPagesWhenWarmMapedFile", "MessageStoreConfig",
