@@ -17,10 +17,13 @@
 #include "config/process_config.h"
 #include "roles/broker/broker_config.h"
 #include "roles/namesrv/namesrv_config.h"
+#include "seed_configs.h"
 #include "store/store_config.h"
 
 using namespace rmq;
 using namespace rmq::config;
+using rmq::test::seedConfigDir;
+using rmq::test::withCommentedKeysOn;
 namespace fs = std::filesystem;
 
 namespace {
@@ -70,25 +73,6 @@ bool contains(const std::vector<std::string>& v, std::string_view s) { return st
 const IgnoredEntry* ignoredEntry(const ApplyReport& r, std::string_view key) {
   for (const auto& i : r.ignored) if (i.key == key) return &i;
   return nullptr;
-}
-
-// The seed configs of ../shared (RMQ_SHARED_DIR may point elsewhere when run from a worktree).
-fs::path seedDir() {
-  const char* env = std::getenv("RMQ_SHARED_DIR");
-  return fs::path(env && *env ? env : RMQ_SHARED_DIR) / "fixtures/seed-configs";
-}
-
-// A seed file with its commented-out `key=value` lines switched on, as a migrating user tries it.
-std::string withCommentedKeysOn(const std::string& text) {
-  std::string out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    bool commentedKey = line.size() > 1 && line[0] == '#' && std::isalpha(static_cast<unsigned char>(line[1])) &&
-                        line.find('=') != std::string::npos && line.find(' ') == std::string::npos;
-    out += (commentedKey ? line.substr(1) : line) + "\n";
-  }
-  return out;
 }
 
 }  // namespace
@@ -168,7 +152,7 @@ TEST_CASE("Apache RocketMQ 4.9's distribution/conf files load; the DLedger ones 
 TEST_CASE("the seed broker configs load with their commented keys switched on; paths are honoured") {
   for (std::string name : {"broker-a.properties", "broker-a-s.properties", "broker-b.properties", "broker-b-s.properties"}) {
     INFO(name);
-    auto text = readText(seedDir() / name);
+    auto text = readText(seedConfigDir() / name);
     REQUIRE(!text.empty());
     auto entries = parseProperties(withCommentedKeysOn(text), name);
     REQUIRE(entries);
