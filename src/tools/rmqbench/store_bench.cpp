@@ -59,41 +59,33 @@ struct Options {
   bool runs(const char* part) const { return only.find(part) != std::string::npos; }
 };
 
-void usage() {
-  std::fprintf(stderr,
-               "rmqbench store [--dir D] [--messages N] [--sync-messages N] [--body BYTES] [--recover-mb MB]\n"
-               "               [--file-mb MB] [--only raw,append,read,recovery] [--flush sync,async]\n"
-               "               [--appenders 1,16,256] [--repeat N] [--verbose]\n");
-}
-
-bool parse(int argc, char** argv, Options& o) {
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
-    const char* v = nullptr;
-    if (a == "--dir" && (v = next())) o.dir = v;
-    else if (a == "--messages" && (v = next())) o.messages = std::atoll(v);
-    else if (a == "--sync-messages" && (v = next())) o.syncMessages = std::atoll(v);
-    else if (a == "--body" && (v = next())) o.bodySize = std::atoi(v);
-    else if (a == "--recover-mb" && (v = next())) o.recoverMb = std::atoll(v);
-    else if (a == "--file-mb" && (v = next())) o.fileMb = std::atoll(v);
-    else if (a == "--only" && (v = next())) o.only = v;
-    else if (a == "--flush" && (v = next())) o.flush = v;
-    else if (a == "--repeat" && (v = next())) o.repeat = std::max(1, std::atoi(v));
-    else if (a == "--appenders" && (v = next())) {
-      o.appenders.clear();
-      for (const char* p = v; *p;) {
-        char* end = nullptr;
-        long n = std::strtol(p, &end, 10);
-        if (end == p || n <= 0) return false;
-        o.appenders.push_back(static_cast<int>(n));
-        p = *end == ',' ? end + 1 : end;
+Options readOptions(const OptionValues& args) {
+  Options o;
+  o.dir = args.get({"dir"}, o.dir);
+  o.messages = args.getInt({"messages"}, o.messages);
+  o.syncMessages = args.getInt({"sync-messages"}, o.syncMessages);
+  o.bodySize = static_cast<int>(args.getInt({"body"}, o.bodySize));
+  o.recoverMb = args.getInt({"recover-mb"}, o.recoverMb);
+  o.fileMb = args.getInt({"file-mb"}, o.fileMb);
+  o.only = args.get({"only"}, o.only);
+  o.flush = args.get({"flush"}, o.flush);
+  o.repeat = static_cast<int>(args.getInt({"repeat"}, o.repeat));
+  std::string appenders = args.get({"appenders"}, std::string());
+  if (!appenders.empty()) {
+    o.appenders.clear();
+    for (const char* p = appenders.c_str(); *p;) {
+      char* end = nullptr;
+      long n = std::strtol(p, &end, 10);
+      if (end == p || n <= 0) {
+        o.appenders.clear();  // rejected by runStoreBench
+        break;
       }
+      o.appenders.push_back(static_cast<int>(n));
+      p = *end == ',' ? end + 1 : end;
     }
-    else if (a == "--verbose") o.verbose = true;
-    else return false;
   }
-  return true;
+  o.verbose = args.flag("verbose");
+  return o;
 }
 
 struct Sample {
@@ -331,10 +323,14 @@ void recoveryRun(const Options& o) {
   fs::remove_all(root);
 }
 
-int runStoreBench(int argc, char** argv) {
-  Options o;
-  if (!parse(argc, argv, o)) {
-    usage();
+int runStoreBench(OptionValues& args) {
+  Options o = readOptions(args);
+  if (o.messages < 1 || o.syncMessages < 1 || o.bodySize < 1 || o.recoverMb < 1 || o.fileMb < 1 || o.repeat < 1) {
+    args.addError("--messages, --sync-messages, --body, --recover-mb, --file-mb and --repeat must be >= 1");
+    return 2;
+  }
+  if (o.appenders.empty()) {
+    args.addError("--appenders: a comma-separated list of counts >= 1, e.g. 1,16,256");
     return 2;
   }
   log::setLevel(o.verbose ? log::Level::Info : log::Level::Warn);
@@ -360,6 +356,17 @@ int runStoreBench(int argc, char** argv) {
 }
 
 Registrar registrar("store", "store engine: append (async/sync, 1/16/256), read, recovery vs raw disk",
+                    {{"--dir <dir>", "a fresh subdirectory is made (and removed) in it (default /tmp)"},
+                     {"--messages <n>", "per async append run (default 200000)", kInteger},
+                     {"--sync-messages <n>", "per sync append run (default 5000)", kInteger},
+                     {"--body <bytes>", "body size (default 1024)", kInteger},
+                     {"--recover-mb <mb>", "commit log size for the recovery run (default 1024)", kInteger},
+                     {"--file-mb <mb>", "commit log file size (default 1024)", kInteger},
+                     {"--only <parts>", "comma-separated: raw,append,read,recovery (default all)"},
+                     {"--flush <modes>", "append runs: sync,async (default both)"},
+                     {"--appenders <list>", "append runs: concurrent appenders, comma-separated (default 1,16,256)"},
+                     {"--repeat <n>", "SYNC_FLUSH append runs per appender count, with medians (default 1)", kInteger},
+                     {"--verbose", "store logging at info"}},
                     &runStoreBench);
 
 }  // namespace
