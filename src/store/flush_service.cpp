@@ -7,6 +7,7 @@ namespace rmq::store {
 void WaiterList::add(int64_t end, Clock::time_point deadline, Completion done) {
   std::lock_guard lock(mu_);
   waiters_.push_back({end, deadline, std::move(done)});
+  lastAdd_.store(Clock::now().time_since_epoch().count(), std::memory_order_relaxed);
   count_.store(waiters_.size());  // seq_cst: see FlushService::waitFlushed
 }
 
@@ -139,30 +140,51 @@ std::chrono::nanoseconds FlushService::gatherWindow() const {
   return std::clamp<nanoseconds>(ewma, microseconds(50), milliseconds(2));
 }
 
-bool FlushService::gatherBatch(std::chrono::steady_clock::time_point deadline) {
-  size_t expected = expectedBatch_;
-  if (expected <= 1 || flushWaiters_.size() >= expected) return false;
-  auto t0 = std::chrono::steady_clock::now();
-  if (deadline <= t0) return false;
-  sleepUntil(deadline, expected);
-  auto waited = std::chrono::steady_clock::now() - t0;
-  statGatherNanos_.fetch_add(uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(waited).count()),
-                             std::memory_order_relaxed);
-  return true;
+bool FlushService::gatherBatch(std::chrono::steady_clock::time_point deadline,
+                               std::chrono::steady_clock::time_point since) {
+  using namespace std::chrono;
+  const size_t expected = expectedBatch_;
+  if (expected <= 1) return false;
+  const auto flushTime = nanoseconds(int64_t(flushNanosEwma_));
+  const auto t0 = steady_clock::now();
+  bool slept = false;
+  while (!stopping_.load()) {
+    const size_t pending = flushWaiters_.size();
+    const auto now = steady_clock::now();
+    if (pending >= expected || now >= deadline) break;
+    auto until = deadline;
+    size_t wakeAt = expected;
+    if (pending == 0) {
+      wakeAt = 1;  // the first arrival starts the clock
+    } else {
+      // Waiting pays while arrivals come faster than flushing the `pending` now would serve them:
+      // pending per (flush time + gap so far). The next one must come within that much of the last.
+      auto patience = duration_cast<nanoseconds>(flushTime + (now - since)) / static_cast<int64_t>(pending);
+      until = std::min(deadline, flushWaiters_.lastArrival() + patience);
+      if (until <= now) break;  // arrivals dried up: stragglers go with the next flush
+    }
+    sleepUntil(until, wakeAt);
+    slept = true;
+  }
+  if (slept)
+    statGatherNanos_.fetch_add(uint64_t(duration_cast<nanoseconds>(steady_clock::now() - t0).count()),
+                               std::memory_order_relaxed);
+  return slept;
 }
 
 void FlushService::awaitSyncBatch(std::chrono::nanoseconds idleInterval) {
   using namespace std::chrono;
-  // Right after a flush that released a batch: sleep until the whole batch is back (one wake-up,
-  // by the last arrival; the first arrival does not wake the flusher only to make it wait for the
-  // others), for at most one window from that flush's end; then flush whoever is there.
-  bool waited = lastFlushEnd_ != steady_clock::time_point{} && gatherBatch(lastFlushEnd_ + gatherWindow());
+  // Right after a flush that released a batch: wait for that batch to come back, for at most one
+  // window from that flush's end; then flush whoever is there.
+  bool waited = lastFlushEnd_ != steady_clock::time_point{} &&
+                gatherBatch(lastFlushEnd_ + gatherWindow(), lastFlushEnd_);
   if (flushWaiters_.size() >= std::max<size_t>(1, expectedBatch_) || (waited && !flushWaiters_.empty())) return;
   if (flushWaiters_.empty()) {  // idle: the first waiter wakes us, then the rest get one window
     lastFlushEnd_ = {};
     sleepUntil(steady_clock::now() + idleInterval, 1);
   }
-  if (!flushWaiters_.empty()) gatherBatch(steady_clock::now() + gatherWindow());
+  auto now = steady_clock::now();
+  if (!flushWaiters_.empty()) gatherBatch(now + gatherWindow(), now);
 }
 
 void FlushService::sleepUntil(std::chrono::steady_clock::time_point deadline, size_t waiters) {

@@ -7,9 +7,11 @@
 //    later; flushing at the first one's wake-up would split them over two flushes and halve the
 //    batch. So a pass first waits until as many waiters are pending as the previous flush
 //    served (the in-flight estimate), for at most about one flush latency (EWMA of msync time)
-//    from the previous flush's end (or from the first arrival after an idle spell), woken once
-//    by the waiter that completes the batch; a lone sender (estimate 1) is flushed at once.
-//    Delays only, never acknowledges early.
+//    from the previous flush's end (or from the first arrival after an idle spell): woken when
+//    half the batch is back, then by the waiter that completes it, or earlier when arrivals slow
+//    down (the next one not within (flush time + gap so far) / pending of the last: flushing the
+//    pending ones at once then serves more per unit of time than waiting for a straggler, e.g. a
+//    slow client). A lone sender (estimate 1) is flushed at once. Delays only, never acks early.
 //  - ASYNC_FLUSH: flushes every flushIntervalCommitLog ms once flushCommitLogLeastPages are dirty
 //    (or flushCommitLogThoroughInterval passed).
 // Also expires the replication seam's slave-ack waiters. A batch is released by completeAll (one
@@ -43,6 +45,7 @@ class WaiterList {
   void failAll(PutStatus status);
   bool empty() const { return size() == 0; }
   size_t size() const { return count_.load(std::memory_order_acquire); }
+  Clock::time_point lastArrival() const { return Clock::time_point(Clock::duration(lastAdd_.load(std::memory_order_relaxed))); }
 
  private:
   struct Waiter {
@@ -53,6 +56,7 @@ class WaiterList {
   mutable std::mutex mu_;
   std::deque<Waiter> waiters_;
   std::atomic<size_t> count_{0};  // waiters_.size(), readable without the lock
+  std::atomic<Clock::rep> lastAdd_{0};  // when the latest waiter was added
 };
 
 class FlushService {
@@ -75,8 +79,9 @@ class FlushService {
   void flushOnce();
   // SYNC_FLUSH: sleeps until the expected batch is pending (or the windows pass, or idle).
   void awaitSyncBatch(std::chrono::nanoseconds idleInterval);
-  // Sleeps until the expected batch is pending or the deadline; false when it did not sleep.
-  bool gatherBatch(std::chrono::steady_clock::time_point deadline);
+  // Sleeps until the expected batch is pending, the deadline, or the arrivals (counted from
+  // `since`) slow down so that flushing now serves more per unit of time; false if it never slept.
+  bool gatherBatch(std::chrono::steady_clock::time_point deadline, std::chrono::steady_clock::time_point since);
   std::chrono::nanoseconds gatherWindow() const;
   // Sleeps until `waiters` flush waiters are pending, wake() is called, or the deadline.
   void sleepUntil(std::chrono::steady_clock::time_point deadline, size_t waiters);
