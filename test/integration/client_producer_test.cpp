@@ -11,10 +11,10 @@
 #include "client/message_helpers.h"
 #include "client/producer.h"
 #include "client/pull_consumer.h"
-#include "client_node.h"
 #include "common/message_codec.h"
 #include "common/message_id.h"
 #include "common/response_code.h"
+#include "dev_node.h"
 
 using namespace rmq;
 using namespace rmq::client;
@@ -44,7 +44,7 @@ std::vector<MessageExt> pullAll(PullConsumer& pc, const std::string& topic) {
 // messages are visible (or 10 s pass), then return what is there.
 std::vector<MessageExt> pullExpected(PullConsumer& pc, const std::string& topic, size_t expected) {
   std::vector<MessageExt> got;
-  waitUntil([&] {
+  eventually([&] {
     got = pullAll(pc, topic);
     return got.size() >= expected;
   }, std::chrono::seconds(10));
@@ -128,7 +128,7 @@ TEST_CASE("client producer: awaitable, callback and oneway sends all arrive") {
   CHECK(cb->status == SendStatus::SEND_OK);
   REQUIRE(f.producer->sendOneway(makeMessage(f.topic, "", "", "oneway")).ok());
   std::set<std::string> bodies;
-  REQUIRE(waitUntil([&] {
+  REQUIRE(eventually([&] {
     bodies.clear();
     for (auto& m : pullAll(*f.puller, f.topic)) bodies.insert(m.body);
     return bodies.size() == 3;
@@ -209,7 +209,7 @@ TEST_CASE("client producer: a new topic is auto-created through TBW102") {
   REQUIRE_MESSAGE(r.ok(), r.error().message);
   CHECK(r->status == SendStatus::SEND_OK);
   std::vector<MessageExt> got;
-  REQUIRE(waitUntil([&] {
+  REQUIRE(eventually([&] {
     auto q = f.puller->fetchSubscribeMessageQueues(fresh);
     if (!q.ok()) return false;
     got = pullAll(*f.puller, fresh);
@@ -225,7 +225,7 @@ TEST_CASE("client producer: delay level holds the message back") {
   auto sentAt = std::chrono::steady_clock::now();
   REQUIRE(f.producer->send(m).ok());
   CHECK(pullAll(*f.puller, f.topic).empty());
-  REQUIRE(waitUntil([&] { return pullAll(*f.puller, f.topic).size() == 1; }, std::chrono::seconds(10)));
+  REQUIRE(eventually([&] { return pullAll(*f.puller, f.topic).size() == 1; }, std::chrono::seconds(10)));
   CHECK(std::chrono::steady_clock::now() - sentAt >= std::chrono::milliseconds(900));
 }
 
@@ -245,7 +245,7 @@ TEST_CASE("client producer: a dead first name server is skipped; a dead broker i
   REQUIRE_MESSAGE(r.ok(), r.error().message);
   CHECK(r->status == SendStatus::SEND_OK);
 
-  node.node.kill();
+  node.proc.kill();
   auto failed = producer.send(makeMessage(topic, "", "", "nobody listens"));
   REQUIRE_FALSE(failed.ok());
   CHECK(failed.error().code < 0);  // transport error, after the retries

@@ -7,7 +7,7 @@
 #include "client/message_helpers.h"
 #include "client/producer.h"
 #include "client/pull_consumer.h"
-#include "client_node.h"
+#include "dev_node.h"
 
 using namespace rmq;
 using namespace rmq::client;
@@ -45,7 +45,7 @@ TEST_CASE("client pull consumer: statuses, long poll wake-up, SQL92 and offsets"
     REQUIRE(producer.send(m, mq).ok());
   }
 
-  REQUIRE(waitUntil([&] { auto m = pc.maxOffset(mq); return m.ok() && *m == 3; }, std::chrono::seconds(10)));
+  REQUIRE(eventually([&] { auto m = pc.maxOffset(mq); return m.ok() && *m == 3; }, std::chrono::seconds(10)));
   auto found = pc.pull(mq, "*", 0, 32);
   REQUIRE(found.ok());
   CHECK(found->status == PullStatus::FOUND);

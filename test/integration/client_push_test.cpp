@@ -12,7 +12,7 @@
 #include "client/producer.h"
 #include "client/pull_consumer.h"
 #include "client/push_consumer.h"
-#include "client_node.h"
+#include "dev_node.h"
 
 using namespace rmq;
 using namespace rmq::client;
@@ -89,7 +89,7 @@ TEST_CASE("client push consumer: clustering rebalance as a second member joins a
   a.registerListener(ledger.listener("A"));
   REQUIRE(a.start().ok());
   sendBodies(*producer, topic, "r1-", 40);
-  REQUIRE(waitUntil([&] { return ledger.distinct() == 40; }, std::chrono::seconds(20)));
+  REQUIRE(eventually([&] { return ledger.distinct() == 40; }, std::chrono::seconds(20)));
   CHECK(ledger.of("A") == 40);
   a.persistOffsetsNow();
 
@@ -103,25 +103,25 @@ TEST_CASE("client push consumer: clustering rebalance as a second member joins a
     for (auto& q : c.assignedQueues()) n += q.topic == topic;
     return n;
   };
-  REQUIRE(waitUntil([&] {
+  REQUIRE(eventually([&] {
     a.rebalanceNow();
     b.rebalanceNow();
     return topicQueues(a) == 2 && topicQueues(b) == 2;
   }, std::chrono::seconds(20)));
   sendBodies(*producer, topic, "r2-", 40);
-  REQUIRE(waitUntil([&] { return ledger.distinct() == 80; }, std::chrono::seconds(20)));
+  REQUIRE(eventually([&] { return ledger.distinct() == 80; }, std::chrono::seconds(20)));
   CHECK(ledger.of("B") > 0);
   CHECK(ledger.of("A") > 40);
   CHECK(ledger.total() == 80);  // nothing consumed twice
   b.persistOffsetsNow();
 
   b.shutdown();
-  REQUIRE(waitUntil([&] {
+  REQUIRE(eventually([&] {
     a.rebalanceNow();
     return topicQueues(a) == 4;
   }, std::chrono::seconds(20)));
   sendBodies(*producer, topic, "r3-", 40);
-  REQUIRE(waitUntil([&] { return ledger.distinct() == 120; }, std::chrono::seconds(20)));
+  REQUIRE(eventually([&] { return ledger.distinct() == 120; }, std::chrono::seconds(20)));
   CHECK(ledger.total() == 120);
   a.shutdown();
   producer->shutdown();
@@ -134,7 +134,7 @@ TEST_CASE("client push consumer: broadcasting delivers every message to every me
   REQUIRE(node.createTopic(topic, 2));
   auto producer = startProducer(node);
   std::string group = uniqueName("bg");
-  auto offsetDir = std::filesystem::path(node.node.dir()) / "offsets";
+  auto offsetDir = std::filesystem::path(node.proc.dir()) / "offsets";
   Ledger one, two;
   std::vector<std::unique_ptr<PushConsumer>> members;
   int k = 0;
@@ -150,7 +150,7 @@ TEST_CASE("client push consumer: broadcasting delivers every message to every me
     members.push_back(std::move(c));
   }
   sendBodies(*producer, topic, "b-", 20);
-  REQUIRE(waitUntil([&] { return one.distinct() == 20 && two.distinct() == 20; }, std::chrono::seconds(20)));
+  REQUIRE(eventually([&] { return one.distinct() == 20 && two.distinct() == 20; }, std::chrono::seconds(20)));
   CHECK(one.total() == 20);
   CHECK(two.total() == 20);
   for (auto& m : members) m->shutdown();
@@ -183,7 +183,7 @@ TEST_CASE("client push consumer: consume from timestamp (Java semantics) and tag
   REQUIRE(probe.start().ok());
   auto queues = probe.fetchSubscribeMessageQueues(topic);
   REQUIRE(queues.ok());
-  REQUIRE(waitUntil([&] { auto m = probe.maxOffset(queues->front()); return m.ok() && *m == 11; }, std::chrono::seconds(10)));
+  REQUIRE(eventually([&] { auto m = probe.maxOffset(queues->front()); return m.ok() && *m == 11; }, std::chrono::seconds(10)));
   auto startAt = probe.searchOffset(queues->front(), cut);
   REQUIRE_MESSAGE(startAt.ok(), startAt.error().message);
   CHECK(*startAt == 5);
@@ -200,7 +200,7 @@ TEST_CASE("client push consumer: consume from timestamp (Java semantics) and tag
   REQUIRE(c.subscribe(topic, "TagA || TagC").ok());
   c.registerListener(ledger.listener("C"));
   REQUIRE(c.start().ok());
-  REQUIRE(waitUntil([&] { return ledger.distinct() == 10; }, std::chrono::seconds(20)));
+  REQUIRE(eventually([&] { return ledger.distinct() == 10; }, std::chrono::seconds(20)));
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   {
     std::lock_guard lk(ledger.mu);
@@ -228,7 +228,7 @@ TEST_CASE("client push consumer: RECONSUME_LATER redelivers through the retry to
   });
   REQUIRE(c.start().ok());
   REQUIRE(producer->send(makeMessage(topic, "", "", "retry-me")).ok());
-  REQUIRE(waitUntil([&] { std::lock_guard lk(mu); return deliveries.size() >= 2; }, std::chrono::seconds(30)));
+  REQUIRE(eventually([&] { std::lock_guard lk(mu); return deliveries.size() >= 2; }, std::chrono::seconds(30)));
   {
     std::lock_guard lk(mu);
     CHECK(deliveries[0].second == 0);
@@ -256,7 +256,7 @@ TEST_CASE("client push consumer: SQL92 subscription filters on properties") {
   CHECK(c.subscribe(topic, "n >>= 4", filter::ExpressionType::Sql92).error().code == 23);
   c.registerListener(ledger.listener("S"));
   REQUIRE(c.start().ok());
-  REQUIRE(waitUntil([&] { return ledger.distinct() == 3; }, std::chrono::seconds(20)));  // s5, s7, s9
+  REQUIRE(eventually([&] { return ledger.distinct() == 3; }, std::chrono::seconds(20)));  // s5, s7, s9
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   CHECK(ledger.total() == 3);
   {

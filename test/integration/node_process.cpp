@@ -50,6 +50,36 @@ uint16_t freePort() {
   return ntohs(a.sin_port);
 }
 
+namespace {
+
+bool portBindable(uint16_t port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return false;
+  auto a = loopback(port);
+  bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  ::close(fd);
+  return ok;
+}
+
+}  // namespace
+
+uint16_t freeBrokerPort() {
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    uint16_t p = freePort();
+    if (p > 1030 && p < 65000 && portBindable(p - 2) && portBindable(p + 1)) return p;
+  }
+  return freePort();
+}
+
+bool eventually(const std::function<bool()>& cond, std::chrono::milliseconds timeout) {
+  auto deadline = Clock::now() + timeout;
+  while (!cond()) {
+    if (Clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return true;
+}
+
 bool portAccepts(uint16_t port) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return false;
@@ -188,15 +218,6 @@ RunResult NodeProcess::run(const std::vector<std::string>& args, std::chrono::mi
   r.out = readFile("run_stdout.txt");
   r.err = readFile("run_stderr.txt");
   return r;
-}
-
-std::string namesrvToml(const NodeProcess& node, uint16_t port, const std::string& extra) {
-  return "logDir = \"" + node.path("logs") + "\"\n" +
-         "[namesrv]\n"
-         "bindAddress = \"127.0.0.1\"\n"
-         "listenPort = " + std::to_string(port) + "\n" +
-         "kvConfigPath = \"" + node.path("namesrv/kvConfig.json") + "\"\n" +
-         "configStorePath = \"" + node.path("namesrv/namesrv.properties") + "\"\n" + extra;
 }
 
 }  // namespace rmq::test
