@@ -10,6 +10,7 @@
 #include "client/producer.h"
 #include "client/pull_consumer.h"
 #include "common/response_code.h"
+#include "client_fixture.h"
 #include "dev_node.h"
 
 using namespace rmq;
@@ -42,9 +43,7 @@ TEST_CASE("client admin API: topics, KV, brokers, groups and message queries") {
   REQUIRE(topics.ok());
   CHECK(std::find(topics->begin(), topics->end(), topic) != topics->end());
 
-  ProducerOptions po;
-  po.group = uniqueName("adminpg");
-  po.client = node.clientConfig();
+  ProducerOptions po = producerOptions(node, uniqueName("adminpg"));
   Producer producer(po);
   REQUIRE(producer.start().ok());
   auto sent = producer.send(makeMessage(topic, "TagA", "orderKey42", "admin body"));
@@ -104,10 +103,7 @@ TEST_CASE("client admin API: topics, KV, brokers, groups and message queries") {
   gs.groupName = group;
   auto updated = admin.run(admin.asyncUpdateSubscriptionGroup(node.brokerAddr, gs));
   REQUIRE_MESSAGE(updated.ok(), updated.error().message);
-  PullConsumerOptions co;
-  co.group = group;
-  co.client = node.clientConfig();
-  PullConsumer pc(co);
+  PullConsumer pc(pullOptions(node, group));
   REQUIRE(pc.start().ok());
   REQUIRE(pc.updateConsumeOffset(sent->queue, 1).ok());
   auto consume = admin.run(admin.asyncConsumeStats(group, topic));

@@ -14,6 +14,7 @@
 #include "common/message_codec.h"
 #include "common/message_id.h"
 #include "common/response_code.h"
+#include "client_fixture.h"
 #include "dev_node.h"
 
 using namespace rmq;
@@ -21,24 +22,6 @@ using namespace rmq::client;
 using namespace rmq::test;
 
 namespace {
-
-// Pulls every message of every queue of `topic` from offset 0.
-std::vector<MessageExt> pullAll(PullConsumer& pc, const std::string& topic) {
-  std::vector<MessageExt> out;
-  auto queues = pc.fetchSubscribeMessageQueues(topic);
-  REQUIRE_MESSAGE(queues.ok(), queues.error().message);
-  for (const auto& mq : *queues) {
-    int64_t offset = 0;
-    for (int guard = 0; guard < 100; ++guard) {
-      auto r = pc.pull(mq, "*", offset, 32);
-      REQUIRE_MESSAGE(r.ok(), r.error().message);
-      if (r->status != PullStatus::FOUND) break;
-      for (auto& m : r->messages) out.push_back(std::move(m));
-      offset = r->nextBeginOffset;
-    }
-  }
-  return out;
-}
 
 // The broker dispatches to the consume queue asynchronously (a few ms): pull until `expected`
 // messages are visible (or 10 s pass), then return what is there.
@@ -66,16 +49,8 @@ struct Fixture {
   Fixture() {
     REQUIRE(node.start());
     REQUIRE(node.createTopic(topic, 4));
-    ProducerOptions po;
-    po.group = uniqueName("pg");
-    po.client = node.clientConfig();
-    producer = std::make_unique<Producer>(po);
-    REQUIRE(producer->start().ok());
-    PullConsumerOptions co;
-    co.group = uniqueName("verify");
-    co.client = node.clientConfig();
-    puller = std::make_unique<PullConsumer>(co);
-    REQUIRE(puller->start().ok());
+    producer = startProducer(producerOptions(node));
+    puller = startPullConsumer(pullOptions(node, uniqueName("verify")));
   }
   ~Fixture() {
     puller->shutdown();
@@ -234,9 +209,7 @@ TEST_CASE("client producer: a dead first name server is skipped; a dead broker i
   REQUIRE(node.start());
   std::string topic = uniqueName("FailTopic");
   REQUIRE(node.createTopic(topic, 2));
-  ProducerOptions po;
-  po.group = uniqueName("pg");
-  po.client = node.clientConfig();
+  ProducerOptions po = producerOptions(node);
   po.client.namesrvAddr = "127.0.0.1:" + std::to_string(freePort()) + ";" + node.namesrvAddr;
   po.sendMsgTimeout = std::chrono::milliseconds(2000);
   Producer producer(po);

@@ -5,6 +5,7 @@
 #include "client/message_helpers.h"
 #include "client/producer.h"
 #include "client/push_consumer.h"
+#include "client_fixture.h"
 #include "tools_util.h"
 
 using namespace rmq;
@@ -15,19 +16,10 @@ namespace {
 
 std::vector<client::SendResult> sendSome(const DevNode& node, const std::string& topic, int n, const std::string& group,
                                          const std::string& tag = "TagA") {
-  client::ProducerOptions po;
-  po.group = group;
-  po.client = node.clientConfig();
-  client::Producer producer(po);
-  REQUIRE(producer.start());
-  std::vector<client::SendResult> out;
-  for (int i = 0; i < n; ++i) {
-    auto r = producer.send(client::makeMessage(topic, tag, "key-" + std::to_string(i), "body-" + std::to_string(i)));
-    REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
-    out.push_back(*r);
-  }
-  producer.shutdown();
-  return out;
+  auto producer = startProducer(producerOptions(node, group));
+  auto sent = sendBodies(*producer, topic, "body-", n, tag, "key-");
+  producer->shutdown();
+  return sent;
 }
 
 }  // namespace
@@ -151,9 +143,7 @@ TEST_CASE("rmqadmin group verbs: updateSubGroup, consumerProgress, consumer/prod
   CHECK(sub.out.find("retryMaxTimes=5") != std::string::npos);
 
   sendSome(node, topic, 10, uniqueName("PG"));
-  client::PushConsumerOptions co;
-  co.group = group;
-  co.client = node.clientConfig();
+  client::PushConsumerOptions co = pushOptions(node, group);
   co.consumeFromWhere = client::ConsumeFromWhere::CONSUME_FROM_FIRST_OFFSET;
   co.persistConsumerOffsetInterval = std::chrono::milliseconds(200);
   client::PushConsumer consumer(co);
