@@ -38,6 +38,16 @@ sockaddr_in loopback(uint16_t port) {
   return a;
 }
 
+// `op` (::bind or ::connect) of a fresh TCP socket to 127.0.0.1:port succeeded.
+bool onLoopbackSocket(uint16_t port, int (*op)(int, const sockaddr*, socklen_t)) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return false;
+  auto a = loopback(port);
+  bool ok = op(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  ::close(fd);
+  return ok;
+}
+
 }  // namespace
 
 uint16_t freePort() {
@@ -50,23 +60,10 @@ uint16_t freePort() {
   return ntohs(a.sin_port);
 }
 
-namespace {
-
-bool portBindable(uint16_t port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return false;
-  auto a = loopback(port);
-  bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
-  ::close(fd);
-  return ok;
-}
-
-}  // namespace
-
 uint16_t freeBrokerPort() {
   for (int attempt = 0; attempt < 200; ++attempt) {
     uint16_t p = freePort();
-    if (p > 1030 && p < 65000 && portBindable(p - 2) && portBindable(p + 1)) return p;
+    if (p > 1030 && p < 65000 && onLoopbackSocket(p - 2, ::bind) && onLoopbackSocket(p + 1, ::bind)) return p;
   }
   return freePort();
 }
@@ -80,14 +77,7 @@ bool eventually(const std::function<bool()>& cond, std::chrono::milliseconds tim
   return true;
 }
 
-bool portAccepts(uint16_t port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return false;
-  auto a = loopback(port);
-  bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
-  ::close(fd);
-  return ok;
-}
+bool portAccepts(uint16_t port) { return onLoopbackSocket(port, ::connect); }
 
 std::string readWholeFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
