@@ -7,7 +7,8 @@
 // The fixture family: NodeProcess (this file: a process, ports, waits), node_config.h (TOML of a
 // name server / broker in a NodeProcess's directory), dev_node.h (DevNode: name server + master
 // in one process), test_client.h (TestClient), broker_requests.h / broker_calls.h (requests and
-// send / dispatch / pull helpers), namesrv_client.h (Namesrv, registration), tools_util.h.
+// send / dispatch / pull helpers), client_fixture.h (client-library clients of a DevNode),
+// namesrv_client.h (Namesrv, registration), tools_util.h.
 //
 //   rmq::test::NodeProcess ns;
 //   uint16_t port = rmq::test::freePort();
