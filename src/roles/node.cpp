@@ -44,6 +44,7 @@ struct Node::Impl {
   store::StoreConfig storeConfig;
   std::unique_ptr<broker::BrokerController> broker;
 #endif
+  config::ApplyReport loadReport;  // keys the config file set and RocketMQ keys it ignored
   std::unique_ptr<net::IoPool> pool;
   std::unique_ptr<namesrv::NamesrvController> namesrv;
   // Installed before any role starts, so a SIGTERM right after the ports open is not lost to the
@@ -71,7 +72,9 @@ struct Node::Impl {
 
 Result<void> Node::Impl::load() {
   if (!options.configFile.empty()) {
-    if (auto r = config::loadConfigFile(options.configFile, sections()); !r) return usageError(r.error().message);
+    auto report = config::loadConfigFile(options.configFile, sections());
+    if (!report) return usageError(report.error().message);
+    loadReport = std::move(*report);
   }
   return applyRoleRules();
 }
@@ -85,6 +88,7 @@ Result<void> Node::Impl::applyRoleRules() {
     return {};
   }
   if (options.namesrvAddr) brokerConfig.namesrvAddr = *options.namesrvAddr;
+  if (auto r = brokerConfig.checkNamesrvAddr(); !r) return usageError(r.error().message);
   if (brokerConfig.namesrvAddr.empty() && has(options.roles, Role::Namesrv)) {
     brokerConfig.namesrvAddr = fmt::format("127.0.0.1:{}", namesrvConfig.listenPort);  // dev mode: our own
   }
@@ -113,8 +117,9 @@ Result<std::unique_ptr<Node>> Node::create(const CliOptions& options) {
 }
 
 std::string Node::effectiveConfigToml() {
-  return "# rmqnode " RMQ_VERSION " effective config for --role=" + impl_->options.roleText + "\n\n" +
-         config::renderToml(impl_->sections());
+  std::string header = "# rmqnode " RMQ_VERSION " effective config for --role=" + impl_->options.roleText + "\n";
+  if (!impl_->options.configFile.empty()) header += config::renderApplyReport(impl_->loadReport, impl_->options.configFile);
+  return header + "\n" + config::renderToml(impl_->sections());
 }
 
 Result<void> Node::start() {
@@ -128,6 +133,7 @@ Result<void> Node::start() {
   std::filesystem::create_directories(s.process.logDir, ec);
   std::string logFile = s.process.logDir + (s.hasBroker() ? "/broker.log" : "/namesrv.log");
   if (!log::openFile(logFile)) log::warn("cannot open log file {}: {}; logging to stderr only", logFile, std::strerror(errno));
+  for (const auto& i : s.loadReport.ignored) log::warn("config: {} ignored ({}): {}", i.key, i.origin, i.reason);
 
   s.pool = std::make_unique<net::IoPool>(s.process.ioThreads());
   s.pool->start();

@@ -122,7 +122,8 @@ asio::awaitable<std::optional<RemotingCommand>> SendProcessor::handle(net::Conne
   const SendHeader& h = *header;
   if (ctx_.isShuttingDown() || !ctx_.store.isWriteable())
     co_return sendResponse(cfg, ResponseCode::SERVICE_NOT_AVAILABLE,
-                           ctx_.isShuttingDown() ? "broker is shutting down" : "store is not writeable (disk full?)");
+                           ctx_.isShuttingDown() ? "broker is shutting down"
+                                                 : ctx_.store.remarkFor(store::PutStatus::SERVICE_NOT_AVAILABLE));
   Target target;
   if (auto err = resolveTarget(h, target)) co_return std::move(*err);
 
@@ -152,8 +153,7 @@ asio::awaitable<std::optional<RemotingCommand>> SendProcessor::handle(net::Conne
     res = ctx_.store.append(m);
   }
   if (!res.ok()) {
-    co_return sendResponse(cfg, store::toResponseCode(res.status),
-                           std::string(store::toString(res.status)) + (res.error.empty() ? "" : ": " + res.error));
+    co_return sendResponse(cfg, store::toResponseCode(res.status), ctx_.store.remarkFor(res.status, res.error));
   }
   // Not `waitStore ? co_await ... : SUCCESS`: GCC 12 mishandles co_await inside ?: (temporaries).
   int code = ResponseCode::SUCCESS;
