@@ -7,6 +7,7 @@
 
 #include "broker_requests.h"
 #include "client/request_headers.h"
+#include "common/request_code.h"
 #include "node_config.h"
 #include "test_client.h"
 
@@ -30,10 +31,14 @@ DevNode::DevNode(DevNodeSpec spec) {
 
 bool DevNode::start() {
   bool up = proc.start(std::chrono::seconds(30));
-  if (up) {
+  if (up) {  // registered: the name server's cluster info lists the broker (and its topics are routable)
     TestClient c;
-    up = eventually([&] { return codeOf(c.call(namesrvAddr, client::makeRouteRequest("TBW102"))) == 0; },
-                    std::chrono::seconds(15));
+    up = eventually(
+        [&] {
+          auto info = c.call(namesrvAddr, RequestCode::GET_BROKER_CLUSTER_INFO);
+          return info.ok() && info->code == 0 && bodyOf(*info).find(brokerAddr) != std::string::npos;
+        },
+        std::chrono::seconds(15));
   }
   if (!up) std::fprintf(stderr, "rmqnode did not start:\n%s\n%s\n", proc.stdoutText().c_str(), proc.stderrText().c_str());
   return up;

@@ -1,7 +1,7 @@
 #pragma once
 // DevNode: one `rmqnode --role=namesrv,master` (dev mode) on 127.0.0.1 with free ports, its
 // store and logs in its NodeProcess directory; start() returns once the broker is registered
-// (TBW102 routable), so sends and client routes work at once. Defaults suit the client tests:
+// with the name server (TBW102 routable when auto-creation is on), so sends and routes work at once. Defaults suit the client tests:
 // SQL92 filtering on, every delay level 1 s, 64 MiB commit-log files.
 //
 //   DevNode node;                                         // or DevNode node({.extraStore = "..."});
@@ -26,8 +26,8 @@ struct DevNodeSpec {
 class DevNode {
  public:
   explicit DevNode(DevNodeSpec spec = {});
-  // Spawns the node and waits until its ports accept and TBW102 is routable; false (with the
-  // node's output printed) when it does not come up.
+  // Spawns the node and waits until its ports accept and the name server lists the broker; false
+  // (with the node's output printed) when it does not come up.
   bool start();
   client::ClientConfig clientConfig() const;
   // Creates `topic` with `queues` read/write queues on the broker and waits until it is routable.
