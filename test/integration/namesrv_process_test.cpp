@@ -139,7 +139,7 @@ TEST_CASE("rmqnode: bad config exits 2 naming the key; --print-config parses bac
   CHECK(r.err.find("[0, 65535]") != std::string::npos);
 
   auto badProps = node.writeFile("bad.properties", "listenPort=9876\nnoSuchKey=1\n");
-  r = node.run({"--role=namesrv", "-c", badProps});
+  r = node.run({"--role=namesrv", "-c=" + badProps});  // commons-cli's -c=FILE spelling
   CHECK(r.exitCode == 2);
   CHECK(r.err.find("unknown key 'noSuchKey'") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(node.path("logs")));  // nothing started
