@@ -9,7 +9,9 @@
 #include "client/producer.h"
 #include "client/pull_consumer.h"
 #include "client/request_headers.h"
-#include "client_node.h"
+#include "dev_node.h"
+#include "node_config.h"
+#include "node_process.h"
 
 using namespace rmq;
 using namespace rmq::client;
@@ -37,17 +39,14 @@ struct MasterSlave {
     configure(master, masterPort, 0, "--role=master");
     configure(slave, slavePort, 1, "--role=slave");
   }
-  void configure(NodeProcess& node, uint16_t port, int brokerId, const std::string& role) {
-    node.writeFile("broker.toml", "logDir = \"" + node.path("logs") + "\"\n[broker]\n" +
-                                      "brokerClusterName = \"DefaultCluster\"\n"
-                                      "brokerName = \"" + kBrokerName + "\"\n" +
-                                      "brokerId = " + std::to_string(brokerId) + "\n" +
-                                      "brokerIP1 = \"127.0.0.1\"\n"
-                                      "listenPort = " + std::to_string(port) + "\n" +
-                                      "namesrvAddr = \"" + namesrvAddr() + "\"\n" +
-                                      "slaveReadEnable = true\n"
-                                      "[store]\n"
-                                      "storePathRootDir = \"" + node.path("store") + "\"\n");
+  void configure(NodeProcess& node, uint16_t port, int64_t brokerId, const std::string& role) {
+    BrokerToml b;
+    b.port = port;
+    b.namesrvAddr = namesrvAddr();
+    b.name = kBrokerName;
+    b.id = brokerId;
+    b.extraBroker = "slaveReadEnable = true\n";
+    node.writeFile("broker.toml", logDirToml(node) + brokerToml(node, b));
     node.setArgs({role, "-c", node.path("broker.toml")});
     node.waitForPorts({port});
   }
@@ -101,7 +100,7 @@ TEST_CASE("client slave routing: suggestWhichBrokerId, slave fallback without a 
     auto created = admin.run(admin.asyncCreateTopicOnBroker(addr, spec));
     REQUIRE_MESSAGE(created.ok(), addr, ": ", created.error().code, " ", created.error().message);
   }
-  REQUIRE(waitUntil([&] { return routeIds(admin, topic) == std::vector<int64_t>{0, 1}; }, std::chrono::seconds(20)));
+  REQUIRE(eventually([&] { return routeIds(admin, topic) == std::vector<int64_t>{0, 1}; }, std::chrono::seconds(20)));
   // The master tells this group to read from broker 1 (Java: subscriptionGroupConfig.brokerId,
   // suggested while slaveReadEnable is on).
   SubscriptionGroupSpec sg;
@@ -127,13 +126,13 @@ TEST_CASE("client slave routing: suggestWhichBrokerId, slave fallback without a 
   const MessageQueue mq = queues->front();
 
   // Sends are acknowledged before the consume queue has them: wait for all 5.
-  REQUIRE(waitUntil([&] {
+  REQUIRE(eventually([&] {
     auto max = pc.maxOffset(mq);
     return max.ok() && *max == 5;
   }, std::chrono::seconds(10)));
   // 1st pull: the master (5 messages), which suggests broker 1.
   Result<PullResult> r = makeError(-1, "unset");
-  REQUIRE(waitUntil([&] {
+  REQUIRE(eventually([&] {
     r = pc.pull(mq, "*", 0, 32);
     return r.ok() && r->status == PullStatus::FOUND;
   }, std::chrono::seconds(10)));
@@ -165,8 +164,8 @@ TEST_CASE("client slave routing: suggestWhichBrokerId, slave fallback without a 
   // and pulls for the master (the last suggestion) and offsets move to the slave:
   // findBrokerAddressInSubscribe falls back to the remaining node.
   nodes.master.kill();
-  REQUIRE(waitUntil([&] { return routeIds(admin, topic) == std::vector<int64_t>{1}; }, std::chrono::seconds(20)));
-  REQUIRE(waitUntil([&] { return !pc.instance().masterAddr(kBrokerName); }, std::chrono::seconds(20)));
+  REQUIRE(eventually([&] { return routeIds(admin, topic) == std::vector<int64_t>{1}; }, std::chrono::seconds(20)));
+  REQUIRE(eventually([&] { return !pc.instance().masterAddr(kBrokerName); }, std::chrono::seconds(20)));
   r = pc.pull(mq, "*", 0, 32);
   REQUIRE_MESSAGE(r.ok(), r.error().message);
   CHECK(r->maxOffset == 0);
@@ -181,8 +180,8 @@ TEST_CASE("client slave routing: suggestWhichBrokerId, slave fallback without a 
 
   // The master is back: offsets go to it again, the slave keeps what it had.
   REQUIRE(nodes.master.restart(std::chrono::seconds(30)));
-  REQUIRE(waitUntil([&] { return routeIds(admin, topic) == std::vector<int64_t>{0, 1}; }, std::chrono::seconds(20)));
-  REQUIRE(waitUntil([&] { return pc.maxOffset(mq).ok(); }, std::chrono::seconds(20)));
+  REQUIRE(eventually([&] { return routeIds(admin, topic) == std::vector<int64_t>{0, 1}; }, std::chrono::seconds(20)));
+  REQUIRE(eventually([&] { return pc.maxOffset(mq).ok(); }, std::chrono::seconds(20)));
   REQUIRE(pc.updateConsumeOffset(mq, 4).ok());
   CHECK(storedOffset(pc, nodes.masterAddr(), group, topic) == 4);
   CHECK(storedOffset(pc, nodes.slaveAddr(), group, topic) == 3);
