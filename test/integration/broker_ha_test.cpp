@@ -58,6 +58,10 @@ struct HaPair {
   std::string slaveAddr() const { return "127.0.0.1:" + std::to_string(slavePort); }
 };
 
+std::string tail(const std::string& text, size_t bytes = 3000) {
+  return text.size() > bytes ? text.substr(text.size() - bytes) : text;
+}
+
 bool startNode(NodeProcess& p) {
   if (p.start(20s)) return true;
   MESSAGE("rmqnode did not start:\n" << p.stdoutText() << "\n" << p.stderrText());
@@ -133,6 +137,15 @@ TEST_CASE("HA: SYNC_MASTER answers SLAVE_NOT_AVAILABLE, SEND_OK and FLUSH_SLAVE_
   auto view = call(c, s, request(RequestCode::VIEW_MESSAGE_BY_ID, {{"offset", "0"}}));
   CHECK(view.code == ResponseCode::SUCCESS);
 
+  // The slave is in the topic's route under its brokerId, next to the master (id 0).
+  std::string route;
+  CHECK_MESSAGE(waitFor([&] {
+    auto r = c.call("127.0.0.1:" + std::to_string(ha.nsPort), client::makeRouteRequest("HaT"));
+    if (!r.ok() || r->code != 0) return false;
+    route = bodyOf(*r);
+    return route.find("\"" + s + "\"") != std::string::npos && route.find("\"" + m + "\"") != std::string::npos;
+  }, 10s), route);
+
   // Metadata sync at start: the offset committed on the master before the slave existed.
   CHECK(waitFor([&] {
     auto q = c.call(s, client::makeQueryConsumerOffset("hg", "HaT", 0));
@@ -151,7 +164,8 @@ TEST_CASE("HA: SYNC_MASTER answers SLAVE_NOT_AVAILABLE, SEND_OK and FLUSH_SLAVE_
   // A hanging slave (SIGSTOP): the master waits syncFlushTimeout, then FLUSH_SLAVE_TIMEOUT;
   // SEND_OK again once it runs (it acks everything it had not acked).
   REQUIRE(::kill(ha.slave.pid(), SIGSTOP) == 0);
-  CHECK(sendCode(c, m, "hang") == ResponseCode::FLUSH_SLAVE_TIMEOUT);
+  CHECK_MESSAGE(sendCode(c, m, "hang") == ResponseCode::FLUSH_SLAVE_TIMEOUT,
+                tail(ha.master.log("broker.log")) << "\n--- slave ---\n" << tail(ha.slave.log("broker.log")));
   REQUIRE(::kill(ha.slave.pid(), SIGCONT) == 0);
   CHECK(waitFor([&] { return sendCode(c, m, "resumed") == ResponseCode::SUCCESS; }, 30s));
 
@@ -167,7 +181,9 @@ TEST_CASE("HA: SYNC_MASTER answers SLAVE_NOT_AVAILABLE, SEND_OK and FLUSH_SLAVE_
   };
   int64_t total = qmax(m);
   CHECK(total > 3 + N);
-  CHECK(waitFor([&] { return qmax(s) == total; }, 20s));
+  CHECK_MESSAGE(waitFor([&] { return qmax(s) == total; }, 20s),
+                "slave queue max " << qmax(s) << " master " << total << " slave log:\n" << tail(ha.slave.log("broker.log"), 6000)
+                                   << "\n--- master ---\n" << tail(ha.master.log("broker.log")));
   auto all = pullUpTo(c, s, static_cast<size_t>(total));
   CHECK(all.size() == static_cast<size_t>(total));
   CHECK(all.back().body == "back");

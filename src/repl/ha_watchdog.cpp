@@ -1,0 +1,24 @@
+#include "repl/ha_watchdog.h"
+
+#include <algorithm>
+#include <asio/experimental/as_tuple.hpp>
+#include <asio/use_awaitable.hpp>
+
+namespace rmq::repl {
+
+asio::awaitable<std::optional<std::chrono::milliseconds>> awaitPeerSilence(
+    asio::steady_timer& timer, const std::chrono::steady_clock::time_point& lastRead, std::chrono::milliseconds limit,
+    const bool& closed) {
+  using std::chrono::milliseconds;
+  const auto period = std::clamp<std::chrono::steady_clock::duration>(limit / 4, milliseconds(50), milliseconds(1000));
+  while (!closed) {
+    timer.expires_after(period);
+    co_await timer.async_wait(asio::experimental::as_tuple(asio::use_awaitable));
+    if (closed) break;
+    auto silent = std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - lastRead);
+    if (silent > limit) co_return silent;
+  }
+  co_return std::nullopt;
+}
+
+}  // namespace rmq::repl
