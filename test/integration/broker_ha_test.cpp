@@ -197,3 +197,33 @@ TEST_CASE("HA: SYNC_MASTER answers SLAVE_NOT_AVAILABLE, SEND_OK and FLUSH_SLAVE_
   CHECK(all.back().body == "back");
   CHECK(waitFor([&] { return runtimeValue(c, s, "commitLogMaxOffset") == runtimeValue(c, m, "commitLogMaxOffset"); }, 10s));
 }
+
+TEST_CASE("HA: the slave takes topics and consumer offsets created later on its master at the next sync round") {
+  HaPair ha;
+  REQUIRE(startNode(ha.master));
+  REQUIRE(startNode(ha.slave));
+  TestClient c;
+  const auto m = ha.masterAddr();
+  const auto s = ha.slaveAddr();
+  REQUIRE(waitFor([&] { return runtimeValue(c, m, "haConnectionCount") == "1"; }, 30s));
+  REQUIRE(waitFor([&] { return runtimeValue(c, s, "masterAddr") == m; }, 30s));  // first round done or under way
+
+  createTopic(c, m, "HaLate", 2);
+  REQUIRE(call(c, m, client::makeUpdateConsumerOffset("lateGroup", "HaLate", 1, 17)).code == 0);
+  // Java's SlaveSynchronize runs every 10 s: allow two rounds on a loaded machine.
+  CHECK(waitFor([&] {
+    auto t = c.call(s, request(RequestCode::GET_ALL_TOPIC_CONFIG, {}));
+    return t.ok() && t->code == 0 && bodyOf(*t).find("\"HaLate\"") != std::string::npos;
+  }, 25s));
+  CHECK(waitFor([&] {
+    auto q = c.call(s, client::makeQueryConsumerOffset("lateGroup", "HaLate", 1));
+    return q.ok() && q->code == 0 && extInt(*q, "offset") == 17;
+  }, 25s));
+  // A slave-side commit is kept locally until the master's next round overwrites that entry.
+  REQUIRE(call(c, s, client::makeUpdateConsumerOffset("lateGroup", "HaLate", 1, 5)).code == 0);
+  CHECK(extInt(call(c, s, client::makeQueryConsumerOffset("lateGroup", "HaLate", 1)), "offset") == 5);
+  CHECK(waitFor([&] {
+    auto q = c.call(s, client::makeQueryConsumerOffset("lateGroup", "HaLate", 1));
+    return q.ok() && q->code == 0 && extInt(*q, "offset") == 17;
+  }, 25s));
+}
