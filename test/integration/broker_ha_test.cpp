@@ -226,4 +226,9 @@ TEST_CASE("HA: the slave takes topics and consumer offsets created later on its 
     auto q = c.call(s, client::makeQueryConsumerOffset("lateGroup", "HaLate", 1));
     return q.ok() && q->code == 0 && extInt(*q, "offset") == 17;
   }, 25s));
+
+  // Graceful stops with replication running: the slave first, then the master (as cluster.sh).
+  CHECK(ha.slave.stop() == 0);
+  CHECK(ha.master.stop() == 0);
+  CHECK(ha.slave.readFile("store/config/consumerOffset.json").find("HaLate@lateGroup") != std::string::npos);
 }
