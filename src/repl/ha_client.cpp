@@ -138,11 +138,10 @@ class HaClient::Session : public std::enable_shared_from_this<Session> {
   }
 
   asio::awaitable<void> watchdog(std::shared_ptr<Session> self) {
+    const std::string peer = "master " + master_;
     const auto limit = milliseconds(c_.cfg_.haHousekeepingInterval);
-    auto silent = co_await awaitPeerSilence(watchTimer_, lastRead_, limit, closed_);
-    if (!silent) co_return;
-    log::warn("HA: master {} sent nothing for {} ms (haHousekeepingInterval {} ms)", master_, silent->count(), limit.count());
-    close("housekeeping: master silent");
+    bool silent = co_await awaitPeerSilence(watchTimer_, lastRead_, limit, closed_, peer);
+    if (silent) close("housekeeping: master silent");
   }
 
   HaClient& c_;

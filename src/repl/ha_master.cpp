@@ -170,11 +170,10 @@ class HaMaster::Connection : public std::enable_shared_from_this<Connection> {
 
   // Drops a slave that sent nothing for haHousekeepingInterval (Java's ReadSocketService check).
   asio::awaitable<void> watchdog(std::shared_ptr<Connection> self) {
+    const std::string peer = "slave " + address_;
     const auto limit = milliseconds(m_.cfg_.haHousekeepingInterval);
-    auto silent = co_await awaitPeerSilence(watchTimer_, lastRead_, limit, closed_);
-    if (!silent) co_return;
-    log::warn("HA: slave {} sent nothing for {} ms (haHousekeepingInterval {} ms)", address_, silent->count(), limit.count());
-    close("housekeeping: slave silent");
+    bool silent = co_await awaitPeerSilence(watchTimer_, lastRead_, limit, closed_, peer);
+    if (silent) close("housekeeping: slave silent");
   }
 
   HaMaster& m_;

@@ -33,6 +33,10 @@ struct HaPair {
   uint16_t slavePort = freePort();
 
   HaPair() {
+    // freePort() may hand out one port twice in a row: keep the four distinct.
+    while (masterPort == nsPort) masterPort = freePort();
+    while (haPort == nsPort || haPort == masterPort) haPort = freePort();
+    while (slavePort == nsPort || slavePort == masterPort || slavePort == haPort) slavePort = freePort();
     master.writeFile("node.toml", "logDir = \"" + master.path("logs") + "\"\n" +
                                       "[namesrv]\nbindAddress = \"127.0.0.1\"\nlistenPort = " + std::to_string(nsPort) +
                                       "\nkvConfigPath = \"" + master.path("namesrv/kvConfig.json") + "\"\n" +
