@@ -9,6 +9,8 @@
 #include <signal.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 
@@ -61,6 +63,20 @@ struct HaPair {
   std::string masterAddr() const { return "127.0.0.1:" + std::to_string(masterPort); }
   std::string slaveAddr() const { return "127.0.0.1:" + std::to_string(slavePort); }
 };
+
+// SIGSTOP takes effect asynchronously: the thread that takes the signal has to run to start the
+// group stop, and until then the others (the HA thread) keep going. True once every thread of
+// `pid` is stopped (state T in /proc/<pid>/task/*/stat).
+bool allThreadsStopped(pid_t pid) {
+  std::error_code ec;
+  for (auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    std::ifstream in(task.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto close = stat.rfind(')');  // "pid (comm) S ...": the state follows the command name
+    if (close == std::string::npos || close + 2 >= stat.size() || stat[close + 2] != 'T') return false;
+  }
+  return !ec;
+}
 
 std::string tail(const std::string& text, size_t bytes = 3000) {
   return text.size() > bytes ? text.substr(text.size() - bytes) : text;
@@ -172,6 +188,7 @@ TEST_CASE("HA: SYNC_MASTER answers SLAVE_NOT_AVAILABLE, SEND_OK and FLUSH_SLAVE_
   // A hanging slave (SIGSTOP): the master waits syncFlushTimeout, then FLUSH_SLAVE_TIMEOUT;
   // SEND_OK again once it runs (it acks everything it had not acked).
   REQUIRE(::kill(ha.slave.pid(), SIGSTOP) == 0);
+  REQUIRE(waitFor([&] { return allThreadsStopped(ha.slave.pid()); }, 10s));
   std::string before = runtimeValue(c, m, "haSlaves") + " end " + runtimeValue(c, m, "commitLogMaxOffset");
   CHECK_MESSAGE(sendCode(c, m, "hang") == ResponseCode::FLUSH_SLAVE_TIMEOUT,
                 "before: " << before << " after: " << runtimeValue(c, m, "haSlaves") << " end "
