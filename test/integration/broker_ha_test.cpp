@@ -95,6 +95,20 @@ std::string runtimeValue(TestClient& c, const std::string& addr, const char* key
   return t.HasMember(key) ? std::string(t[key].GetString()) : std::string{};
 }
 
+// Starts the master, then the slave, and waits until the master counts the slave's connection.
+bool startFollowing(HaPair& ha, TestClient& c) {
+  if (!startNode(ha.master) || !startNode(ha.slave)) return false;
+  return eventually([&] { return runtimeValue(c, ha.masterAddr(), "haConnectionCount") == "1"; }, 30s);
+}
+
+// Waits (bounded) until the slave's commit log ends where the master's does.
+bool sameCommitLogEnd(TestClient& c, const HaPair& ha) {
+  return eventually([&] {
+    auto slaveEnd = runtimeValue(c, ha.slaveAddr(), "commitLogMaxOffset");
+    return !slaveEnd.empty() && slaveEnd == runtimeValue(c, ha.masterAddr(), "commitLogMaxOffset");
+  }, 10s);
+}
+
 int sendsToHaT = 0;  // every answered send stored one message (SLAVE_NOT_AVAILABLE and FLUSH_SLAVE_TIMEOUT too)
 
 int sendCode(TestClient& c, const std::string& addr, const std::string& body) {
@@ -154,7 +168,7 @@ TEST_CASE("HA: SYNC_MASTER answers SLAVE_NOT_AVAILABLE, SEND_OK and FLUSH_SLAVE_
   CHECK(pulled[3 + N - 1].body == "m39");
   auto p = invoke(c, s, pullRequest({.group = "hg", .topic = "HaT", .offset = 0}));
   CHECK(extInt(p, "suggestWhichBrokerId") == 0);
-  CHECK(eventually([&] { return runtimeValue(c, s, "commitLogMaxOffset") == runtimeValue(c, m, "commitLogMaxOffset"); }, 10s));
+  CHECK(sameCommitLogEnd(c, ha));
   CHECK(runtimeValue(c, s, "haConnected") == "true");
   CHECK(runtimeValue(c, s, "haMasterAddress") == "127.0.0.1:" + std::to_string(ha.haPort));
   auto view = invoke(c, s, request(RequestCode::VIEW_MESSAGE_BY_ID, {{"offset", "0"}}));
@@ -215,17 +229,15 @@ TEST_CASE("HA: SYNC_MASTER answers SLAVE_NOT_AVAILABLE, SEND_OK and FLUSH_SLAVE_
   auto all = pullUpTo(c, s, static_cast<size_t>(total));
   CHECK(all.size() == static_cast<size_t>(total));
   CHECK(all.back().body == "back");
-  CHECK(eventually([&] { return runtimeValue(c, s, "commitLogMaxOffset") == runtimeValue(c, m, "commitLogMaxOffset"); }, 10s));
+  CHECK(sameCommitLogEnd(c, ha));
 }
 
 TEST_CASE("HA: the slave takes topics and consumer offsets created later on its master at the next sync round") {
   HaPair ha;
-  REQUIRE(startNode(ha.master));
-  REQUIRE(startNode(ha.slave));
   TestClient c;
+  REQUIRE(startFollowing(ha, c));
   const auto m = ha.masterAddr();
   const auto s = ha.slaveAddr();
-  REQUIRE(eventually([&] { return runtimeValue(c, m, "haConnectionCount") == "1"; }, 30s));
   REQUIRE(eventually([&] { return runtimeValue(c, s, "masterAddr") == m; }, 30s));  // first round done or under way
 
   createTopic(c, m, "HaLate", 2);
@@ -258,14 +270,12 @@ TEST_CASE("HA: a slave with haMasterAddress follows that master without any name
   const uint16_t deadNs = freePort();  // nothing listens there: no registration answer to learn from
   ha.slave.writeFile("node.toml", ha.slaveToml(2, "127.0.0.1:" + std::to_string(deadNs),
                                                "haMasterAddress = \"127.0.0.1:" + std::to_string(ha.haPort) + "\""));
-  REQUIRE(startNode(ha.master));
-  REQUIRE(startNode(ha.slave));
   TestClient c;
+  REQUIRE(startFollowing(ha, c));
   const auto m = ha.masterAddr();
   const auto s = ha.slaveAddr();
-  REQUIRE(eventually([&] { return runtimeValue(c, m, "haConnectionCount") == "1"; }, 30s));
   for (int i = 0; i < 10; ++i) CHECK(sendCode(c, m, "fixed" + std::to_string(i)) == ResponseCode::SUCCESS);
   CHECK(runtimeValue(c, s, "haMasterAddress") == "127.0.0.1:" + std::to_string(ha.haPort));
   CHECK(runtimeValue(c, s, "masterAddr").empty());  // no metadata sync without a registration answer
-  CHECK(eventually([&] { return runtimeValue(c, s, "commitLogMaxOffset") == runtimeValue(c, m, "commitLogMaxOffset"); }, 10s));
+  CHECK(sameCommitLogEnd(c, ha));
 }
