@@ -1,0 +1,153 @@
+#include "repl_cluster.h"
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "client/route.h"
+#include "common/request_code.h"
+#include "common/response_code.h"
+#include "namesrv_client.h"
+
+namespace rmq::test {
+namespace {
+
+bool portFree(uint16_t port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return false;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  ::close(fd);
+  return ok;
+}
+
+}  // namespace
+
+uint16_t freeBrokerPort() {
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    uint16_t p = freePort();
+    if (p > 1030 && p < 65000 && portFree(p - 2) && portFree(p + 1)) return p;
+  }
+  return freePort();
+}
+
+ReplCluster::ReplCluster(ReplSpec s) : spec(std::move(s)) {
+  nsPort = freePort();
+  masterPort = freeBrokerPort();
+  slavePort = freeBrokerPort();
+  ns.writeFile("ns.toml", namesrvToml(ns, nsPort));
+  ns.setArgs({"--role=namesrv", "-c", ns.path("ns.toml")});
+  ns.waitForPorts({nsPort});
+  master.writeFile("broker.toml", brokerToml(master, masterPort, 0, spec.masterRole));
+  master.setArgs({"--role=master", "-c", master.path("broker.toml")});
+  master.waitForPorts({masterPort, static_cast<uint16_t>(masterPort + 1)});
+  slave.writeFile("broker.toml", brokerToml(slave, slavePort, 1, "SLAVE"));
+  slave.setArgs({"--role=slave", "-c", slave.path("broker.toml")});
+  slave.waitForPorts({slavePort});
+}
+
+std::string ReplCluster::brokerToml(const NodeProcess& node, uint16_t port, int brokerId,
+                                    const std::string& role) const {
+  return "logDir = \"" + node.path("logs") + "\"\n" +
+         "[broker]\n"
+         "brokerClusterName = \"ReplCluster\"\n"
+         "brokerName = \"broker-r\"\n"
+         "brokerIP1 = \"127.0.0.1\"\n"
+         "brokerIP2 = \"127.0.0.1\"\n"
+         "brokerId = " + std::to_string(brokerId) + "\n" +
+         "listenPort = " + std::to_string(port) + "\n" +
+         "namesrvAddr = \"" + namesrvAddr() + "\"\n" + spec.extraBroker + "\n" +
+         "[store]\n"
+         "brokerRole = \"" + role + "\"\n" +
+         "storePathRootDir = \"" + node.path("store") + "\"\n" +
+         "mappedFileSizeCommitLog = " + std::to_string(spec.commitLogFileSize) + "\n" + spec.extraStore + "\n";
+}
+
+bool ReplCluster::startNode(NodeProcess& node, const char* what) {
+  if (node.start(std::chrono::seconds(30))) return true;
+  std::fprintf(stderr, "%s did not start:\n%s\n%s\n", what, node.stdoutText().c_str(), node.stderrText().c_str());
+  return false;
+}
+
+bool ReplCluster::startNamesrv() { return startNode(ns, "name server"); }
+bool ReplCluster::startMaster() { return startNode(master, "master"); }
+bool ReplCluster::startSlave() { return startNode(slave, "slave"); }
+
+bool ReplCluster::createTopic(const std::string& topic) {
+  auto cmd = net::RemotingCommand::request(RequestCode::UPDATE_AND_CREATE_TOPIC);
+  cmd.extFields.set("topic", topic);
+  cmd.extFields.set("readQueueNums", int64_t{8});
+  cmd.extFields.set("writeQueueNums", int64_t{8});
+  cmd.extFields.set("perm", int64_t{6});
+  cmd.extFields.set("topicFilterType", std::string("SINGLE_TAG"));
+  cmd.extFields.set("topicSysFlag", int64_t{0});
+  cmd.extFields.setBool("order", false);
+  auto r = client.call(masterAddr(), std::move(cmd));
+  return r.ok() && r->code == ResponseCode::SUCCESS;
+}
+
+std::optional<int64_t> ReplCluster::maxPhyOffset(const std::string& brokerAddr) {
+  auto r = client.call(brokerAddr, net::RemotingCommand::request(RequestCode::GET_BROKER_RUNTIME_INFO),
+                       std::chrono::seconds(5));
+  if (!r.ok() || r->code != ResponseCode::SUCCESS) return std::nullopt;
+  auto kv = client::parseKvTable(r->body);
+  if (!kv.ok()) return std::nullopt;
+  auto it = kv->find("commitLogMaxOffset");
+  if (it == kv->end()) return std::nullopt;
+  return std::stoll(it->second);
+}
+
+std::optional<int64_t> ReplCluster::lag() {
+  auto m = maxPhyOffset(masterAddr());
+  auto s = maxPhyOffset(slaveAddr());
+  if (!m || !s) return std::nullopt;
+  return *m - *s;
+}
+
+bool ReplCluster::waitCaughtUp(int64_t minOffset, std::chrono::milliseconds timeout) {
+  return eventually(
+      [&] {
+        auto m = maxPhyOffset(masterAddr());
+        auto s = maxPhyOffset(slaveAddr());
+        return m && s && *m >= minOffset && *m == *s;
+      },
+      timeout);
+}
+
+std::string readCommitLog(const std::string& dir, int64_t fileSize, int64_t maxOffset) {
+  std::string out;
+  out.reserve(static_cast<size_t>(maxOffset));
+  for (int64_t start = 0; start < maxOffset; start += fileSize) {
+    char name[32];
+    std::snprintf(name, sizeof name, "%020lld", static_cast<long long>(start));
+    std::ifstream in(dir + "/" + name, std::ios::binary);
+    if (!in) return out;  // shorter than maxOffset: the caller reports it
+    std::string chunk(static_cast<size_t>(std::min(fileSize, maxOffset - start)), '\0');
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    chunk.resize(static_cast<size_t>(in.gcount()));
+    out += chunk;
+    if (static_cast<int64_t>(chunk.size()) < std::min(fileSize, maxOffset - start)) return out;
+  }
+  return out;
+}
+
+std::string ReplCluster::commitLogDiff(int64_t maxOffset) const {
+  auto a = readCommitLog(master.path("store/commitlog"), spec.commitLogFileSize, maxOffset);
+  auto b = readCommitLog(slave.path("store/commitlog"), spec.commitLogFileSize, maxOffset);
+  if (static_cast<int64_t>(a.size()) != maxOffset || static_cast<int64_t>(b.size()) != maxOffset) {
+    return "written parts shorter than " + std::to_string(maxOffset) + ": master " + std::to_string(a.size()) +
+           ", slave " + std::to_string(b.size());
+  }
+  auto mis = std::mismatch(a.begin(), a.end(), b.begin());
+  if (mis.first == a.end()) return "";
+  return "first difference at physical offset " + std::to_string(mis.first - a.begin());
+}
+
+}  // namespace rmq::test

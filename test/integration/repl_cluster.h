@@ -1,0 +1,71 @@
+#pragma once
+// ReplCluster: a name server, a master and a slave of one brokerName, each its own real `rmqnode`
+// process on 127.0.0.1 (the shape of RocketMQ's 1m-1s deployment), for the replication drills
+// (repl_*_test.cpp). The slave learns its master's HA address from the name server.
+//
+//   ReplCluster c({.masterRole = "SYNC_MASTER"});
+//   REQUIRE(c.startNamesrv()); REQUIRE(c.startMaster()); REQUIRE(c.createTopic("T")); REQUIRE(c.startSlave());
+//   ... c.master / c.slave are NodeProcess (kill(), restart(), pid() for SIGSTOP) ...
+//   c.maxPhyOffset(c.masterAddr()), c.waitCaughtUp(), c.commitLogDiff()
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "broker_fixture.h"
+#include "node_process.h"
+
+namespace rmq::test {
+
+struct ReplSpec {
+  std::string masterRole = "SYNC_MASTER";  // SYNC_MASTER | ASYNC_MASTER
+  int64_t commitLogFileSize = 64 << 20;    // mappedFileSizeCommitLog of both brokers
+  std::string extraStore;                  // more [store] TOML lines for both brokers
+  std::string extraBroker;                 // more [broker] TOML lines for both brokers
+};
+
+// A free port p whose p - 2 (VIP channel) and p + 1 (HA) are free as well.
+uint16_t freeBrokerPort();
+
+class ReplCluster {
+ public:
+  explicit ReplCluster(ReplSpec spec);
+
+  bool startNamesrv();
+  bool startMaster();
+  bool startSlave();
+  // UPDATE_AND_CREATE_TOPIC on the master (8 queues) so a slave started afterwards syncs it.
+  bool createTopic(const std::string& topic);
+
+  std::string namesrvAddr() const { return "127.0.0.1:" + std::to_string(nsPort); }
+  std::string masterAddr() const { return "127.0.0.1:" + std::to_string(masterPort); }
+  std::string slaveAddr() const { return "127.0.0.1:" + std::to_string(slavePort); }
+
+  // commitLogMaxOffset of a broker's GET_BROKER_RUNTIME_INFO; nullopt when it does not answer.
+  std::optional<int64_t> maxPhyOffset(const std::string& brokerAddr);
+  // Master's commitLogMaxOffset - slave's, when both answer.
+  std::optional<int64_t> lag();
+  // Polls until the slave's max offset equals the master's (and is >= minOffset).
+  bool waitCaughtUp(int64_t minOffset, std::chrono::milliseconds timeout = std::chrono::seconds(60));
+  // Empty when the written parts ([0, max offset)) of both commit logs are byte-identical; else
+  // a description of the first difference. Reads the files of both stores (call when quiet).
+  std::string commitLogDiff(int64_t maxOffset) const;
+
+  ReplSpec spec;
+  NodeProcess ns;
+  NodeProcess master;
+  NodeProcess slave;
+  uint16_t nsPort = 0;
+  uint16_t masterPort = 0;
+  uint16_t slavePort = 0;
+  TestClient client;
+
+ private:
+  std::string brokerToml(const NodeProcess& node, uint16_t port, int brokerId, const std::string& role) const;
+  static bool startNode(NodeProcess& node, const char* what);
+};
+
+// The written part of a store's commit log: files named by start offset, concatenated up to maxOffset.
+std::string readCommitLog(const std::string& commitLogDir, int64_t fileSize, int64_t maxOffset);
+
+}  // namespace rmq::test
