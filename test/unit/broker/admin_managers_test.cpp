@@ -6,9 +6,9 @@
 #include <random>
 #include <sstream>
 
-#include "roles/broker/consumer_offset_manager.h"
-#include "roles/broker/subscription_group_manager.h"
-#include "roles/broker/topic_config_manager.h"
+#include "roles/broker/metadata/consumer_offset_manager.h"
+#include "roles/broker/metadata/subscription_group_manager.h"
+#include "roles/broker/metadata/topic_config_manager.h"
 
 using namespace rmq::broker;
 namespace fs = std::filesystem;

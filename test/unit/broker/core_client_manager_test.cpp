@@ -5,7 +5,7 @@
 
 #include "common/request_code.h"
 #include "common/response_code.h"
-#include "roles/broker/client_manager.h"
+#include "roles/broker/clients/client_manager.h"
 
 using namespace rmq;
 using namespace rmq::broker;

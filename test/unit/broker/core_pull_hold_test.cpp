@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "filter/filter.h"
-#include "roles/broker/pull_request_hold.h"
+#include "roles/broker/delivery/pull_request_hold.h"
 
 using namespace rmq;
 using namespace rmq::broker;

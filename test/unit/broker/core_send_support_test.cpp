@@ -4,10 +4,10 @@
 
 #include "common/request_code.h"
 #include "roles/broker/broker_config.h"
-#include "roles/broker/client_processor.h"
-#include "roles/broker/pull_processor.h"
-#include "roles/broker/request_header.h"
-#include "roles/broker/stored_message.h"
+#include "roles/broker/processors/client_processor.h"
+#include "roles/broker/processors/pull_processor.h"
+#include "roles/broker/processors/request_header.h"
+#include "roles/broker/delivery/stored_message.h"
 
 using namespace rmq;
 using namespace rmq::broker;

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "roles/broker/delay_levels.h"
+#include "roles/broker/delivery/delay_levels.h"
 
 using rmq::broker::DelayLevels;
 

@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "common/message_codec.h"
-#include "roles/broker/schedule_message_service.h"
+#include "roles/broker/delivery/schedule_message_service.h"
 #include "store/message_store.h"
 
 using namespace rmq;

@@ -1,0 +1,109 @@
+#include "roles/broker/delivery/pull_request_hold.h"
+
+#include <asio/experimental/as_tuple.hpp>
+#include <asio/post.hpp>
+#include <asio/this_coro.hpp>
+#include <asio/use_awaitable.hpp>
+#include <algorithm>
+
+#include "filter/filter.h"
+
+namespace rmq::broker {
+
+struct PullRequestHold::Waiter {
+  explicit Waiter(const asio::any_io_executor& ex) : timer(ex) {}
+  asio::steady_timer timer;  // touched only on its executor
+  int64_t offset = 0;
+  FilterPtr filter;
+  std::atomic<bool> woken{false};
+};
+
+void PullRequestHold::wake(const std::shared_ptr<Waiter>& w) {
+  if (w->woken.exchange(true)) return;
+  asio::post(w->timer.get_executor(), [w] { w->timer.cancel(); });
+}
+
+void PullRequestHold::add(const std::string& topic, int32_t queueId, const std::shared_ptr<Waiter>& w) {
+  std::lock_guard lock(mu_);
+  table_[topic][queueId].push_back(w);
+  parked_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void PullRequestHold::remove(const std::string& topic, int32_t queueId, const std::shared_ptr<Waiter>& w) {
+  std::lock_guard lock(mu_);
+  auto t = table_.find(topic);
+  if (t == table_.end()) return;
+  auto q = t->second.find(queueId);
+  if (q == t->second.end()) return;
+  auto& list = q->second;
+  auto it = std::find(list.begin(), list.end(), w);
+  if (it == list.end()) return;  // already taken by a notification
+  *it = std::move(list.back());
+  list.pop_back();
+  parked_.fetch_sub(1, std::memory_order_relaxed);
+  if (list.empty()) t->second.erase(q);
+  if (t->second.empty()) table_.erase(t);
+}
+
+asio::awaitable<bool> PullRequestHold::wait(std::string topic, int32_t queueId, int64_t offset,
+                                            FilterPtr filter, std::chrono::milliseconds timeout,
+                                            const std::function<int64_t()>& currentMaxOffset) {
+  auto ex = co_await asio::this_coro::executor;
+  auto w = std::make_shared<Waiter>(ex);
+  w->offset = offset;
+  w->filter = std::move(filter);
+  w->timer.expires_after(timeout);
+  add(topic, queueId, w);
+  if (currentMaxOffset && currentMaxOffset() > offset) wake(w);  // arrived before we parked
+  if (!w->woken.load()) {
+    co_await w->timer.async_wait(asio::experimental::as_tuple(asio::use_awaitable));
+  }
+  remove(topic, queueId, w);
+  co_return w->woken.load();
+}
+
+void PullRequestHold::notifyMessageArriving(std::string_view topic, int32_t queueId, int64_t maxOffset,
+                                            std::optional<int64_t> tagsCode, std::string_view properties) {
+  if (parked_.load(std::memory_order_relaxed) == 0) return;
+  std::vector<std::shared_ptr<Waiter>> ready;
+  {
+    std::lock_guard lock(mu_);
+    auto t = table_.find(topic);
+    if (t == table_.end()) return;
+    auto q = t->second.find(queueId);
+    if (q == t->second.end()) return;
+    auto& list = q->second;
+    for (size_t i = 0; i < list.size();) {
+      auto& w = list[i];
+      bool match = maxOffset > w->offset;
+      if (match && w->filter) {
+        if (tagsCode && !w->filter->matchesTagsCode(*tagsCode)) match = false;
+        if (match && w->filter->type() == filter::ExpressionType::Sql92)
+          match = w->filter->matchesProperties(filter::RawProperties(properties));
+      }
+      if (!match) { ++i; continue; }
+      ready.push_back(std::move(w));
+      list[i] = std::move(list.back());
+      list.pop_back();
+      parked_.fetch_sub(1, std::memory_order_relaxed);
+    }
+    if (list.empty()) t->second.erase(q);
+    if (t->second.empty()) table_.erase(t);
+  }
+  for (auto& w : ready) wake(w);
+}
+
+void PullRequestHold::wakeAll() {
+  std::vector<std::shared_ptr<Waiter>> all;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [topic, queues] : table_)
+      for (auto& [qid, list] : queues)
+        for (auto& w : list) all.push_back(w);
+    table_.clear();
+    parked_.store(0, std::memory_order_relaxed);
+  }
+  for (auto& w : all) wake(w);
+}
+
+}  // namespace rmq::broker

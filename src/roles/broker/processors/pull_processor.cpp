@@ -1,0 +1,161 @@
+#include "roles/broker/processors/pull_processor.h"
+
+#include <algorithm>
+#include <climits>
+
+#include "common/request_code.h"
+#include "common/response_code.h"
+#include "roles/broker/stats/broker_stats.h"
+#include "roles/broker/clients/client_manager.h"
+#include "roles/broker/metadata/consumer_offset_manager.h"
+#include "roles/broker/delivery/offset_moved_event.h"
+#include "roles/broker/delivery/pull_request_hold.h"
+#include "roles/broker/metadata/subscription_group_manager.h"
+#include "roles/broker/metadata/topic_config_manager.h"
+#include "store/message_store.h"
+
+namespace rmq::broker {
+
+using net::RemotingCommand;
+using store::GetStatus;
+
+void PullProcessor::registerTo(BrokerContext& ctx) {
+  ctx.registerProcessor(RequestCode::PULL_MESSAGE,
+                        [this](net::ConnectionPtr c, RemotingCommand r) { return handle(std::move(c), std::move(r)); });
+}
+
+Result<PullProcessor::FilterPtr> PullProcessor::compiled(std::string_view type, std::string_view expression) {
+  std::string key;
+  key.reserve(type.size() + expression.size() + 1);
+  key.append(type).push_back('\n');
+  key.append(expression);
+  std::lock_guard lock(cacheMu_);
+  if (auto it = filterCache_.find(key); it != filterCache_.end()) return it->second;
+  auto f = filter::compileExpression(type, expression);
+  if (!f) return f.error();
+  FilterPtr ptr = f->matchAll() ? nullptr : std::make_shared<const filter::Filter>(std::move(*f));
+  if (filterCache_.size() > 10000) filterCache_.clear();  // bound memory against churning expressions
+  filterCache_.emplace(std::move(key), ptr);
+  return ptr;
+}
+
+std::optional<RemotingCommand> PullProcessor::resolveFilter(Prepared& p) {
+  const auto& h = p.h;
+  std::string type, expression;
+  if (h.has(pullflag::SUBSCRIPTION)) {
+    type = h.expressionType.value_or("TAG");
+    expression = h.subscription.value_or("*");
+  } else {
+    auto group = ctx_.clients.consumerGroup(h.consumerGroup);
+    if (!group)
+      return RemotingCommand::response(ResponseCode::SUBSCRIPTION_NOT_EXIST,
+                                       "the consumer's group info not exist " + h.consumerGroup);
+    auto sub = group->subscriptions.find(h.topic);
+    if (sub == group->subscriptions.end())
+      return RemotingCommand::response(ResponseCode::SUBSCRIPTION_NOT_EXIST,
+                                       "the consumer's subscription not exist " + h.topic);
+    if (sub->second.subVersion < h.subVersion)
+      return RemotingCommand::response(ResponseCode::SUBSCRIPTION_NOT_LATEST,
+                                       "the consumer's subscription not latest");
+    type = sub->second.expressionType;
+    expression = sub->second.subString;
+  }
+  if (type == "SQL92" && !ctx_.config.enablePropertyFilter)
+    return RemotingCommand::response(ResponseCode::SYSTEM_ERROR,
+                                     "The broker does not support consumer to filter message by SQL92");
+  auto f = compiled(type, expression);
+  if (!f) return RemotingCommand::response(ResponseCode::SUBSCRIPTION_PARSE_FAILED, f.error().message);
+  p.filter = *f;
+  return std::nullopt;
+}
+
+std::optional<RemotingCommand> PullProcessor::prepare(const RemotingCommand& req, Prepared& p) {
+  auto header = decodePullHeader(req);
+  if (!header) return RemotingCommand::response(header.error().code, header.error().message);
+  p.h = std::move(*header);
+  const auto& h = p.h;
+  if (!perm::isReadable(ctx_.config.brokerPermission))
+    return RemotingCommand::response(ResponseCode::NO_PERMISSION, "the broker pulling message is forbidden");
+  auto group = ctx_.groups.findOrAutoCreate(h.consumerGroup);
+  if (!group)
+    return RemotingCommand::response(ResponseCode::SUBSCRIPTION_GROUP_NOT_EXIST,
+                                     "subscription group [" + h.consumerGroup + "] does not exist");
+  if (!group->consumeEnable)
+    return RemotingCommand::response(ResponseCode::NO_PERMISSION, "subscription group no permission, " + h.consumerGroup);
+  p.groupBrokerId = group->brokerId;
+  p.whichBrokerWhenConsumeSlowly = group->whichBrokerWhenConsumeSlowly;
+  auto topic = ctx_.topics.find(h.topic);
+  if (!topic)
+    return RemotingCommand::response(ResponseCode::TOPIC_NOT_EXIST,
+                                     "topic[" + h.topic + "] not exist, apply first please!");
+  if (!perm::isReadable(topic->perm))
+    return RemotingCommand::response(ResponseCode::NO_PERMISSION, "the topic[" + h.topic + "] pulling message is forbidden");
+  if (h.queueId < 0 || h.queueId >= topic->readQueueNums)
+    return RemotingCommand::response(ResponseCode::SYSTEM_ERROR,
+                                     "queueId[" + std::to_string(h.queueId) + "] is illegal, topic:[" + h.topic +
+                                         "] topicConfig.readQueueNums:[" + std::to_string(topic->readQueueNums) + "]");
+  return resolveFilter(p);
+}
+
+RemotingCommand PullProcessor::readOnce(const Prepared& p, bool firstRun, bool& suspend) {
+  const auto& h = p.h;
+  const filter::Filter* f = p.filter.get();
+  store::MessageFilter storeFilter;
+  if (f) {
+    storeFilter = [f](int64_t tagsCode, const std::string_view* props) {
+      if (!props) return f->matchesTagsCode(tagsCode);
+      return f->type() != filter::ExpressionType::Sql92 || f->matchesProperties(filter::RawProperties(*props));
+    };
+  }
+  auto r = ctx_.store.getMessages(h.topic, h.queueId, h.queueOffset, std::max(1, h.maxMsgNums), INT_MAX,
+                                  f ? &storeFilter : nullptr);
+  int code = pullResponseCode(r.status, h.queueOffset);
+  auto resp = RemotingCommand::response(code, std::string(store::toString(r.status)));
+  int64_t suggest = 0;
+  if (ctx_.config.slaveReadEnable) suggest = r.suggestPullingFromSlave ? p.whichBrokerWhenConsumeSlowly : p.groupBrokerId;
+  resp.extFields.set("suggestWhichBrokerId", suggest);
+  resp.extFields.set("nextBeginOffset", r.nextBeginOffset);
+  resp.extFields.set("minOffset", r.minOffset);
+  resp.extFields.set("maxOffset", r.maxOffset);
+  if (code == ResponseCode::SUCCESS) {
+    resp.bodySegments.reserve(r.records.size());
+    for (auto rec : r.records) {  // adjacent records become one segment
+      if (!resp.bodySegments.empty() && resp.bodySegments.back().data + resp.bodySegments.back().size == rec.data())
+        resp.bodySegments.back().size += rec.size();
+      else
+        resp.bodySegments.push_back({rec.data(), rec.size()});
+    }
+    resp.bodyOwner = std::move(r.owner);
+    getStats().found(h.consumerGroup, h.topic, static_cast<int64_t>(r.records.size()));
+  } else {
+    getStats().miss();
+    if (code == ResponseCode::PULL_OFFSET_MOVED && !ctx_.storeConfig.isSlave())
+      storeOffsetMovedEvent(ctx_, {h.consumerGroup, h.topic, h.queueId, h.queueOffset, r.nextBeginOffset});
+  }
+  suspend = firstRun && code == ResponseCode::PULL_NOT_FOUND && h.has(pullflag::SUSPEND) && !ctx_.isShuttingDown();
+  if (firstRun && h.has(pullflag::COMMIT_OFFSET) && !ctx_.storeConfig.isSlave())
+    ctx_.offsets.commitOffset(h.consumerGroup, h.topic, h.queueId, h.commitOffset);
+  return resp;
+}
+
+asio::awaitable<std::optional<RemotingCommand>> PullProcessor::handle(net::ConnectionPtr conn, RemotingCommand req) {
+  Prepared p;
+  if (auto refused = prepare(req, p)) co_return std::move(*refused);
+  bool suspend = false;
+  auto resp = readOnce(p, true, suspend);
+  if (!suspend) co_return resp;
+  const auto& cfg = ctx_.config;
+  int64_t ms = cfg.longPollingEnable ? std::min(p.h.suspendTimeoutMillis, cfg.brokerSuspendMaxTimeMillis)
+                                     : cfg.shortPollingTimeMills;
+  std::string topic = p.h.topic;
+  int32_t queueId = p.h.queueId;
+  // Named locals, not temporaries bound to wait()'s reference parameter inside the co_await
+  // expression (GCC 12 coroutine temporaries).
+  const std::function<int64_t()> currentMax = [this, &topic, queueId] { return ctx_.store.maxOffsetInQueue(topic, queueId); };
+  const auto timeout = std::chrono::milliseconds(std::max<int64_t>(ms, 0));
+  co_await ctx_.pullHold.wait(topic, queueId, p.h.queueOffset, p.filter, timeout, currentMax);
+  bool again = false;
+  co_return readOnce(p, false, again);
+}
+
+}  // namespace rmq::broker

@@ -1,0 +1,113 @@
+// CONSUMER_SEND_MSG_BACK (36): a consumer gives a message back after a failed consumption
+// (PROTOCOL.md §10.2). The broker re-appends it to %RETRY%<group> with DELAY = 3 + reconsumeTimes
+// (so the schedule service redelivers it later), or to %DLQ%<group> once reconsumeTimes reaches
+// maxReconsumeTimes. Runs on the network thread: the store append never blocks (no wait for
+// flush: Java marks these WAIT=false).
+#include <random>
+
+#include "common/log.h"
+#include "common/message_codec.h"
+#include "common/message_id.h"
+#include "common/request_code.h"
+#include "common/response_code.h"
+#include "roles/broker/delivery/stored_message.h"
+#include "roles/broker/processors/admin_processors.h"
+#include "roles/broker/processors/admin_support.h"
+#include "roles/broker/metadata/subscription_group_manager.h"
+#include "roles/broker/metadata/topic_config_manager.h"
+#include "store/message_store.h"
+
+namespace rmq::broker {
+using namespace admin;
+
+namespace {
+
+constexpr int32_t kVersionWithMaxReconsumeTimes = 121;  // header maxReconsumeTimes honoured from here
+constexpr int32_t kTopicSysFlagUnitSub = 0x2;
+
+int32_t randomQueue(int32_t queues) {
+  thread_local std::mt19937 rng{std::random_device{}()};
+  return queues <= 1 ? 0 : static_cast<int32_t>(rng() % static_cast<uint32_t>(queues));
+}
+
+TopicConfig ensureTopic(BrokerContext& ctx, const std::string& topic, int32_t queues, int32_t sysFlag) {
+  bool created = false;
+  auto config = ctx.topics.createTopicInSendMessageBackMethod(topic, queues, perm::READ | perm::WRITE, sysFlag, &created);
+  if (created && ctx.registerBrokerAllSoon) ctx.registerBrokerAllSoon();
+  return config;
+}
+
+Reply consumerSendMsgBack(BrokerContext& ctx, net::ConnectionPtr conn, RemotingCommand cmd) {
+  auto offset = requireInt(cmd, "offset");
+  if (!offset) co_return failure(offset.error());
+  auto group = requireString(cmd, "group");
+  if (!group) co_return failure(group.error());
+  auto delayLevelField = requireInt(cmd, "delayLevel");
+  if (!delayLevelField) co_return failure(delayLevelField.error());
+  int32_t delayLevel = static_cast<int32_t>(*delayLevelField);
+
+  auto groupConfig = ctx.groups.findOrAutoCreate(*group);
+  if (!groupConfig) {
+    co_return failure(ResponseCode::SUBSCRIPTION_GROUP_NOT_EXIST, "subscription group not exist, " + *group);
+  }
+  if (!perm::isWriteable(ctx.config.brokerPermission)) {
+    co_return failure(ResponseCode::NO_PERMISSION, "the broker[" + ctx.config.brokerIP1 + "] sending message is forbidden");
+  }
+  if (groupConfig->retryQueueNums <= 0) co_return success();  // retries disabled: dropped
+
+  std::string newTopic = topics::retryTopic(*group);
+  int32_t sysFlag = optBool(cmd, "unitMode", false) ? kTopicSysFlagUnitSub : 0;
+  auto topicConfig = ensureTopic(ctx, newTopic, groupConfig->retryQueueNums, sysFlag);
+  if (!perm::isWriteable(topicConfig.perm)) {
+    co_return failure(ResponseCode::NO_PERMISSION, "the topic[" + newTopic + "] sending message is forbidden");
+  }
+  int32_t queueId = randomQueue(groupConfig->retryQueueNums);
+
+  auto view = ctx.store.lookMessageByOffset(*offset);
+  if (!view) co_return failure(ResponseCode::SYSTEM_ERROR, "look message by offset failed, " + std::to_string(*offset));
+  RecordView rec;
+  if (parseRecord(view.bytes.data(), view.bytes.size(), rec, false) != RecordParse::Ok) {
+    co_return failure(ResponseCode::SYSTEM_ERROR, "look message by offset failed, " + std::to_string(*offset));
+  }
+  Properties props = decodeProperties(rec.properties);
+  if (!findProperty(props, prop::RETRY_TOPIC)) setProperty(props, prop::RETRY_TOPIC, rec.topic);
+  setProperty(props, prop::WAIT, "false");
+
+  int32_t maxReconsumeTimes = groupConfig->retryMaxTimes;
+  if (cmd.version >= kVersionWithMaxReconsumeTimes && cmd.extFields.contains("maxReconsumeTimes")) {
+    maxReconsumeTimes = static_cast<int32_t>(optInt(cmd, "maxReconsumeTimes", maxReconsumeTimes));
+  }
+  if (rec.reconsumeTimes >= maxReconsumeTimes || delayLevel < 0) {
+    newTopic = topics::dlqTopic(*group);
+    queueId = 0;
+    ensureTopic(ctx, newTopic, 1, 0);
+    eraseProperty(props, prop::DELAY);
+    log::info("message at {} of {} goes to {} after {} reconsumes", *offset, *group, newTopic, rec.reconsumeTimes);
+  } else {
+    if (delayLevel == 0) delayLevel = 3 + rec.reconsumeTimes;
+    setProperty(props, prop::DELAY, std::to_string(delayLevel));
+  }
+  if (const std::string* origin = findProperty(props, prop::ORIGIN_MESSAGE_ID); !origin || origin->empty()) {
+    setProperty(props, prop::ORIGIN_MESSAGE_ID, createOffsetMsgId(rec.storeHost, rec.physicalOffset));
+  }
+  std::string encodedProps = encodeProperties(props);
+
+  store::MessageToStore m = reputMessage(rec, newTopic, queueId, encodedProps);
+  m.reconsumeTimes = rec.reconsumeTimes + 1;
+  auto res = ctx.store.append(m);
+  if (!res.ok()) {
+    co_return failure(ResponseCode::SYSTEM_ERROR, std::string(store::toString(res.status)) + " " + res.error);
+  }
+  co_return success();
+}
+
+}  // namespace
+
+void registerSendBackProcessor(BrokerContext& ctx) {
+  BrokerContext* c = &ctx;
+  ctx.registerProcessor(RequestCode::CONSUMER_SEND_MSG_BACK, [c](net::ConnectionPtr conn, RemotingCommand cmd) {
+    return consumerSendMsgBack(*c, conn, std::move(cmd));
+  });
+}
+
+}  // namespace rmq::broker

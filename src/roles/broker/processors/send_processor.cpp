@@ -1,0 +1,168 @@
+#include "roles/broker/processors/send_processor.h"
+
+#include <asio/use_awaitable.hpp>
+#include <chrono>
+#include <random>
+
+#include "common/log.h"
+#include "common/message_codec.h"
+#include "common/request_code.h"
+#include "common/response_code.h"
+#include "roles/broker/metadata/subscription_group_manager.h"
+#include "roles/broker/metadata/topic_config_manager.h"
+#include "store/message_store.h"
+
+namespace rmq::broker {
+
+namespace {
+
+using net::RemotingCommand;
+
+int32_t randomInt() {
+  thread_local std::minstd_rand rng(std::random_device{}());
+  return static_cast<int32_t>(rng() % 99999999);
+}
+
+// Every send-path answer carries MSG_REGION and TRACE_ON (the Java client reads them unchecked).
+RemotingCommand sendResponse(const BrokerConfig& cfg, int code, std::optional<std::string> remark = std::nullopt) {
+  auto r = RemotingCommand::response(code, std::move(remark));
+  r.extFields.set("MSG_REGION", cfg.regionId);
+  r.extFields.setBool("TRACE_ON", cfg.traceOn);
+  return r;
+}
+
+int64_t nowMillis() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+void SendProcessor::registerTo(BrokerContext& ctx) {
+  auto h = [this](net::ConnectionPtr c, RemotingCommand r) { return handle(std::move(c), std::move(r)); };
+  ctx.registerProcessor(RequestCode::SEND_MESSAGE, h);
+  ctx.registerProcessor(RequestCode::SEND_MESSAGE_V2, h);
+  ctx.registerProcessor(RequestCode::SEND_BATCH_MESSAGE, h);
+}
+
+std::optional<RemotingCommand> SendProcessor::checkRetryTopic(const SendHeader& h, Target& target) {
+  std::string_view group = std::string_view(h.topic).substr(topics::RETRY_GROUP_TOPIC_PREFIX.size());
+  auto groupConfig = ctx_.groups.findOrAutoCreate(group);
+  if (!groupConfig)
+    return sendResponse(ctx_.config, ResponseCode::SUBSCRIPTION_GROUP_NOT_EXIST,
+                        "subscription group not exist, " + std::string(group));
+  int32_t maxTimes = h.maxReconsumeTimes.value_or(groupConfig->retryMaxTimes);
+  if (h.reconsumeTimes < maxTimes) return std::nullopt;
+  // Too many redeliveries: dead-letter queue, queue 0, no delay.
+  target.topic = topics::dlqTopic(group);
+  target.queueId = 0;
+  target.toDlq = true;
+  ctx_.topics.createTopicInSendMessageBackMethod(target.topic, 1, perm::READ | perm::WRITE, 0);
+  return std::nullopt;
+}
+
+std::optional<RemotingCommand> SendProcessor::resolveTarget(const SendHeader& h, Target& target) {
+  const auto& cfg = ctx_.config;
+  if (cfg.startAcceptSendRequestTimeStamp > nowMillis())
+    return sendResponse(cfg, ResponseCode::SYSTEM_ERROR, "broker unable to service, until " +
+                                                             std::to_string(cfg.startAcceptSendRequestTimeStamp));
+  std::string why;
+  if (!topics::isValidTopicName(h.topic, &why))
+    return sendResponse(cfg, ResponseCode::MESSAGE_ILLEGAL, why.empty() ? "illegal topic " + h.topic : why);
+  if (topics::isNotAllowedSendTopic(h.topic))
+    return sendResponse(cfg, ResponseCode::NO_PERMISSION, "Sending message to topic[" + h.topic + "] is forbidden.");
+
+  auto topicConfig = ctx_.topics.find(h.topic);
+  if (!topicConfig) {
+    topicConfig = ctx_.topics.createTopicInSendMessageMethod(h.topic, h.defaultTopic, h.defaultTopicQueueNums,
+                                                              h.unitMode ? 1 : 0);
+    if (!topicConfig && topics::isRetryTopic(h.topic))
+      topicConfig = ctx_.topics.createTopicInSendMessageBackMethod(h.topic, 1, perm::READ | perm::WRITE, 0);
+    if (!topicConfig)
+      return sendResponse(cfg, ResponseCode::TOPIC_NOT_EXIST,
+                          "topic[" + h.topic + "] not exist, apply first please!");
+  }
+  if (!perm::isWriteable(cfg.brokerPermission) && topicConfig->order)
+    return sendResponse(cfg, ResponseCode::NO_PERMISSION,
+                        "the broker[" + cfg.brokerIP1 + "] sending message is forbidden");
+  int32_t queueCount = std::max(topicConfig->writeQueueNums, topicConfig->readQueueNums);
+  if (h.queueId >= queueCount)
+    return sendResponse(cfg, ResponseCode::SYSTEM_ERROR,
+                        "request queueId[" + std::to_string(h.queueId) + "] is illegal, topic has " +
+                            std::to_string(queueCount) + " queues");
+  target.topic = h.topic;
+  target.queueId = h.queueId >= 0 ? h.queueId : randomInt() % std::max(1, topicConfig->writeQueueNums);
+  target.sysFlag = h.sysFlag;
+  if (topicConfig->topicFilterType == TopicFilterType::MultiTag) target.sysFlag |= sysflag::MULTI_TAGS;
+  if (topics::isRetryTopic(h.topic)) {
+    if (h.batch)
+      return sendResponse(cfg, ResponseCode::MESSAGE_ILLEGAL, "batch request does not support retry group " + h.topic);
+    if (auto err = checkRetryTopic(h, target)) return err;
+  }
+  return std::nullopt;
+}
+
+asio::awaitable<int> SendProcessor::awaitDurability(int64_t endOffset) {
+  int code = ResponseCode::SUCCESS;
+  if (ctx_.store.needsDurabilityWait()) {
+    auto st = co_await ctx_.store.asyncWaitDurable(endOffset, asio::use_awaitable);
+    code = store::toResponseCode(st);
+  }
+  if (ctx_.storeConfig.isSyncMaster()) {  // replication status wins when both fail (§8.2)
+    auto st = co_await ctx_.store.asyncWaitReplicated(endOffset, asio::use_awaitable);
+    if (st != store::PutStatus::PUT_OK) code = store::toResponseCode(st);
+  }
+  co_return code;
+}
+
+asio::awaitable<std::optional<RemotingCommand>> SendProcessor::handle(net::ConnectionPtr conn, RemotingCommand req) {
+  const auto& cfg = ctx_.config;
+  auto header = decodeSendHeader(req);
+  if (!header) co_return sendResponse(cfg, header.error().code, header.error().message);
+  const SendHeader& h = *header;
+  if (ctx_.isShuttingDown() || !ctx_.store.isWriteable())
+    co_return sendResponse(cfg, ResponseCode::SERVICE_NOT_AVAILABLE,
+                           ctx_.isShuttingDown() ? "broker is shutting down" : "store is not writeable (disk full?)");
+  Target target;
+  if (auto err = resolveTarget(h, target)) co_return std::move(*err);
+
+  thread_local std::string props;  // reused buffer: no allocation per message once warmed up
+  bool waitStore = buildStoredProperties(h.properties, cfg.brokerClusterName, target.toDlq, props);
+  if (auto tran = findEncodedProperty(props, prop::TRAN_MSG); tran && *tran == "true") {
+    co_return sendResponse(cfg, ResponseCode::NO_PERMISSION,
+                           "the broker[" + cfg.brokerIP1 + "] sending transaction message is forbidden");
+  }
+  HostAddress born = peerHostAddress(conn->remoteAddress());
+  store::AppendResult res;
+  if (h.batch) {
+    store::BatchToStore b{target.topic, target.queueId, target.sysFlag, h.bornTimestamp, born,
+                          h.reconsumeTimes, req.body, props};
+    res = ctx_.store.appendBatch(b);
+  } else {
+    store::MessageToStore m;
+    m.topic = target.topic;
+    m.queueId = target.queueId;
+    m.flag = h.flag;
+    m.body = req.body;
+    m.properties = props;
+    m.sysFlag = target.sysFlag;
+    m.bornTimestamp = h.bornTimestamp;
+    m.bornHost = born;
+    m.reconsumeTimes = h.reconsumeTimes;
+    res = ctx_.store.append(m);
+  }
+  if (!res.ok()) {
+    co_return sendResponse(cfg, store::toResponseCode(res.status),
+                           std::string(store::toString(res.status)) + (res.error.empty() ? "" : ": " + res.error));
+  }
+  // Not `waitStore ? co_await ... : SUCCESS`: GCC 12 mishandles co_await inside ?: (temporaries).
+  int code = ResponseCode::SUCCESS;
+  if (waitStore) code = co_await awaitDurability(res.endOffset());
+  auto resp = sendResponse(cfg, code);
+  resp.extFields.set("msgId", std::move(res.msgId));
+  resp.extFields.set("queueId", static_cast<int64_t>(target.queueId));
+  resp.extFields.set("queueOffset", res.queueOffset);
+  co_return resp;
+}
+
+}  // namespace rmq::broker

@@ -1,0 +1,43 @@
+#pragma once
+// SendProcessor: SEND_MESSAGE (10), SEND_MESSAGE_V2 (310), SEND_BATCH_MESSAGE (320) — PROTOCOL.md
+// §8.2. Checks, topic auto-creation, retry/DLQ redirection, record building (born host = peer,
+// CLUSTER added, WAIT stripped), append into the store, then co_await of the durability
+// (SYNC_FLUSH group commit, SYNC_MASTER replication) without blocking the connection: other
+// requests of the same connection run while a send waits.
+// Threads: handle() runs on the connection's network thread; append() is a short critical
+// section in the store; the durability wait completes on the same executor.
+#include <asio/awaitable.hpp>
+#include <optional>
+#include <string>
+
+#include "net/connection.h"
+#include "roles/broker/broker_context.h"
+#include "roles/broker/processors/request_header.h"
+#include "roles/broker/delivery/stored_message.h"
+
+namespace rmq::broker {
+
+struct TopicConfig;
+
+class SendProcessor {
+ public:
+  explicit SendProcessor(BrokerContext& ctx) : ctx_(ctx) {}
+  void registerTo(BrokerContext& ctx);  // codes 10, 310, 320
+  asio::awaitable<std::optional<net::RemotingCommand>> handle(net::ConnectionPtr conn, net::RemotingCommand req);
+
+ private:
+  // Resolves topic, queue and retry/DLQ redirection; fills `target` or returns the error answer.
+  struct Target {
+    std::string topic;
+    int32_t queueId = 0;
+    int32_t sysFlag = 0;
+    bool toDlq = false;
+  };
+  std::optional<net::RemotingCommand> resolveTarget(const SendHeader& h, Target& target);
+  std::optional<net::RemotingCommand> checkRetryTopic(const SendHeader& h, Target& target);
+  asio::awaitable<int> awaitDurability(int64_t endOffset);
+
+  BrokerContext& ctx_;
+};
+
+}  // namespace rmq::broker

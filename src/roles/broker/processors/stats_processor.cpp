@@ -1,0 +1,188 @@
+// Statistics for mqadmin / the dashboard: GET_BROKER_RUNTIME_INFO, GET_TOPIC_STATS_INFO,
+// GET_CONSUME_STATS, GET_BROKER_CONSUME_STATS, QUERY_CONSUME_TIME_SPAN, QUERY_TOPIC_CONSUME_BY_WHO.
+#include <set>
+
+#include <fmt/format.h>
+
+#include "common/request_code.h"
+#include "common/response_code.h"
+#include "roles/broker/processors/admin_processors.h"
+#include "roles/broker/processors/admin_support.h"
+#include "roles/broker/stats/broker_runtime_info.h"
+#include "roles/broker/stats/broker_stats.h"
+#include "roles/broker/clients/client_manager.h"
+#include "roles/broker/metadata/consumer_offset_manager.h"
+#include "roles/broker/metadata/json_text.h"
+#include "roles/broker/metadata/topic_config_manager.h"
+#include "store/message_store.h"
+
+namespace rmq::broker {
+using namespace admin;
+
+namespace {
+
+Reply topicStats(BrokerContext& ctx, RemotingCommand cmd) {
+  auto topic = requireString(cmd, "topic");
+  if (!topic) co_return failure(topic.error());
+  auto config = ctx.topics.find(*topic);
+  if (!config) co_return failure(ResponseCode::TOPIC_NOT_EXIST, "topic[" + *topic + "] not exist");
+  json::Writer w;
+  w.beginObject().key("offsetTable").beginObject();
+  for (int q = 0; q < config->writeQueueNums; ++q) {
+    int64_t min = std::max<int64_t>(0, ctx.store.minOffsetInQueue(*topic, q));
+    int64_t max = std::max<int64_t>(0, ctx.store.maxOffsetInQueue(*topic, q));
+    int64_t last = max > 0 ? ctx.store.messageStoreTime(*topic, q, max - 1) : 0;
+    w.rawKey(mqJson(*topic, ctx.config.brokerName, q));
+    w.beginObject().key("lastUpdateTimestamp").value(std::max<int64_t>(last, 0))
+        .key("maxOffset").value(max).key("minOffset").value(min).endObject();
+  }
+  w.endObject().endObject();
+  co_return success(w.take());
+}
+
+// One ConsumeStats object for (group, topics); returns the summed lag.
+int64_t writeConsumeStats(BrokerContext& ctx, json::Writer& w, const std::string& group,
+                          const std::set<std::string>& topicSet) {
+  int64_t diff = 0;
+  double tps = 0;
+  for (auto& topic : topicSet) tps += getStats().groupTps(group, topic);
+  w.beginObject().key("consumeTps").value(tps).key("offsetTable").beginObject();
+  for (auto& topic : topicSet) {
+    auto config = ctx.topics.find(topic);
+    if (!config) continue;
+    for (int q = 0; q < config->writeQueueNums; ++q) {
+      int64_t brokerOffset = std::max<int64_t>(0, ctx.store.maxOffsetInQueue(topic, q));
+      int64_t consumerOffset = std::max<int64_t>(0, ctx.offsets.queryOffset(group, topic, q));
+      int64_t last = consumerOffset > 0 ? ctx.store.messageStoreTime(topic, q, consumerOffset - 1) : 0;
+      diff += brokerOffset - consumerOffset;
+      w.rawKey(mqJson(topic, ctx.config.brokerName, q));
+      w.beginObject().key("brokerOffset").value(brokerOffset).key("consumerOffset").value(consumerOffset)
+          .key("lastTimestamp").value(std::max<int64_t>(last, 0)).endObject();
+    }
+  }
+  w.endObject().endObject();
+  return diff;
+}
+
+// Topics whose stats a group shows: the asked one, or every topic it committed offsets for —
+// minus topics an online group does not subscribe to (Java's GET_CONSUME_STATS rule).
+std::set<std::string> statsTopics(BrokerContext& ctx, const std::string& group, const std::string& topic) {
+  std::set<std::string> candidates;
+  if (topic.empty()) {
+    candidates = ctx.offsets.topicsOfGroup(group);
+  } else {
+    candidates.insert(topic);
+  }
+  auto online = ctx.clients.consumerGroup(group);
+  std::set<std::string> out;
+  for (auto& t : candidates) {
+    if (online && !online->subscriptions.empty() && !online->subscriptions.count(t)) continue;
+    out.insert(t);
+  }
+  return out;
+}
+
+Reply consumeStats(BrokerContext& ctx, RemotingCommand cmd) {
+  auto group = requireString(cmd, "consumerGroup");
+  if (!group) co_return failure(group.error());
+  json::Writer w;
+  writeConsumeStats(ctx, w, *group, statsTopics(ctx, *group, optString(cmd, "topic")));
+  co_return success(w.take());
+}
+
+Reply brokerConsumeStats(BrokerContext& ctx, RemotingCommand cmd) {
+  bool isOrder = optBool(cmd, "isOrder", false);
+  int64_t totalDiff = 0;
+  json::Writer w;
+  w.beginObject().key("brokerAddr").value(ctx.config.brokerAddr()).key("consumeStatsList").beginArray();
+  for (auto& group : ctx.clients.consumerGroups()) {
+    auto info = ctx.clients.consumerGroup(group);
+    if (!info) continue;
+    std::vector<std::string> topicList;
+    for (auto& [topic, _] : info->subscriptions) {
+      auto config = ctx.topics.find(topic);
+      if (!config || config->order != isOrder) continue;
+      if (topics::isRetryTopic(topic)) continue;
+      topicList.push_back(topic);
+    }
+    if (topicList.empty()) continue;
+    w.beginObject().key(group).beginArray();
+    for (auto& topic : topicList) totalDiff += writeConsumeStats(ctx, w, group, {topic});
+    w.endArray().endObject();
+  }
+  w.endArray().key("totalDiff").value(totalDiff).endObject();
+  co_return success(w.take());
+}
+
+void writeMessageQueue(json::Writer& w, std::string_view topic, std::string_view broker, int q) {
+  w.beginObject().key("brokerName").value(broker).key("queueId").value(q).key("topic").value(topic).endObject();
+}
+
+Reply consumeTimeSpan(BrokerContext& ctx, RemotingCommand cmd) {
+  auto topic = requireString(cmd, "topic");
+  if (!topic) co_return failure(topic.error());
+  auto group = requireString(cmd, "group");
+  if (!group) co_return failure(group.error());
+  auto config = ctx.topics.find(*topic);
+  if (!config) co_return failure(ResponseCode::TOPIC_NOT_EXIST, "topic[" + *topic + "] not exist");
+  json::Writer w;
+  w.beginObject().key("consumeTimeSpanSet").beginArray();
+  for (int q = 0; q < config->writeQueueNums; ++q) {
+    int64_t minTime = std::max<int64_t>(0, ctx.store.earliestMessageTime(*topic, q));
+    int64_t max = ctx.store.maxOffsetInQueue(*topic, q);
+    int64_t maxTime = max > 0 ? std::max<int64_t>(0, ctx.store.messageStoreTime(*topic, q, max - 1)) : 0;
+    int64_t consumerOffset = ctx.offsets.queryOffset(*group, *topic, q);
+    int64_t consumeTime = consumerOffset > 0 ? ctx.store.messageStoreTime(*topic, q, consumerOffset - 1) : minTime;
+    int64_t delay = 0;
+    if (consumerOffset >= 0 && consumerOffset < max) {
+      int64_t nextTime = ctx.store.messageStoreTime(*topic, q, consumerOffset);
+      if (nextTime > 0) delay = nowMillis() - nextTime;
+    }
+    w.beginObject()
+        .key("consumeTimeStamp").value(consumeTime).key("consumeTimeStampStr").value(humanTime(consumeTime))
+        .key("delayTime").value(delay)
+        .key("maxTimeStamp").value(maxTime).key("maxTimeStampStr").value(humanTime(maxTime))
+        .key("messageQueue");
+    writeMessageQueue(w, *topic, ctx.config.brokerName, q);
+    w.key("minTimeStamp").value(minTime).key("minTimeStampStr").value(humanTime(minTime)).endObject();
+  }
+  w.endArray().endObject();
+  co_return success(w.take());
+}
+
+Reply topicConsumeByWho(BrokerContext& ctx, RemotingCommand cmd) {
+  auto topic = requireString(cmd, "topic");
+  if (!topic) co_return failure(topic.error());
+  std::set<std::string> groups = ctx.offsets.groupsOfTopic(*topic);
+  for (auto& g : ctx.clients.consumerGroupsOfTopic(*topic)) groups.insert(g);
+  json::Writer w;
+  w.beginObject().key("groupList").beginArray();
+  for (auto& g : groups) w.value(g);
+  w.endArray().endObject();
+  co_return success(w.take());
+}
+
+Reply runtimeInfo(BrokerContext& ctx, std::shared_ptr<PutStatsSampler> sampler) {
+  co_return success(encodeRuntimeInfo(ctx, sampler.get()));
+}
+
+}  // namespace
+
+void registerStatsProcessors(BrokerContext& ctx) {
+  BrokerContext* c = &ctx;
+  auto sampler = startPutStatsSampler(ctx);
+  ctx.registerProcessor(RequestCode::GET_BROKER_RUNTIME_INFO,
+                        [c, sampler](net::ConnectionPtr, RemotingCommand) { return runtimeInfo(*c, sampler); });
+  ctx.registerProcessor(RequestCode::GET_TOPIC_STATS_INFO,
+                        [c](net::ConnectionPtr, RemotingCommand cmd) { return topicStats(*c, std::move(cmd)); });
+  ctx.registerProcessor(RequestCode::GET_CONSUME_STATS,
+                        [c](net::ConnectionPtr, RemotingCommand cmd) { return consumeStats(*c, std::move(cmd)); });
+  ctx.registerProcessor(RequestCode::GET_BROKER_CONSUME_STATS,
+                        [c](net::ConnectionPtr, RemotingCommand cmd) { return brokerConsumeStats(*c, std::move(cmd)); });
+  ctx.registerProcessor(RequestCode::QUERY_CONSUME_TIME_SPAN,
+                        [c](net::ConnectionPtr, RemotingCommand cmd) { return consumeTimeSpan(*c, std::move(cmd)); });
+  ctx.registerProcessor(RequestCode::QUERY_TOPIC_CONSUME_BY_WHO,
+                        [c](net::ConnectionPtr, RemotingCommand cmd) { return topicConsumeByWho(*c, std::move(cmd)); });
+}
+
+}  // namespace rmq::broker

@@ -1,0 +1,137 @@
+// Topic and subscription-group admin codes (PROTOCOL.md §2.2, §6.8, §7.5).
+#include "common/log.h"
+#include "common/request_code.h"
+#include "common/response_code.h"
+#include "roles/broker/processors/admin_processors.h"
+#include "roles/broker/processors/admin_support.h"
+#include "roles/broker/metadata/consumer_offset_manager.h"
+#include "roles/broker/metadata/json_text.h"
+#include "roles/broker/delivery/schedule_message_service.h"
+#include "roles/broker/metadata/subscription_group_manager.h"
+#include "roles/broker/metadata/topic_config_manager.h"
+#include "store/message_store.h"
+
+namespace rmq::broker {
+using namespace admin;
+
+namespace {
+
+Result<TopicConfig> topicFromHeader(const RemotingCommand& cmd) {
+  auto topic = requireString(cmd, "topic");
+  if (!topic) return topic.error();
+  auto read = requireInt(cmd, "readQueueNums");
+  if (!read) return read.error();
+  auto write = requireInt(cmd, "writeQueueNums");
+  if (!write) return write.error();
+  auto p = requireInt(cmd, "perm");
+  if (!p) return p.error();
+  TopicConfig c;
+  c.topicName = *topic;
+  c.readQueueNums = static_cast<int32_t>(*read);
+  c.writeQueueNums = static_cast<int32_t>(*write);
+  c.perm = static_cast<int32_t>(*p);
+  std::string filterType = optString(cmd, "topicFilterType", "SINGLE_TAG");
+  if (!parseTopicFilterType(filterType, c.topicFilterType)) {
+    return makeError(ResponseCode::SYSTEM_ERROR, "bad topicFilterType " + filterType);
+  }
+  c.topicSysFlag = static_cast<int32_t>(optInt(cmd, "topicSysFlag", 0));
+  c.order = optBool(cmd, "order", false);
+  if (c.readQueueNums < 0 || c.writeQueueNums < 0 || c.readQueueNums > 1024 * 64 || c.writeQueueNums > 1024 * 64) {
+    return makeError(ResponseCode::SYSTEM_ERROR, "queue numbers out of range");
+  }
+  return c;
+}
+
+Reply updateAndCreateTopic(BrokerContext& ctx, net::ConnectionPtr conn, RemotingCommand cmd) {
+  auto config = topicFromHeader(cmd);
+  if (!config) co_return failure(config.error());
+  std::string remark;
+  if (!topics::isValidTopicName(config->topicName, &remark)) co_return failure(ResponseCode::SYSTEM_ERROR, remark);
+  if (ctx.topics.isSystemTopic(config->topicName)) {
+    co_return failure(ResponseCode::SYSTEM_ERROR,
+                      "The topic[" + config->topicName + "] is conflict with system topic.");
+  }
+  log::info("updateAndCreateTopic {} from {}", config->topicName, conn->remoteAddress());
+  ctx.topics.updateTopicConfig(*config);
+  if (ctx.registerBrokerAllSoon) ctx.registerBrokerAllSoon();
+  co_return success();
+}
+
+Reply deleteTopic(BrokerContext& ctx, net::ConnectionPtr conn, RemotingCommand cmd) {
+  auto topic = requireString(cmd, "topic");
+  if (!topic) co_return failure(topic.error());
+  if (ctx.topics.isSystemTopic(*topic)) {
+    co_return failure(ResponseCode::SYSTEM_ERROR, "The topic[" + *topic + "] is conflict with system topic.");
+  }
+  log::info("deleteTopic {} from {}", *topic, conn->remoteAddress());
+  ctx.topics.deleteTopicConfig(*topic);
+  ctx.offsets.removeTopic(*topic);
+  postBackground(ctx, [&ctx, t = *topic] { ctx.store.deleteTopics({t}); });  // unlinks files
+  if (ctx.registerBrokerAllSoon) ctx.registerBrokerAllSoon();
+  co_return success();
+}
+
+Reply systemTopicList(BrokerContext& ctx) {
+  auto names = ctx.topics.systemTopicNames();
+  for (auto t : {topics::AUTO_CREATE_TOPIC_KEY, topics::SCHEDULE_TOPIC, topics::BENCHMARK_TOPIC,
+                 topics::TRANS_HALF_TOPIC, topics::TRANS_OP_HALF_TOPIC, topics::TRANS_CHECK_MAX_TIME_TOPIC,
+                 topics::TRACE_TOPIC, topics::SELF_TEST_TOPIC, topics::OFFSET_MOVED_EVENT}) {
+    names.emplace(t);
+  }
+  json::Writer w;
+  w.beginObject().key("topicList").beginArray();
+  for (auto& n : names) w.value(n);
+  w.endArray().endObject();
+  co_return success(w.take());
+}
+
+Reply updateGroup(BrokerContext& ctx, net::ConnectionPtr conn, RemotingCommand cmd) {
+  auto g = SubscriptionGroupConfig::fromJson(cmd.body);
+  if (!g) co_return failure(ResponseCode::SYSTEM_ERROR, "bad SubscriptionGroupConfig body: " + g.error().message);
+  log::info("updateAndCreateSubscriptionGroup {} from {}", g->groupName, conn->remoteAddress());
+  ctx.groups.update(*g);
+  co_return success();
+}
+
+Reply deleteGroup(BrokerContext& ctx, net::ConnectionPtr conn, RemotingCommand cmd) {
+  auto group = requireString(cmd, "groupName");
+  if (!group) co_return failure(group.error());
+  bool removeOffset = optBool(cmd, "removeOffset", false);
+  log::info("deleteSubscriptionGroup {} (removeOffset={}) from {}", *group, removeOffset, conn->remoteAddress());
+  ctx.groups.remove(*group);
+  if (removeOffset) ctx.offsets.removeGroup(*group);
+  co_return success();
+}
+
+Reply allTopicConfig(BrokerContext& ctx) { co_return success(ctx.topics.encode()); }
+Reply allGroupConfig(BrokerContext& ctx) { co_return success(ctx.groups.encode()); }
+Reply allConsumerOffsets(BrokerContext& ctx) { co_return success(ctx.offsets.encode()); }
+
+Reply allDelayOffsets(BrokerContext& ctx) {
+  if (!ctx.schedule) co_return failure(ResponseCode::SYSTEM_ERROR, "No delay offset in this broker");
+  co_return success(ctx.schedule->encode());
+}
+
+}  // namespace
+
+void registerTopicAdminProcessors(BrokerContext& ctx) {
+  BrokerContext* c = &ctx;
+  persistManagersInBackground(ctx);
+  ctx.registerProcessor(RequestCode::UPDATE_AND_CREATE_TOPIC,
+                        [c](net::ConnectionPtr conn, RemotingCommand cmd) { return updateAndCreateTopic(*c, conn, std::move(cmd)); });
+  ctx.registerProcessor(RequestCode::DELETE_TOPIC_IN_BROKER,
+                        [c](net::ConnectionPtr conn, RemotingCommand cmd) { return deleteTopic(*c, conn, std::move(cmd)); });
+  ctx.registerProcessor(RequestCode::GET_ALL_TOPIC_CONFIG, [c](net::ConnectionPtr, RemotingCommand) { return allTopicConfig(*c); });
+  ctx.registerProcessor(RequestCode::GET_SYSTEM_TOPIC_LIST_FROM_BROKER,
+                        [c](net::ConnectionPtr, RemotingCommand) { return systemTopicList(*c); });
+  ctx.registerProcessor(RequestCode::UPDATE_AND_CREATE_SUBSCRIPTIONGROUP,
+                        [c](net::ConnectionPtr conn, RemotingCommand cmd) { return updateGroup(*c, conn, std::move(cmd)); });
+  ctx.registerProcessor(RequestCode::DELETE_SUBSCRIPTIONGROUP,
+                        [c](net::ConnectionPtr conn, RemotingCommand cmd) { return deleteGroup(*c, conn, std::move(cmd)); });
+  ctx.registerProcessor(RequestCode::GET_ALL_SUBSCRIPTIONGROUP_CONFIG, [c](net::ConnectionPtr, RemotingCommand) { return allGroupConfig(*c); });
+  ctx.registerProcessor(RequestCode::GET_ALL_CONSUMER_OFFSET, [c](net::ConnectionPtr, RemotingCommand) { return allConsumerOffsets(*c); });
+  ctx.registerProcessor(RequestCode::GET_ALL_DELAY_OFFSET,
+                        [c](net::ConnectionPtr, RemotingCommand) { return allDelayOffsets(*c); });
+}
+
+}  // namespace rmq::broker

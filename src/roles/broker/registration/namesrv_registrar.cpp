@@ -1,0 +1,165 @@
+#include "roles/broker/registration/namesrv_registrar.h"
+
+#include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
+#include <asio/experimental/as_tuple.hpp>
+#include <asio/post.hpp>
+#include <asio/use_awaitable.hpp>
+#include <asio/use_future.hpp>
+
+#include "common/json.h"
+#include "common/log.h"
+#include "common/message_codec.h"
+#include "common/request_code.h"
+#include "common/response_code.h"
+#include "roles/broker/metadata/topic_config_manager.h"
+
+namespace rmq::broker {
+
+using asio::use_awaitable;
+using asio::experimental::as_tuple;
+
+NamesrvRegistrar::NamesrvRegistrar(BrokerContext& ctx, std::string haServerAddr)
+    : ctx_(ctx),
+      haServerAddr_(std::move(haServerAddr)),
+      client_(ctx.io),
+      io_(ctx.io.next()),
+      wake_(std::make_shared<asio::steady_timer>(io_)) {}
+
+NamesrvRegistrar::~NamesrvRegistrar() { client_.shutdown(); }
+
+std::string NamesrvRegistrar::registerBody() const {
+  const auto& cfg = ctx_.config;
+  bool brokerRW = perm::isReadable(cfg.brokerPermission) && perm::isWriteable(cfg.brokerPermission);
+  DataVersion version = ctx_.topics.dataVersion();
+  json::Buffer buf;
+  json::Writer w(buf);
+  w.StartObject();
+  w.Key("filterServerList");
+  w.StartArray();
+  w.EndArray();
+  w.Key("topicConfigSerializeWrapper");
+  w.StartObject();
+  w.Key("dataVersion");
+  w.StartObject();
+  w.Key("counter"); w.Int64(version.counter);
+  w.Key("timestamp"); w.Int64(version.timestamp);
+  w.EndObject();
+  w.Key("topicConfigTable");
+  w.StartObject();
+  for (const auto& t : ctx_.topics.all()) {
+    w.Key(t.topicName.c_str(), static_cast<rapidjson::SizeType>(t.topicName.size()));
+    w.StartObject();
+    w.Key("order"); w.Bool(t.order);
+    w.Key("perm"); w.Int(brokerRW ? t.perm : cfg.brokerPermission);
+    w.Key("readQueueNums"); w.Int(t.readQueueNums);
+    w.Key("topicFilterType"); w.String(topicFilterTypeName(t.topicFilterType));
+    w.Key("topicName"); w.String(t.topicName.c_str(), static_cast<rapidjson::SizeType>(t.topicName.size()));
+    w.Key("topicSysFlag"); w.Int(t.topicSysFlag);
+    w.Key("writeQueueNums"); w.Int(t.writeQueueNums);
+    w.EndObject();
+  }
+  w.EndObject();
+  w.EndObject();
+  w.EndObject();
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
+void NamesrvRegistrar::start() {
+  if (ctx_.config.namesrvList().empty()) {
+    log::warn("namesrvAddr is empty: broker {} will not register with any name server", ctx_.config.brokerName);
+  }
+  // First registration is awaited so clients can route to us as soon as start() returns.
+  asio::co_spawn(io_, registerAll(), asio::use_future).get();
+  asio::co_spawn(io_, loop(), [this](std::exception_ptr) { loopDone_ = true; });
+}
+
+void NamesrvRegistrar::registerSoon() {
+  pending_ = true;
+  asio::post(io_, [wake = wake_] { wake->cancel(); });
+}
+
+asio::awaitable<void> NamesrvRegistrar::registerNow() {
+  co_await asio::co_spawn(io_, registerAll(), use_awaitable);
+}
+
+asio::awaitable<void> NamesrvRegistrar::loop() {
+  int64_t period = std::clamp<int64_t>(ctx_.config.registerNameServerPeriod, 10000, 60000);
+  while (!stopped_) {
+    if (!pending_.exchange(false)) {
+      wake_->expires_after(std::chrono::milliseconds(period));
+      co_await wake_->async_wait(as_tuple(use_awaitable));
+      if (stopped_) break;
+      pending_ = false;
+    }
+    co_await registerAll();
+  }
+}
+
+asio::awaitable<void> NamesrvRegistrar::registerAll() {
+  auto list = ctx_.config.namesrvList();
+  if (list.empty()) co_return;
+  std::string body = registerBody();
+  // One coroutine per name server, in parallel; `done` is cancelled when the last one finishes.
+  auto done = std::make_shared<asio::steady_timer>(io_, asio::steady_timer::time_point::max());
+  auto remaining = std::make_shared<size_t>(list.size());
+  for (auto& addr : list) {
+    asio::co_spawn(io_, registerOne(addr, body), [done, remaining](std::exception_ptr) {
+      if (--*remaining == 0) done->cancel();
+    });
+  }
+  co_await done->async_wait(as_tuple(use_awaitable));
+}
+
+asio::awaitable<void> NamesrvRegistrar::registerOne(std::string addr, std::string body) {
+  const auto& cfg = ctx_.config;
+  auto req = net::RemotingCommand::request(RequestCode::REGISTER_BROKER);
+  req.extFields.set("brokerName", cfg.brokerName);
+  req.extFields.set("brokerAddr", cfg.brokerAddr());
+  req.extFields.set("clusterName", cfg.brokerClusterName);
+  req.extFields.set("haServerAddr", haServerAddr_);
+  req.extFields.set("brokerId", cfg.brokerId);
+  req.extFields.set("compressed", std::string("false"));
+  req.extFields.set("bodyCrc32", static_cast<int64_t>(crc32Masked(body)));
+  req.body = std::move(body);
+  auto res = co_await client_.invoke(addr, std::move(req),
+                                     std::chrono::milliseconds(cfg.registerBrokerTimeoutMills));
+  if (!res.ok()) {
+    log::warn("register broker to name server {} failed: {}", addr, res.error().message);
+    co_return;
+  }
+  if (res->code != ResponseCode::SUCCESS) {
+    log::warn("register broker to name server {} refused: code {} {}", addr, res->code, res->remark.value_or(""));
+    co_return;
+  }
+  ++succeeded_;
+  applyOrderTopics(res->body);
+}
+
+void NamesrvRegistrar::applyOrderTopics(std::string_view kvTableBody) {
+  if (kvTableBody.empty()) return;
+  rapidjson::Document doc;
+  if (!json::parse(kvTableBody, doc).ok() || !doc.IsObject() || !doc.HasMember("table")) return;
+  const auto& table = doc["table"];
+  if (!table.IsObject()) return;
+  std::vector<std::string> orderTopics;
+  for (auto& m : table.GetObject()) orderTopics.emplace_back(json::keyView(m.name));
+  ctx_.topics.updateOrderTopicConfig(orderTopics);
+}
+
+void NamesrvRegistrar::stop() {
+  if (stopped_.exchange(true)) return;
+  asio::post(io_, [wake = wake_] { wake->cancel(); });
+  const auto& cfg = ctx_.config;
+  for (auto& addr : cfg.namesrvList()) {
+    auto req = net::RemotingCommand::request(RequestCode::UNREGISTER_BROKER);
+    req.extFields.set("brokerName", cfg.brokerName);
+    req.extFields.set("brokerAddr", cfg.brokerAddr());
+    req.extFields.set("clusterName", cfg.brokerClusterName);
+    req.extFields.set("brokerId", cfg.brokerId);
+    auto res = client_.invokeSync(addr, std::move(req), std::chrono::milliseconds(cfg.registerBrokerTimeoutMills));
+    if (!res.ok()) log::warn("unregister broker from name server {} failed: {}", addr, res.error().message);
+  }
+}
+
+}  // namespace rmq::broker

@@ -1,0 +1,214 @@
+#include "roles/broker/stats/broker_runtime_info.h"
+
+#include <asio/steady_timer.hpp>
+#include <chrono>
+#include <ctime>
+#include <deque>
+#include <mutex>
+#include <sys/statvfs.h>
+
+#include <fmt/format.h>
+
+#include "roles/broker/processors/admin_support.h"
+#include "roles/broker/stats/broker_stats.h"
+#include "roles/broker/metadata/json_text.h"
+#include "roles/broker/delivery/schedule_message_service.h"
+#include "roles/broker/metadata/topic_config.h"
+#include "store/message_store.h"
+
+namespace rmq::broker {
+
+class PutStatsSampler : public std::enable_shared_from_this<PutStatsSampler> {
+ public:
+  explicit PutStatsSampler(BrokerContext& ctx) : ctx_(ctx), bootMs_(admin::nowMillis()) {}
+
+  void start() {
+    sample();
+    scheduleNext();
+  }
+
+  int64_t bootMs() const { return bootMs_; }
+  int64_t totalSinceBoot(StatKind k) const {
+    std::lock_guard lk(mu_);
+    return samples_.empty() ? 0 : samples_.back().counts[k] - baseline_[k];
+  }
+  int64_t totalAtMidnight(StatKind k) const {
+    std::lock_guard lk(mu_);
+    return atMidnight_[k];
+  }
+  int64_t totalAtYesterdayMidnight(StatKind k) const {
+    std::lock_guard lk(mu_);
+    return atYesterdayMidnight_[k];
+  }
+  // Events per second over the last `seconds` (what samples we have).
+  double tps(StatKind k, int seconds) const {
+    std::lock_guard lk(mu_);
+    if (samples_.size() < 2) return 0.0;
+    auto& last = samples_.back();
+    const Sample* first = &samples_.front();
+    for (auto& s : samples_) {
+      if (last.ms - s.ms <= seconds * 1000) {
+        first = &s;
+        break;
+      }
+    }
+    int64_t dt = last.ms - first->ms;
+    return dt <= 0 ? 0.0 : static_cast<double>(last.counts[k] - first->counts[k]) * 1000.0 / static_cast<double>(dt);
+  }
+
+ private:
+  struct Sample {
+    int64_t ms;
+    Counts counts;
+  };
+
+  int64_t countStored() const {
+    int64_t total = 0;
+    for (auto& [topic, queues] : ctx_.store.queues()) {
+      if (topic == topics::SCHEDULE_TOPIC) continue;
+      for (int q : queues) total += std::max<int64_t>(0, ctx_.store.maxOffsetInQueue(topic, q));
+    }
+    return total;
+  }
+
+  Counts countAll() const {
+    auto& g = getStats();
+    Counts c{};
+    c[StatPut] = countStored();
+    c[StatGetFound] = g.foundTimes.load(std::memory_order_relaxed);
+    c[StatGetMiss] = g.missTimes.load(std::memory_order_relaxed);
+    c[StatGetTransferred] = g.transferredMsgs.load(std::memory_order_relaxed);
+    return c;
+  }
+
+  // The timer belongs to its pending handler, not to the sampler: when the background io_context
+  // is destroyed first (controller shutdown), it destroys the handler and the timer with it, and
+  // the sampler (owned by a processor in the dispatcher) never touches a dead io_context.
+  void scheduleNext() {
+    if (!ctx_.background || ctx_.isShuttingDown()) return;
+    auto timer = std::make_shared<asio::steady_timer>(ctx_.background, std::chrono::seconds(1));
+    timer->async_wait([weak = weak_from_this(), timer](std::error_code ec) {
+      if (ec) return;
+      if (auto self = weak.lock()) {
+        self->sample();
+        self->scheduleNext();
+      }
+    });
+  }
+
+  void sample() {
+    if (ctx_.isShuttingDown()) return;
+    int64_t now = admin::nowMillis();
+    Counts counts = countAll();
+    getStats().sampleGroups(now);
+    std::lock_guard lk(mu_);
+    if (samples_.empty()) baseline_ = counts;
+    std::time_t secs = static_cast<std::time_t>(now / 1000);
+    std::tm tm{};
+    localtime_r(&secs, &tm);
+    if (lastDay_ != -1 && tm.tm_yday != lastDay_) {
+      atYesterdayMidnight_ = atMidnight_;
+      for (size_t k = 0; k < counts.size(); ++k) atMidnight_[k] = counts[k] - baseline_[k];
+    }
+    lastDay_ = tm.tm_yday;
+    samples_.push_back(Sample{now, counts});
+    while (samples_.size() > 601) samples_.pop_front();
+  }
+
+  BrokerContext& ctx_;
+  int64_t bootMs_;
+  mutable std::mutex mu_;
+  std::deque<Sample> samples_;
+  Counts baseline_{};
+  Counts atMidnight_{};
+  Counts atYesterdayMidnight_{};
+  int lastDay_ = -1;
+};
+
+std::shared_ptr<PutStatsSampler> startPutStatsSampler(BrokerContext& ctx) {
+  auto s = std::make_shared<PutStatsSampler>(ctx);
+  s->start();
+  return s;
+}
+
+namespace {
+// Used fraction of the file system holding `path` ("0.42"), as Java's UtilAll.getDiskPartitionSpaceUsedPercent.
+double diskUsedRatio(const std::string& path) {
+  struct statvfs st {};
+  if (statvfs(path.c_str(), &st) != 0 || st.f_blocks == 0) return -1;
+  return 1.0 - static_cast<double>(st.f_bavail) / static_cast<double>(st.f_blocks);
+}
+
+// "10s 1min 10min" rates of one counter (Java's getPutTps / getGetFoundTps ... format).
+std::string tpsTriple(const PutStatsSampler* s, std::initializer_list<StatKind> kinds) {
+  if (!s) return "0.0 0.0 0.0";
+  auto rate = [&](int seconds) {
+    double sum = 0;
+    for (auto k : kinds) sum += s->tps(k, seconds);
+    return sum;
+  };
+  return fmt::format("{:.2f} {:.2f} {:.2f}", rate(10), rate(60), rate(600));
+}
+}  // namespace
+
+std::string encodeRuntimeInfo(BrokerContext& ctx, const PutStatsSampler* sampler) {
+  int64_t now = admin::nowMillis();
+  std::vector<std::pair<std::string, std::string>> kv;
+  auto put = [&](std::string k, auto v) { kv.emplace_back(std::move(k), fmt::format("{}", v)); };
+  put("brokerVersion", 407);
+  put("brokerVersionDesc", "V4_9_7");
+  put("bootTimestamp", sampler ? sampler->bootMs() : now);
+  int64_t upMs = now - (sampler ? sampler->bootMs() : now);
+  put("runtime", fmt::format("[ {} days, {} hours, {} minutes, {} seconds ]", upMs / 86400000,
+                             upMs / 3600000 % 24, upMs / 60000 % 60, upMs / 1000 % 60));
+  auto since = [&](StatKind k) { return sampler ? sampler->totalSinceBoot(k) : 0; };
+  auto morning = [&](StatKind k) { return sampler ? sampler->totalAtMidnight(k) : 0; };
+  auto yesterday = [&](StatKind k) { return sampler ? sampler->totalAtYesterdayMidnight(k) : 0; };
+  int64_t total = since(StatPut);
+  put("msgPutTotalTodayNow", total);
+  put("msgPutTotalTodayMorning", morning(StatPut));
+  put("msgPutTotalYesterdayMorning", yesterday(StatPut));
+  put("msgGetTotalTodayNow", since(StatGetTransferred));
+  put("msgGetTotalTodayMorning", morning(StatGetTransferred));
+  put("msgGetTotalYesterdayMorning", yesterday(StatGetTransferred));
+  put("putTps", tpsTriple(sampler, {StatPut}));
+  put("getTransferedTps", tpsTriple(sampler, {StatGetTransferred}));
+  put("getFoundTps", tpsTriple(sampler, {StatGetFound}));
+  put("getMissTps", tpsTriple(sampler, {StatGetMiss}));
+  put("getTotalTps", tpsTriple(sampler, {StatGetFound, StatGetMiss}));
+  put("putMessageTimesTotal", total);
+  put("commitLogMinOffset", ctx.store.minPhyOffset());
+  put("commitLogMaxOffset", ctx.store.maxPhyOffset());
+  put("remainHowManyDataToFlush", ctx.store.maxPhyOffset() - ctx.store.flushedPhyOffset());
+  put("dispatchBehindBytes", ctx.store.maxPhyOffset() - ctx.store.dispatchedPhyOffset());
+  put("commitLogDiskRatio", diskUsedRatio(ctx.storeConfig.commitLogDir()));
+  put("consumeQueueDiskRatio", diskUsedRatio(ctx.storeConfig.rootDir()));
+  put("earliestMessageTimeStamp", ctx.store.earliestMessageTime());
+  put("startAcceptSendRequestTimeStamp", ctx.config.startAcceptSendRequestTimeStamp);
+  put("brokerActive", "true");
+  put("pageCacheLockTimeMills", 0);
+  for (auto key : {"sendThreadPoolQueueSize", "pullThreadPoolQueueSize", "queryThreadPoolQueueSize",
+                   "remainTransientStoreBufferNumbs", "remainHowManyDataToCommit", "EndTransactionQueueSize"}) {
+    put(key, 0);
+  }
+  put("sendThreadPoolQueueCapacity", 10000);
+  put("pullThreadPoolQueueCapacity", 100000);
+  put("queryThreadPoolQueueCapacity", 20000);
+  put("EndTransactionThreadPoolQueueCapacity", 100000);
+  if (ctx.schedule) {
+    auto offsets = ctx.schedule->offsets();
+    for (int32_t level = 1; level <= ctx.schedule->levels().maxLevel(); ++level) {
+      int64_t max = ctx.store.maxOffsetInQueue(topics::SCHEDULE_TOPIC, level - 1);
+      auto it = offsets.find(level);
+      put(fmt::format("scheduleMessageOffset_{}", level),
+          fmt::format("{},{}", it == offsets.end() ? 0 : it->second, std::max<int64_t>(max, 0)));
+    }
+  }
+  json::Writer w;
+  w.beginObject().key("table").beginObject();
+  for (auto& [k, v] : kv) w.key(k).value(v);
+  w.endObject().endObject();
+  return w.take();
+}
+
+}  // namespace rmq::broker
