@@ -19,6 +19,11 @@ AppendResult unavailable(const StoreEngine& e) {
   return r;
 }
 bool writeable(const StoreEngine& e) { return e.running && !e.shutDown && !e.diskFull && !e.cfg.isSlave(); }
+// New bytes are visible: the dispatcher builds their queue units, the HA master ships them.
+void published(StoreEngine& e) {
+  e.dispatcher.wake();
+  if (e.appendListener) e.appendListener();
+}
 }  // namespace
 
 AppendResult MessageStore::append(const MessageToStore& msg) {
@@ -42,13 +47,13 @@ AppendResult MessageStore::append(const MessageToStore& msg) {
         parked.queueId = level - 1;
         parked.properties = encoded;
         auto r = e.commitLog.append(parked);
-        if (r.ok()) e.dispatcher.wake();
+        if (r.ok()) published(e);
         return r;
       }
     }
   }
   auto r = e.commitLog.append(msg);
-  if (r.ok()) e.dispatcher.wake();
+  if (r.ok()) published(e);
   return r;
 }
 
@@ -56,7 +61,7 @@ AppendResult MessageStore::appendBatch(const BatchToStore& batch) {
   auto& e = *engine_;
   if (!writeable(e)) return unavailable(e);
   auto r = e.commitLog.appendBatch(batch);
-  if (r.ok()) e.dispatcher.wake();
+  if (r.ok()) published(e);
   return r;
 }
 
