@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -121,33 +122,37 @@ bool ReplCluster::waitCaughtUp(int64_t minOffset, std::chrono::milliseconds time
       timeout);
 }
 
-std::string readCommitLog(const std::string& dir, int64_t fileSize, int64_t maxOffset) {
+std::string readCommitLog(const std::string& dir, int64_t fileSize, int64_t from, int64_t to) {
   std::string out;
-  out.reserve(static_cast<size_t>(maxOffset));
-  for (int64_t start = 0; start < maxOffset; start += fileSize) {
+  for (int64_t pos = from; pos < to;) {
+    int64_t fileStart = pos - pos % fileSize;
+    int64_t len = std::min(fileStart + fileSize, to) - pos;
     char name[32];
-    std::snprintf(name, sizeof name, "%020lld", static_cast<long long>(start));
+    std::snprintf(name, sizeof name, "%020lld", static_cast<long long>(fileStart));
     std::ifstream in(dir + "/" + name, std::ios::binary);
-    if (!in) return out;  // shorter than maxOffset: the caller reports it
-    std::string chunk(static_cast<size_t>(std::min(fileSize, maxOffset - start)), '\0');
-    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    if (!in) break;
+    in.seekg(pos - fileStart);
+    std::string chunk(static_cast<size_t>(len), '\0');
+    in.read(chunk.data(), len);
     chunk.resize(static_cast<size_t>(in.gcount()));
     out += chunk;
-    if (static_cast<int64_t>(chunk.size()) < std::min(fileSize, maxOffset - start)) return out;
+    if (static_cast<int64_t>(chunk.size()) < len) break;
+    pos += len;
   }
   return out;
 }
 
-std::string ReplCluster::commitLogDiff(int64_t maxOffset) const {
-  auto a = readCommitLog(master.path("store/commitlog"), spec.commitLogFileSize, maxOffset);
-  auto b = readCommitLog(slave.path("store/commitlog"), spec.commitLogFileSize, maxOffset);
-  if (static_cast<int64_t>(a.size()) != maxOffset || static_cast<int64_t>(b.size()) != maxOffset) {
-    return "written parts shorter than " + std::to_string(maxOffset) + ": master " + std::to_string(a.size()) +
-           ", slave " + std::to_string(b.size());
+std::string ReplCluster::commitLogDiff(int64_t from, int64_t to) const {
+  auto a = readCommitLog(master.path("store/commitlog"), spec.commitLogFileSize, from, to);
+  auto b = readCommitLog(slave.path("store/commitlog"), spec.commitLogFileSize, from, to);
+  const auto want = static_cast<size_t>(to - from);
+  if (a.size() != want || b.size() != want) {
+    return "commit logs shorter than [" + std::to_string(from) + ", " + std::to_string(to) + "): master has " +
+           std::to_string(a.size()) + " bytes, slave " + std::to_string(b.size());
   }
   auto mis = std::mismatch(a.begin(), a.end(), b.begin());
   if (mis.first == a.end()) return "";
-  return "first difference at physical offset " + std::to_string(mis.first - a.begin());
+  return "first difference at physical offset " + std::to_string(from + (mis.first - a.begin()));
 }
 
 }  // namespace rmq::test

@@ -47,9 +47,9 @@ class ReplCluster {
   std::optional<int64_t> lag();
   // Polls until the slave's max offset equals the master's (and is >= minOffset).
   bool waitCaughtUp(int64_t minOffset, std::chrono::milliseconds timeout = std::chrono::seconds(60));
-  // Empty when the written parts ([0, max offset)) of both commit logs are byte-identical; else
-  // a description of the first difference. Reads the files of both stores (call when quiet).
-  std::string commitLogDiff(int64_t maxOffset) const;
+  // Empty when both commit logs hold the same bytes in [from, to) (the written parts: to = max
+  // offset); else a description of the first difference. Reads both stores' files (call when quiet).
+  std::string commitLogDiff(int64_t from, int64_t to) const;
 
   ReplSpec spec;
   NodeProcess ns;
@@ -65,7 +65,8 @@ class ReplCluster {
   static bool startNode(NodeProcess& node, const char* what);
 };
 
-// The written part of a store's commit log: files named by start offset, concatenated up to maxOffset.
-std::string readCommitLog(const std::string& commitLogDir, int64_t fileSize, int64_t maxOffset);
+// Bytes [from, to) of a store's commit log (files named by their start offset); shorter when files
+// are missing or short.
+std::string readCommitLog(const std::string& commitLogDir, int64_t fileSize, int64_t from, int64_t to);
 
 }  // namespace rmq::test
