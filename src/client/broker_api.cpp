@@ -10,10 +10,12 @@
 namespace rmq::client {
 
 asio::awaitable<Result<std::string>> findBrokerAddr(ClientInstance& inst, const MessageQueue& mq, int64_t brokerId) {
-  auto addr = brokerId == 0 ? inst.masterAddr(mq.brokerName) : inst.brokerAddr(mq.brokerName, brokerId);
+  // Like the Java client's findBrokerAddressInSubscribe(name, id, onlyThisBroker = false): the wanted
+  // broker, else any broker of that name (a slave serves pulls and offsets while its master is gone).
+  auto addr = inst.brokerAddr(mq.brokerName, brokerId);
   if (!addr) {
     co_await inst.route(mq.topic, true);
-    addr = brokerId == 0 ? inst.masterAddr(mq.brokerName) : inst.brokerAddr(mq.brokerName, brokerId);
+    addr = inst.brokerAddr(mq.brokerName, brokerId);
   }
   if (!addr) co_return makeError(ResponseCode::SERVICE_NOT_AVAILABLE, "The broker[" + mq.brokerName + "] not exist");
   co_return *addr;

@@ -16,7 +16,8 @@
 
 namespace rmq::client {
 
-// Master address of mq's broker (refreshing the route of mq.topic if needed).
+// Address of broker `brokerId` (0 = master) of mq's broker name, else of any broker of that name (its
+// slave while the master is down), refreshing the route of mq.topic once when none is known.
 asio::awaitable<Result<std::string>> findBrokerAddr(ClientInstance& inst, const MessageQueue& mq, int64_t brokerId = 0);
 
 // QUERY_CONSUMER_OFFSET: the stored offset, or -1 when the broker has none (any non-zero code).
