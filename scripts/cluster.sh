@@ -12,8 +12,9 @@
 # Every layout has two name servers, 127.0.0.1:9876 and 127.0.0.1:9877 (NAMESRV_ADDR=
 # "127.0.0.1:9876;127.0.0.1:9877"), and the brokers broker-a (10911), broker-a-s (10921),
 # broker-b (11911), broker-b-s (11921). NODE is a config file name without .toml (namesrv-1,
-# broker-a-s, ...). Without LAYOUT, stop/status/restart act on the layout that was started last
-# and start uses $RMQ_CLUSTER_LAYOUT or 2m-2s-async; `scripts/cluster.sh stop broker-a` works too.
+# broker-a-s, ...). Without LAYOUT every command acts on the layout that was started last (the
+# first time: $RMQ_CLUSTER_LAYOUT or 2m-2s-async), so `scripts/cluster.sh stop broker-a` and
+# `scripts/cluster.sh start broker-a` work on a running cluster.
 #
 # Nodes run from the repository root: stores and logs live where the configs say
 # (data/cluster/LAYOUT/NODE/{store,logs}); pid files and stdout/stderr go to
@@ -192,7 +193,7 @@ if [ $# -gt 0 ] && is_layout "$1"; then layout=$1; shift; fi
 if [ $# -gt 0 ]; then node=$1; shift; fi
 [ $# -eq 0 ] || die "too many arguments: $*"
 if [ -z "$layout" ]; then
-  if [ "$cmd" != start ] && [ -f "$state/current-layout" ]; then layout=$(cat "$state/current-layout"); else layout=$default_layout; fi
+  if [ -f "$state/current-layout" ]; then layout=$(cat "$state/current-layout"); else layout=$default_layout; fi
 fi
 is_layout "$layout" || die "no layout config/$layout (layouts: $(cd config && ls -d */ | tr -d / | tr '\n' ' '))"
 if [ -n "$node" ] && [ ! -f "$(conf_of "$node")" ]; then
