@@ -1,0 +1,175 @@
+// Master/slave replication with real processes: a SYNC_MASTER (with the name server) and a
+// `--role=slave` broker that learns the master's HA address from its registration answer.
+// SYNC_MASTER outcomes (SLAVE_NOT_AVAILABLE without a slave, SEND_OK with one, FLUSH_SLAVE_TIMEOUT
+// while it hangs), what the slave serves and refuses, its metadata sync and its resume after a
+// restart. The bigger drills (2m-2s, kill -9 the master, byte-identical commit logs across file
+// boundaries) are test/integration/repl_*.
+#include <doctest/doctest.h>
+
+#include <signal.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "admin_test_util.h"
+#include "client/request_headers.h"
+#include "common/request_code.h"
+#include "common/response_code.h"
+
+using namespace rmq;
+using namespace rmq::test;
+using namespace rmq::test::admin;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct HaPair {
+  NodeProcess master;  // --role=namesrv,master, SYNC_MASTER
+  NodeProcess slave;   // --role=slave, brokerId 1
+  uint16_t nsPort = freePort();
+  uint16_t masterPort = freePort();
+  uint16_t haPort = freePort();
+  uint16_t slavePort = freePort();
+
+  HaPair() {
+    master.writeFile("node.toml", "logDir = \"" + master.path("logs") + "\"\n" +
+                                      "[namesrv]\nbindAddress = \"127.0.0.1\"\nlistenPort = " + std::to_string(nsPort) +
+                                      "\nkvConfigPath = \"" + master.path("namesrv/kvConfig.json") + "\"\n" +
+                                      "[broker]\nbrokerIP1 = \"127.0.0.1\"\nbrokerName = \"broker-ha\"\n" +
+                                      "listenPort = " + std::to_string(masterPort) + "\n" +
+                                      "[store]\nstorePathRootDir = \"" + master.path("store") + "\"\n" +
+                                      "mappedFileSizeCommitLog = 4194304\nbrokerRole = \"SYNC_MASTER\"\n" +
+                                      "syncFlushTimeout = 1500\nhaListenPort = " + std::to_string(haPort) + "\n");
+    master.setArgs({"--role=namesrv,master", "-c", master.path("node.toml")});
+    master.waitForPorts({nsPort, masterPort, haPort});
+    slave.writeFile("node.toml", slaveToml(1));
+    slave.setArgs({"--role=slave", "-c", slave.path("node.toml")});
+    slave.waitForPorts({slavePort});
+  }
+
+  std::string slaveToml(int brokerId) const {
+    return "logDir = \"" + slave.path("logs") + "\"\n" +
+           "[broker]\nbrokerIP1 = \"127.0.0.1\"\nbrokerName = \"broker-ha\"\nbrokerId = " + std::to_string(brokerId) +
+           "\nlistenPort = " + std::to_string(slavePort) + "\nnamesrvAddr = \"127.0.0.1:" + std::to_string(nsPort) +
+           "\"\n[store]\nstorePathRootDir = \"" + slave.path("store") + "\"\nmappedFileSizeCommitLog = 4194304\n";
+  }
+  std::string masterAddr() const { return "127.0.0.1:" + std::to_string(masterPort); }
+  std::string slaveAddr() const { return "127.0.0.1:" + std::to_string(slavePort); }
+};
+
+bool startNode(NodeProcess& p) {
+  if (p.start(20s)) return true;
+  MESSAGE("rmqnode did not start:\n" << p.stdoutText() << "\n" << p.stderrText());
+  return false;
+}
+
+std::string runtimeValue(TestClient& c, const std::string& addr, const char* key) {
+  auto r = c.call(addr, request(RequestCode::GET_BROKER_RUNTIME_INFO, {}), 5s);
+  if (!r.ok() || r->code != 0) return {};
+  auto doc = parseBody(*r);
+  auto& t = doc["table"];
+  return t.HasMember(key) ? std::string(t[key].GetString()) : std::string{};
+}
+
+int sendCode(TestClient& c, const std::string& addr, const std::string& body) {
+  auto r = c.call(addr, sendRequest({.topic = "HaT", .body = body}), 10s);
+  REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+  return r->code;
+}
+
+// Pulls queue HaT/0 of `addr` from offset 0 until `count` messages arrived (bounded).
+std::vector<MessageExt> pullUpTo(TestClient& c, const std::string& addr, size_t count) {
+  std::vector<MessageExt> got;
+  waitFor(
+      [&] {
+        auto r = c.call(addr, pullRequest({.group = "hg", .topic = "HaT", .offset = static_cast<int64_t>(got.size())}));
+        if (!r.ok()) return false;
+        if (r->code == ResponseCode::SUCCESS)
+          for (auto& m : pulledMessages(*r)) got.push_back(std::move(m));
+        return got.size() >= count;
+      },
+      30s);
+  return got;
+}
+
+}  // namespace
+
+TEST_CASE("HA: --role=slave without a brokerId > 0 refuses to start with a clear error") {
+  HaPair ha;
+  ha.slave.writeFile("node.toml", ha.slaveToml(0));
+  auto r = ha.slave.run({"--role=slave", "-c", ha.slave.path("node.toml")});
+  CHECK(r.exitCode != 0);
+  CHECK_MESSAGE(r.err.find("brokerId must be > 0") != std::string::npos, r.err);
+}
+
+TEST_CASE("HA: SYNC_MASTER answers SLAVE_NOT_AVAILABLE, SEND_OK and FLUSH_SLAVE_TIMEOUT; the slave serves and refuses") {
+  HaPair ha;
+  REQUIRE(startNode(ha.master));
+  TestClient c;
+  const auto m = ha.masterAddr();
+  const auto s = ha.slaveAddr();
+
+  // No slave: stored, but the send says so (Java's SLAVE_NOT_AVAILABLE).
+  for (int i = 0; i < 3; ++i) CHECK(sendCode(c, m, "early" + std::to_string(i)) == ResponseCode::SLAVE_NOT_AVAILABLE);
+  REQUIRE(call(c, m, client::makeUpdateConsumerOffset("hg", "HaT", 0, 2)).code == 0);
+
+  REQUIRE(startNode(ha.slave));
+  REQUIRE_MESSAGE(waitFor([&] { return runtimeValue(c, m, "haConnectionCount") == "1"; }, 30s), ha.master.log("broker.log"));
+  constexpr int N = 40;
+  for (int i = 0; i < N; ++i) REQUIRE(sendCode(c, m, "m" + std::to_string(i)) == ResponseCode::SUCCESS);
+
+  // The slave has everything, builds its consume queue and serves pulls (suggesting the master).
+  auto pulled = pullUpTo(c, s, 3 + N);
+  REQUIRE(pulled.size() == 3 + N);
+  CHECK(pulled[0].body == "early0");
+  CHECK(pulled[3].body == "m0");
+  CHECK(pulled[3 + N - 1].body == "m39");
+  auto p = call(c, s, pullRequest({.group = "hg", .topic = "HaT", .offset = 0}));
+  CHECK(extInt(p, "suggestWhichBrokerId") == 0);
+  CHECK(waitFor([&] { return runtimeValue(c, s, "commitLogMaxOffset") == runtimeValue(c, m, "commitLogMaxOffset"); }, 10s));
+  CHECK(runtimeValue(c, s, "haConnected") == "true");
+  CHECK(runtimeValue(c, s, "haMasterAddress") == "127.0.0.1:" + std::to_string(ha.haPort));
+  auto view = call(c, s, request(RequestCode::VIEW_MESSAGE_BY_ID, {{"offset", "0"}}));
+  CHECK(view.code == ResponseCode::SUCCESS);
+
+  // Metadata sync at start: the offset committed on the master before the slave existed.
+  CHECK(waitFor([&] {
+    auto q = c.call(s, client::makeQueryConsumerOffset("hg", "HaT", 0));
+    return q.ok() && q->code == 0 && extInt(*q, "offset") == 2;
+  }, 20s));
+
+  // What a slave refuses: sends (SERVICE_NOT_AVAILABLE), topic changes (SYSTEM_ERROR); an offset
+  // beyond its data is "retry" (at the master), never an offset correction.
+  auto refused = call(c, s, sendRequest({.topic = "HaT", .body = "x"}));
+  CHECK(refused.code == ResponseCode::SERVICE_NOT_AVAILABLE);
+  CHECK_MESSAGE(refused.remark.value_or("").find("slave") != std::string::npos, refused.remark.value_or(""));
+  CHECK(call(c, s, createTopicRequest("HaNew", 1)).code == ResponseCode::SYSTEM_ERROR);
+  auto far = call(c, s, pullRequest({.group = "hg", .topic = "HaT", .offset = 1000}));
+  CHECK(far.code == ResponseCode::PULL_RETRY_IMMEDIATELY);
+
+  // A hanging slave (SIGSTOP): the master waits syncFlushTimeout, then FLUSH_SLAVE_TIMEOUT;
+  // SEND_OK again once it runs (it acks everything it had not acked).
+  REQUIRE(::kill(ha.slave.pid(), SIGSTOP) == 0);
+  CHECK(sendCode(c, m, "hang") == ResponseCode::FLUSH_SLAVE_TIMEOUT);
+  REQUIRE(::kill(ha.slave.pid(), SIGCONT) == 0);
+  CHECK(waitFor([&] { return sendCode(c, m, "resumed") == ResponseCode::SUCCESS; }, 30s));
+
+  // A dead slave: SLAVE_NOT_AVAILABLE as soon as the master sees the connection gone; a restarted
+  // slave resumes from its own end (nothing twice) and SEND_OK returns by itself.
+  ha.slave.kill();
+  CHECK(waitFor([&] { return sendCode(c, m, "dead") == ResponseCode::SLAVE_NOT_AVAILABLE; }, 30s));
+  REQUIRE(ha.slave.restart(20s));
+  CHECK(waitFor([&] { return sendCode(c, m, "back") == ResponseCode::SUCCESS; }, 30s));
+  auto qmax = [&](const std::string& addr) {
+    auto r = c.call(addr, client::makeQueueOffsetRequest(RequestCode::GET_MAX_OFFSET, "HaT", 0));
+    return r.ok() && r->code == 0 ? extInt(*r, "offset") : -1;
+  };
+  int64_t total = qmax(m);
+  CHECK(total > 3 + N);
+  CHECK(waitFor([&] { return qmax(s) == total; }, 20s));
+  auto all = pullUpTo(c, s, static_cast<size_t>(total));
+  CHECK(all.size() == static_cast<size_t>(total));
+  CHECK(all.back().body == "back");
+  CHECK(waitFor([&] { return runtimeValue(c, s, "commitLogMaxOffset") == runtimeValue(c, m, "commitLogMaxOffset"); }, 10s));
+}
