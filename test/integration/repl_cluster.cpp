@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "client/route.h"
 #include "common/request_code.h"
@@ -94,15 +95,21 @@ bool ReplCluster::createTopic(const std::string& topic) {
   return r.ok() && r->code == ResponseCode::SUCCESS;
 }
 
-std::optional<int64_t> ReplCluster::maxPhyOffset(const std::string& brokerAddr) {
+std::optional<std::string> ReplCluster::runtimeValue(const std::string& brokerAddr, const std::string& key) {
   auto r = client.call(brokerAddr, net::RemotingCommand::request(RequestCode::GET_BROKER_RUNTIME_INFO),
                        std::chrono::seconds(5));
   if (!r.ok() || r->code != ResponseCode::SUCCESS) return std::nullopt;
   auto kv = client::parseKvTable(r->body);
   if (!kv.ok()) return std::nullopt;
-  auto it = kv->find("commitLogMaxOffset");
+  auto it = kv->find(key);
   if (it == kv->end()) return std::nullopt;
-  return std::stoll(it->second);
+  return it->second;
+}
+
+std::optional<int64_t> ReplCluster::maxPhyOffset(const std::string& brokerAddr) {
+  auto v = runtimeValue(brokerAddr, "commitLogMaxOffset");
+  if (!v) return std::nullopt;
+  return std::stoll(*v);
 }
 
 std::optional<int64_t> ReplCluster::lag() {
@@ -118,6 +125,27 @@ bool ReplCluster::waitCaughtUp(int64_t minOffset, std::chrono::milliseconds time
         auto m = maxPhyOffset(masterAddr());
         auto s = maxPhyOffset(slaveAddr());
         return m && s && *m >= minOffset && *m == *s;
+      },
+      timeout);
+}
+
+bool waitAllThreadsStopped(pid_t pid, std::chrono::milliseconds timeout) {
+  namespace fs = std::filesystem;
+  const fs::path tasks = "/proc/" + std::to_string(pid) + "/task";
+  return eventually(
+      [&] {
+        std::error_code ec;
+        int threads = 0;
+        for (auto& t : fs::directory_iterator(tasks, ec)) {
+          std::ifstream in(t.path() / "stat");
+          std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+          auto close = stat.rfind(')');  // "pid (comm) S ...": the state follows the command name
+          if (close == std::string::npos || close + 2 >= stat.size()) return false;
+          char state = stat[close + 2];
+          if (state != 'T' && state != 't') return false;
+          ++threads;
+        }
+        return !ec && threads > 0;
       },
       timeout);
 }

@@ -12,6 +12,8 @@
 #include <optional>
 #include <string>
 
+#include <sys/types.h>
+
 #include "broker_fixture.h"
 #include "node_process.h"
 
@@ -41,6 +43,9 @@ class ReplCluster {
   std::string masterAddr() const { return "127.0.0.1:" + std::to_string(masterPort); }
   std::string slaveAddr() const { return "127.0.0.1:" + std::to_string(slavePort); }
 
+  // One value of a broker's GET_BROKER_RUNTIME_INFO table (e.g. the master's "haSlaves"); nullopt
+  // when it does not answer or has no such key.
+  std::optional<std::string> runtimeValue(const std::string& brokerAddr, const std::string& key);
   // commitLogMaxOffset of a broker's GET_BROKER_RUNTIME_INFO; nullopt when it does not answer.
   std::optional<int64_t> maxPhyOffset(const std::string& brokerAddr);
   // Master's commitLogMaxOffset - slave's, when both answer.
@@ -64,6 +69,10 @@ class ReplCluster {
   std::string brokerToml(const NodeProcess& node, uint16_t port, int brokerId, const std::string& role) const;
   static bool startNode(NodeProcess& node, const char* what);
 };
+
+// After kill(pid, SIGSTOP): polls /proc/PID/task/*/stat until every thread of the process is
+// stopped (state T); false on timeout or when the process is gone.
+bool waitAllThreadsStopped(pid_t pid, std::chrono::milliseconds timeout);
 
 // Bytes [from, to) of a store's commit log (files named by their start offset); shorter when files
 // are missing or short.
