@@ -5,8 +5,9 @@
 # at 100 msg/s), broker RSS. Prints the SUMMARY lines; stops every process it starts.
 # Mode `repl` (issue 8) instead: for ASYNC_MASTER and SYNC_MASTER, a name server + master process
 # and a SLAVE process on the same machine; 1 KiB sync sends with 16 producers while the slave's lag
-# (master commitLogMaxOffset - slave's, GET_BROKER_RUNTIME_INFO every 0.5 s) is sampled; prints
-# TPS, p50/p99, lag max/p50/avg and SYNC_MASTER's TPS as a percentage of ASYNC_MASTER's.
+# (master commitLogMaxOffset - slave's, GET_BROKER_RUNTIME_INFO every 0.5 s, slave read first so a
+# sample is an upper bound) is sampled; prints TPS, p50/p99, lag max/p50/avg and SYNC_MASTER's TPS
+# as a percentage of ASYNC_MASTER's.
 # Usage: src/tools/rmqbench/bench.sh <build-dir> [seconds per run, default 5] [all|repl, default all]
 # (build it first: BUILD_DIR=build/release scripts/build.sh Release rmqnode rmqadmin rmqbench)
 set -euo pipefail
@@ -112,7 +113,9 @@ EOF
     bpid=$!
     lags=()
     while kill -0 "$bpid" 2>/dev/null; do
-      m=$(max_offset "127.0.0.1:$mp"); sl=$(max_offset "127.0.0.1:$sp")
+      # Slave first: the master's offset read after it makes each sample an upper bound of the lag
+      # (the other order gave negative lags, one rmqadmin call taking ~0.1 s under load).
+      sl=$(max_offset "127.0.0.1:$sp"); m=$(max_offset "127.0.0.1:$mp")
       [ -n "$m" ] && [ -n "$sl" ] && lags+=($((m - sl)))
       sleep 0.5
     done
