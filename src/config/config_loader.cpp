@@ -11,6 +11,9 @@
 #include <limits>
 #include <sstream>
 
+#include "config/ignored_keys.h"
+#include "config/key_suggestion.h"
+
 namespace rmq::config {
 namespace {
 
@@ -20,6 +23,14 @@ std::string lower(std::string_view s) {
   std::string out(s);
   for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
+}
+
+// Java's Properties keeps a value's trailing blanks and Integer.parseInt refuses them (the key then
+// silently keeps its default); rmqnode takes the number the user meant.
+std::string_view trimBlanks(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
 }
 
 std::string expectedInteger(int64_t lo, int64_t hi) {
@@ -34,7 +45,7 @@ struct Converter {
   bool toBool(const ConfigValue& v, bool& out) {
     if (v.kind == Kind::Bool) { out = v.b; return true; }
     if (v.kind == Kind::Text) {
-      auto t = lower(v.text);
+      auto t = lower(trimBlanks(v.text));
       if (t == "true") { out = true; return true; }
       if (t == "false") { out = false; return true; }
     }
@@ -51,7 +62,7 @@ struct Converter {
       x = v.i;
       parsed = true;
     } else if (v.kind == Kind::Text) {
-      std::string_view t = v.text;
+      std::string_view t = trimBlanks(v.text);
       if (!t.empty() && t.front() == '+') t.remove_prefix(1);
       auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), x);
       parsed = !t.empty() && ec == std::errc() && p == t.data() + t.size();
@@ -67,10 +78,11 @@ struct Converter {
     if (v.kind == Kind::Float) { x = v.d; parsed = true; }
     else if (v.kind == Kind::Int) { x = static_cast<double>(v.i); parsed = true; }
     else if (v.kind == Kind::Text) {
+      std::string t(trimBlanks(v.text));
       char* end = nullptr;
       errno = 0;
-      x = std::strtod(v.text.c_str(), &end);
-      parsed = !v.text.empty() && errno == 0 && end == v.text.c_str() + v.text.size();
+      x = std::strtod(t.c_str(), &end);
+      parsed = !t.empty() && errno == 0 && end == t.c_str() + t.size();
     }
     auto lo = info.min ? static_cast<double>(*info.min) : -std::numeric_limits<double>::infinity();
     auto hi = info.max ? static_cast<double>(*info.max) : std::numeric_limits<double>::infinity();
@@ -192,6 +204,63 @@ std::string join(const std::vector<std::string>& lines) {
   return out;
 }
 
+// Collects every key name and alias of the visited sections.
+class KeyCollector : public FieldVisitor {
+ public:
+  explicit KeyCollector(std::vector<std::string>& out) : out_(out) {}
+  void field(const FieldInfo& f, bool&) override { add(f); }
+  void field(const FieldInfo& f, int32_t&) override { add(f); }
+  void field(const FieldInfo& f, int64_t&) override { add(f); }
+  void field(const FieldInfo& f, double&) override { add(f); }
+  void field(const FieldInfo& f, std::string&) override { add(f); }
+
+ private:
+  void add(const FieldInfo& f) {
+    out_.emplace_back(f.name);
+    for (auto a : f.aliases) out_.emplace_back(a);
+  }
+  std::vector<std::string>& out_;
+};
+
+// The value as text, for comparing with IgnoredKey::refuseValue.
+std::string comparableText(const ConfigValue& v) {
+  if (v.kind == Kind::Bool) return v.b ? "true" : "false";
+  if (v.kind == Kind::Text || v.kind == Kind::String) return lower(trimBlanks(v.text));
+  return v.describe();
+}
+
+// Sorts out the entries no section claimed: ignored RocketMQ keys go to `report`, everything
+// else (unknown tables and keys, refused values) to `errors`.
+void classifyUnclaimed(const std::vector<ConfigEntry>& entries, const std::vector<std::string>& scopes,
+                       const ApplyVisitor& claims, const std::vector<ConfigSection>& sections,
+                       ApplyReport& report, std::vector<std::string>& errors) {
+  std::vector<std::string> candidates;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (claims.claimed(i)) continue;
+    const auto& e = entries[i];
+    std::string where = e.origin.empty() ? "" : " at " + e.origin;
+    if (!scopes[i].empty() && !hasSection(sections, scopes[i])) {
+      errors.push_back(fmt::format("config error{}: unknown table [{}] (key '{}')", where, scopes[i], e.key));
+      continue;
+    }
+    if (const IgnoredKey* known = findIgnoredKey(e.key)) {
+      if (!known->refuseValue.empty() && comparableText(e.value) == known->refuseValue) {
+        errors.push_back(fmt::format("config error{}: {} (key '{}')", where, known->refusal, e.key));
+      } else {
+        report.ignored.push_back({e.key, e.origin, fmt::format("{} key; {}", known->origin, known->reason)});
+      }
+      continue;
+    }
+    if (candidates.empty()) {
+      candidates = fieldKeys(sections);
+      for (const auto& k : ignoredKeys()) candidates.emplace_back(k.key);
+    }
+    auto suggestion = closestKey(e.key, candidates);
+    errors.push_back(fmt::format("config error{}: unknown key '{}'{}", where, e.key,
+                                 suggestion ? fmt::format(" (did you mean '{}'?)", *suggestion) : ""));
+  }
+}
+
 }  // namespace
 
 std::string ConfigValue::describe() const {
@@ -203,30 +272,36 @@ std::string ConfigValue::describe() const {
   }
 }
 
-Result<std::vector<std::string>> applyEntries(const std::vector<ConfigEntry>& input,
-                                              const std::vector<ConfigSection>& sections) {
+std::vector<std::string> fieldKeys(const std::vector<ConfigSection>& sections) {
+  std::vector<std::string> keys;
+  KeyCollector collector(keys);
+  for (auto& s : sections) s.visit(collector);
+  return keys;
+}
+
+Result<ApplyReport> applyConfig(const std::vector<ConfigEntry>& input, const std::vector<ConfigSection>& sections) {
   std::vector<ConfigEntry> entries = input;
   auto scopes = resolveScopes(entries, sections);
   ApplyVisitor check(entries, scopes, false);
   for (auto& s : sections) { check.setSection(s.title); s.visit(check); }
   std::vector<std::string> errors = check.errors();
-  for (size_t i = 0; i < entries.size(); ++i) {
-    if (check.claimed(i)) continue;
-    const auto& e = entries[i];
-    std::string where = e.origin.empty() ? "" : " at " + e.origin;
-    if (!scopes[i].empty() && !hasSection(sections, scopes[i])) {
-      errors.push_back(fmt::format("config error{}: unknown table [{}] (key '{}')", where, scopes[i], e.key));
-    } else {
-      errors.push_back(fmt::format("config error{}: unknown key '{}'", where, e.key));
-    }
-  }
+  ApplyReport report;
+  classifyUnclaimed(entries, scopes, check, sections, report, errors);
   if (!errors.empty()) return makeError(1, join(errors));
   ApplyVisitor write(entries, scopes, true);
   for (auto& s : sections) { write.setSection(s.title); s.visit(write); }
-  return write.written();
+  report.written = write.written();
+  return report;
 }
 
-Result<void> loadConfigFile(const std::string& path, const std::vector<ConfigSection>& sections) {
+Result<std::vector<std::string>> applyEntries(const std::vector<ConfigEntry>& entries,
+                                              const std::vector<ConfigSection>& sections) {
+  auto report = applyConfig(entries, sections);
+  if (!report) return report.error();
+  return std::move(report->written);
+}
+
+Result<ApplyReport> loadConfigFile(const std::string& path, const std::vector<ConfigSection>& sections) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return makeError(1, fmt::format("cannot read config file {}: {}", path, std::strerror(errno)));
   std::stringstream ss;
@@ -245,9 +320,7 @@ Result<void> loadConfigFile(const std::string& path, const std::vector<ConfigSec
                                     "for Java properties)", path));
   }
   if (!entries) return entries.error();
-  auto applied = applyEntries(*entries, sections);
-  if (!applied) return applied.error();
-  return {};
+  return applyConfig(*entries, sections);
 }
 
 Result<std::vector<std::string>> applyPropertiesText(std::string_view text,

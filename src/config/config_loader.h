@@ -9,7 +9,8 @@
 // keys to that section, so one file can configure a combined `--role=namesrv,master` process.
 //
 // Updates are all-or-nothing: every entry is validated first, and nothing is written when any
-// entry is bad. The error message names each bad key and what was expected.
+// entry is bad. The error message names each bad key and what was expected. RocketMQ keys that
+// rmqnode does not use (config/ignored_keys.h) are accepted and reported, not written.
 #include <functional>
 #include <map>
 #include <string>
@@ -55,13 +56,33 @@ struct ConfigEntry {
 Result<std::vector<ConfigEntry>> parseToml(std::string_view text, const std::string& sourceName);
 Result<std::vector<ConfigEntry>> parseProperties(std::string_view text, const std::string& sourceName);
 
-// Validates every entry against the sections, then (only if all are valid) writes them.
-// Returns the keys that were written.
+// A RocketMQ key that no section implements, accepted and not used (config/ignored_keys.h).
+struct IgnoredEntry {
+  std::string key;
+  std::string origin;  // "broker.conf:58", or empty
+  std::string reason;  // from the ignored-keys table, prefixed with where Java defines the key
+};
+
+// What a load did: the keys taken (in entry order) and the keys accepted but ignored.
+struct ApplyReport {
+  std::vector<std::string> written;
+  std::vector<IgnoredEntry> ignored;
+};
+
+// Validates every entry against the sections, then (only if all are valid) writes them. An entry
+// no section claims is accepted without effect when config/ignored_keys.h lists it (a refused
+// value, as enableDLegerCommitLog=true, is an error); otherwise it is an unknown-key error with a
+// "did you mean ...?" suggestion.
+Result<ApplyReport> applyConfig(const std::vector<ConfigEntry>& entries, const std::vector<ConfigSection>& sections);
+// applyConfig, returning the keys that were written.
 Result<std::vector<std::string>> applyEntries(const std::vector<ConfigEntry>& entries,
                                               const std::vector<ConfigSection>& sections);
 
+// Every key the sections implement (names and alias spellings), in declaration order.
+std::vector<std::string> fieldKeys(const std::vector<ConfigSection>& sections);
+
 // Reads `path` (TOML for *.toml; Java properties for *.properties, *.conf, *.cfg) and applies it.
-Result<void> loadConfigFile(const std::string& path, const std::vector<ConfigSection>& sections);
+Result<ApplyReport> loadConfigFile(const std::string& path, const std::vector<ConfigSection>& sections);
 
 // Runtime update from properties text (UPDATE_*_CONFIG bodies); same all-or-nothing rule.
 Result<std::vector<std::string>> applyPropertiesText(std::string_view text,

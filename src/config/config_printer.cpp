@@ -77,6 +77,19 @@ std::string renderToml(const std::vector<ConfigSection>& sections) {
   return out;
 }
 
+std::string renderApplyReport(const ApplyReport& report, const std::string& source) {
+  std::string out = fmt::format("# config file: {}\n", source);
+  out += fmt::format("# taken ({} keys): {}\n", report.written.size(),
+                     report.written.empty() ? "none" : fmt::format("{}", fmt::join(report.written, ", ")));
+  if (report.ignored.empty()) return out + "# ignored: none\n";
+  out += fmt::format("# ignored ({} keys, accepted as Apache RocketMQ does, no effect in rmqnode):\n",
+                     report.ignored.size());
+  for (const auto& i : report.ignored) {
+    out += fmt::format("#   {}{}: {}\n", i.key, i.origin.empty() ? "" : " (" + i.origin + ")", i.reason);
+  }
+  return out;
+}
+
 std::string renderProperties(const std::vector<ConfigSection>& sections) {
   std::string out;
   PropertiesPrinter p(out);

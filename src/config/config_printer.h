@@ -14,6 +14,9 @@ namespace rmq::config {
 std::string renderToml(const std::vector<ConfigSection>& sections);
 // `key=value\n` for every field of every section, in declaration order (MixAll.properties2String).
 std::string renderProperties(const std::vector<ConfigSection>& sections);
+// `#` comment lines for --print-config: which keys `source` set and which it named but rmqnode
+// ignores, each with its origin and reason.
+std::string renderApplyReport(const ApplyReport& report, const std::string& source);
 // TOML literal for a string value (quoted, escaped).
 std::string tomlQuote(std::string_view s);
 

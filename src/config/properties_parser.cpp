@@ -1,8 +1,11 @@
 // Java .properties text -> ConfigEntry list. Supports what RocketMQ's shipped files and
 // MixAll.properties2String produce: `key=value` / `key: value` / `key value`, `#` and `!`
 // comments, surrounding whitespace trimmed, backslash line continuation and the escapes
-// \t \n \r \f \\ \= \: \uXXXX.
+// \t \n \r \f \\ \= \: \uXXXX (UTF-16 surrogate pairs joined). Text is UTF-8 (comments in any
+// language); a leading byte order mark is skipped.
 #include <fmt/format.h>
+
+#include <optional>
 
 #include "config/config_loader.h"
 
@@ -22,11 +25,31 @@ void appendUtf8(std::string& out, uint32_t cp) {
   } else if (cp < 0x800) {
     out += static_cast<char>(0xC0 | (cp >> 6));
     out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
+  } else if (cp < 0x10000) {
     out += static_cast<char>(0xE0 | (cp >> 12));
     out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
     out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
   }
+}
+
+// The four hex digits of a \uXXXX escape starting at s[at] (the 'u'), or nullopt.
+std::optional<uint32_t> hexUnit(std::string_view s, size_t at) {
+  if (at >= s.size() || s[at] != 'u' || s.size() - at < 5) return std::nullopt;
+  uint32_t cp = 0;
+  for (size_t k = 1; k <= 4; ++k) {
+    char h = s[at + k];
+    cp <<= 4;
+    if (h >= '0' && h <= '9') cp |= h - '0';
+    else if (h >= 'a' && h <= 'f') cp |= h - 'a' + 10;
+    else if (h >= 'A' && h <= 'F') cp |= h - 'A' + 10;
+    else return std::nullopt;
+  }
+  return cp;
 }
 
 // Unescapes one logical line's key or value part.
@@ -43,20 +66,18 @@ Result<std::string> unescape(std::string_view s, const std::string& origin) {
       case 'r': out += '\r'; break;
       case 'f': out += '\f'; break;
       case 'u': {
-        if (s.size() - i < 5) {  // needs four hex digits after the 'u'
-          return makeError(1, fmt::format("config error at {}: bad \\u escape", origin));
-        }
-        uint32_t cp = 0;
-        for (int k = 1; k <= 4; ++k) {
-          char h = s[i + k];
-          cp <<= 4;
-          if (h >= '0' && h <= '9') cp |= h - '0';
-          else if (h >= 'a' && h <= 'f') cp |= h - 'a' + 10;
-          else if (h >= 'A' && h <= 'F') cp |= h - 'A' + 10;
-          else return makeError(1, fmt::format("config error at {}: bad \\u escape", origin));
-        }
-        appendUtf8(out, cp);
+        auto cp = hexUnit(s, i);
+        if (!cp) return makeError(1, fmt::format("config error at {}: bad \\u escape", origin));
         i += 4;
+        // Java strings are UTF-16: a supplementary character comes as a \uD8xx\uDCxx pair.
+        if (*cp >= 0xD800 && *cp < 0xDC00 && i + 2 < s.size() && s[i + 1] == '\\') {
+          auto low = hexUnit(s, i + 2);
+          if (low && *low >= 0xDC00 && *low < 0xE000) {
+            *cp = 0x10000 + ((*cp - 0xD800) << 10) + (*low - 0xDC00);
+            i += 6;
+          }
+        }
+        appendUtf8(out, *cp);
         break;
       }
       default: out += e;  // \\ \= \: \# \! and unknown escapes keep the character
@@ -95,6 +116,7 @@ std::string_view trimRight(std::string_view s) {
 
 Result<std::vector<ConfigEntry>> parseProperties(std::string_view text, const std::string& sourceName) {
   std::vector<ConfigEntry> entries;
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // UTF-8 byte order mark of Windows editors
   size_t pos = 0;
   int lineNo = 0;
   while (pos < text.size()) {

@@ -26,28 +26,6 @@ namespace {
 
 Error usageError(std::string msg) { return makeError(kExitBadConfig, std::move(msg)); }
 
-Result<std::vector<Role>> parseRoles(std::string_view text) {
-  std::vector<Role> roles;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t comma = text.find(',', pos);
-    auto name = text.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
-    Role r;
-    if (name == "namesrv") r = Role::Namesrv;
-    else if (name == "master") r = Role::Master;
-    else if (name == "slave") r = Role::Slave;
-    else return usageError(fmt::format("unknown role '{}' (expected namesrv, master, slave or namesrv,master)", name));
-    if (std::find(roles.begin(), roles.end(), r) != roles.end()) return usageError(fmt::format("role '{}' given twice", name));
-    roles.push_back(r);
-    if (comma == std::string_view::npos) break;
-    pos = comma + 1;
-  }
-  bool master = std::count(roles.begin(), roles.end(), Role::Master);
-  bool slave = std::count(roles.begin(), roles.end(), Role::Slave);
-  if (master && slave) return usageError("a process is either a master or a slave broker, not both");
-  return roles;
-}
-
 bool has(const std::vector<Role>& roles, Role r) { return std::find(roles.begin(), roles.end(), r) != roles.end(); }
 
 int64_t nowMillis() {
@@ -56,44 +34,6 @@ int64_t nowMillis() {
 }
 
 }  // namespace
-
-std::string usage() {
-  return "usage: rmqnode --role=namesrv|master|slave|namesrv,master [-c|--config FILE] [-n NAMESRV_ADDR]\n"
-         "               [--print-config] [--help] [--version]\n"
-         "  --role          roles this process runs (namesrv,master = development mode)\n"
-         "  -c, --config    config file: *.toml, or Java properties (*.properties, *.conf)\n"
-         "  -n              name server address list \"host:port;host:port\" (broker roles)\n"
-         "  --print-config  print the effective config as TOML and exit\n"
-         "exit codes: 0 ok, 1 start-up failure, 2 usage or config error\n";
-}
-
-Result<CliOptions> parseArgs(int argc, char** argv) {
-  CliOptions o;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view a = argv[i];
-    auto value = [&](std::string_view name) -> std::optional<std::string> {
-      if (a.size() > name.size() && a.substr(0, name.size()) == name && a[name.size()] == '=')
-        return std::string(a.substr(name.size() + 1));
-      if (a == name && i + 1 < argc) return std::string(argv[++i]);
-      return std::nullopt;
-    };
-    if (a == "--help" || a == "-h") o.help = true;
-    else if (a == "--version" || a == "-v") o.version = true;
-    else if (a == "--print-config") o.printConfig = true;
-    else if (auto v = value("--role")) o.roleText = *v;
-    else if (auto v = value("--config")) o.configFile = *v;
-    else if (auto v = value("-c")) o.configFile = *v;
-    else if (auto v = value("-n")) o.namesrvAddr = *v;
-    else if (auto v = value("--namesrvAddr")) o.namesrvAddr = *v;
-    else return usageError(fmt::format("unknown or incomplete option '{}'", a));
-  }
-  if (o.help || o.version) return o;
-  if (o.roleText.empty()) return usageError("--role is required");
-  auto roles = parseRoles(o.roleText);
-  if (!roles) return roles.error();
-  o.roles = std::move(*roles);
-  return o;
-}
 
 struct Node::Impl {
   CliOptions options;
@@ -104,6 +44,7 @@ struct Node::Impl {
   store::StoreConfig storeConfig;
   std::unique_ptr<broker::BrokerController> broker;
 #endif
+  config::ApplyReport loadReport;  // keys the config file set and RocketMQ keys it ignored
   std::unique_ptr<net::IoPool> pool;
   std::unique_ptr<namesrv::NamesrvController> namesrv;
   // Installed before any role starts, so a SIGTERM right after the ports open is not lost to the
@@ -131,7 +72,9 @@ struct Node::Impl {
 
 Result<void> Node::Impl::load() {
   if (!options.configFile.empty()) {
-    if (auto r = config::loadConfigFile(options.configFile, sections()); !r) return usageError(r.error().message);
+    auto report = config::loadConfigFile(options.configFile, sections());
+    if (!report) return usageError(report.error().message);
+    loadReport = std::move(*report);
   }
   return applyRoleRules();
 }
@@ -145,6 +88,7 @@ Result<void> Node::Impl::applyRoleRules() {
     return {};
   }
   if (options.namesrvAddr) brokerConfig.namesrvAddr = *options.namesrvAddr;
+  if (auto r = brokerConfig.checkNamesrvAddr(); !r) return usageError(r.error().message);
   if (brokerConfig.namesrvAddr.empty() && has(options.roles, Role::Namesrv)) {
     brokerConfig.namesrvAddr = fmt::format("127.0.0.1:{}", namesrvConfig.listenPort);  // dev mode: our own
   }
@@ -173,8 +117,9 @@ Result<std::unique_ptr<Node>> Node::create(const CliOptions& options) {
 }
 
 std::string Node::effectiveConfigToml() {
-  return "# rmqnode " RMQ_VERSION " effective config for --role=" + impl_->options.roleText + "\n\n" +
-         config::renderToml(impl_->sections());
+  std::string header = "# rmqnode " RMQ_VERSION " effective config for --role=" + impl_->options.roleText + "\n";
+  if (!impl_->options.configFile.empty()) header += config::renderApplyReport(impl_->loadReport, impl_->options.configFile);
+  return header + "\n" + config::renderToml(impl_->sections());
 }
 
 Result<void> Node::start() {
@@ -188,6 +133,7 @@ Result<void> Node::start() {
   std::filesystem::create_directories(s.process.logDir, ec);
   std::string logFile = s.process.logDir + (s.hasBroker() ? "/broker.log" : "/namesrv.log");
   if (!log::openFile(logFile)) log::warn("cannot open log file {}: {}; logging to stderr only", logFile, std::strerror(errno));
+  for (const auto& i : s.loadReport.ignored) log::warn("config: {} ignored ({}): {}", i.key, i.origin, i.reason);
 
   s.pool = std::make_unique<net::IoPool>(s.process.ioThreads());
   s.pool->start();

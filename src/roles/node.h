@@ -29,6 +29,7 @@ struct CliOptions {
 inline constexpr int kExitStartFailed = 1;
 inline constexpr int kExitBadConfig = 2;
 
+// The command line (node_cli.cpp, CLI11): the help text, and the options or a usage error.
 std::string usage();
 Result<CliOptions> parseArgs(int argc, char** argv);
 

@@ -39,8 +39,13 @@ Result<void> MessageStore::open() {
   std::lock_guard guard(e.lifecycleMu);
   if (e.opened) return makeError(ResponseCode::SYSTEM_ERROR, "store already open");
   std::error_code ec;
-  fs::create_directories(e.cfg.rootDir(), ec);
-  if (ec) return makeError(ResponseCode::SYSTEM_ERROR, "cannot create store root " + e.cfg.rootDir() + ": " + ec.message());
+  // The checkpoint and abort files may be configured outside the root (storeCheckpoint, abortFile).
+  for (const auto& dir : {e.cfg.rootDir(), fs::path(e.cfg.checkpointPath()).parent_path().string(),
+                          fs::path(e.cfg.abortPath()).parent_path().string()}) {
+    if (dir.empty()) continue;
+    fs::create_directories(dir, ec);
+    if (ec) return makeError(ResponseCode::SYSTEM_ERROR, "cannot create store directory " + dir + ": " + ec.message());
+  }
   if (auto r = e.lock.acquire(e.cfg.lockPath()); !r) return r;
   auto fail = [&](Error err) -> Result<void> {
     e.lock.release();

@@ -11,6 +11,10 @@ void StoreConfig::visit(config::FieldVisitor& v) {
   using config::FieldInfo;
   v.field({"storePathRootDir", "Store root directory (default $HOME/store)"}, storePathRootDir);
   v.field({"storePathCommitLog", "Commit log directory (default <root>/commitlog)"}, storePathCommitLog);
+  v.field({"storePathConsumeQueue", "Consume queue directory (default <root>/consumequeue)"}, storePathConsumeQueue);
+  v.field({"storePathIndex", "Index file directory (default <root>/index)"}, storePathIndex);
+  v.field({"storeCheckpoint", "Checkpoint file (default <root>/checkpoint)"}, storeCheckpoint);
+  v.field({"abortFile", "Crash marker file, present while the store runs (default <root>/abort)"}, abortFile);
   v.field({"mappedFileSizeCommitLog", "Commit log file size in bytes", 4096, 1 << 30,
            {}, {"mapedFileSizeCommitLog"}}, mappedFileSizeCommitLog);
   v.field({"mappedFileSizeConsumeQueue", "Consume queue file size in bytes (rounded up to 20)", 20,
@@ -74,7 +78,14 @@ void StoreConfig::visit(config::FieldVisitor& v) {
           haMasterAddress);
   v.field({"haSlaveFallbehindMax", "SYNC_MASTER: bytes a slave may lag before SLAVE_NOT_AVAILABLE", 0,
            INT32_MAX}, haSlaveFallbehindMax);
+  v.field({"flushDelayOffsetInterval", "ms between delayOffset.json writes", 100, 3600000}, flushDelayOffsetInterval);
 }
+
+namespace {
+std::string orDefault(const std::string& configured, std::string fallback) {
+  return configured.empty() ? std::move(fallback) : configured;
+}
+}  // namespace
 
 std::string StoreConfig::rootDir() const {
   if (!storePathRootDir.empty()) return storePathRootDir;
@@ -82,9 +93,12 @@ std::string StoreConfig::rootDir() const {
   return std::string(home ? home : ".") + "/store";
 }
 
-std::string StoreConfig::commitLogDir() const {
-  return storePathCommitLog.empty() ? rootDir() + "/commitlog" : storePathCommitLog;
-}
+std::string StoreConfig::commitLogDir() const { return orDefault(storePathCommitLog, rootDir() + "/commitlog"); }
+
+std::string StoreConfig::consumeQueueDir() const { return orDefault(storePathConsumeQueue, rootDir() + "/consumequeue"); }
+std::string StoreConfig::indexDir() const { return orDefault(storePathIndex, rootDir() + "/index"); }
+std::string StoreConfig::checkpointPath() const { return orDefault(storeCheckpoint, rootDir() + "/checkpoint"); }
+std::string StoreConfig::abortPath() const { return orDefault(abortFile, rootDir() + "/abort"); }
 
 int64_t StoreConfig::cqFileSize() const {
   int64_t s = mappedFileSizeConsumeQueue < 20 ? 20 : mappedFileSizeConsumeQueue;

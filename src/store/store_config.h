@@ -14,6 +14,12 @@ namespace rmq::store {
 struct StoreConfig {
   std::string storePathRootDir;    // empty = $HOME/store (resolved by rootDir())
   std::string storePathCommitLog;  // empty = <root>/commitlog
+  // Not MessageStoreConfig fields in Java 4.x (it derives them from the root), but circulating
+  // broker.conf examples set them and users expect them to hold: honoured as given.
+  std::string storePathConsumeQueue;  // empty = <root>/consumequeue
+  std::string storePathIndex;         // empty = <root>/index
+  std::string storeCheckpoint;        // empty = <root>/checkpoint
+  std::string abortFile;              // empty = <root>/abort
   int32_t mappedFileSizeCommitLog = 1024 * 1024 * 1024;
   int32_t mappedFileSizeConsumeQueue = 300000 * 20;
   std::string flushDiskType = "ASYNC_FLUSH";  // ASYNC_FLUSH | SYNC_FLUSH
@@ -47,6 +53,7 @@ struct StoreConfig {
   int32_t maxTransferCountOnMessageInDisk = 8;
   int32_t accessMessageInMemoryMaxRatio = 40;
   bool warmMapedFileEnable = false;  // pre-touch new files' pages (Java's warm-up)
+  int64_t flushDelayOffsetInterval = 10000;  // ms between delayOffset.json writes
 
   // HA replication (PROTOCOL.md §9; Java's MessageStoreConfig ha* keys, same defaults).
   int32_t haListenPort = 0;                     // 0 = listenPort + 1 (what Java's BrokerStartup forces)
@@ -61,11 +68,11 @@ struct StoreConfig {
   // Derived values.
   std::string rootDir() const;
   std::string commitLogDir() const;
-  std::string consumeQueueDir() const { return rootDir() + "/consumequeue"; }
-  std::string indexDir() const { return rootDir() + "/index"; }
+  std::string consumeQueueDir() const;
+  std::string indexDir() const;
   std::string configDir() const { return rootDir() + "/config"; }
-  std::string checkpointPath() const { return rootDir() + "/checkpoint"; }
-  std::string abortPath() const { return rootDir() + "/abort"; }
+  std::string checkpointPath() const;
+  std::string abortPath() const;
   std::string lockPath() const { return rootDir() + "/lock"; }
   int64_t cqFileSize() const;  // mappedFileSizeConsumeQueue rounded up to a multiple of 20
   bool syncFlush() const { return flushDiskType == "SYNC_FLUSH"; }

@@ -165,13 +165,15 @@ TEST_CASE("rmqnode: bad config exits 2 naming the key; --print-config parses bac
   CHECK(help.out.find("--print-config") != std::string::npos);
 }
 
-TEST_CASE("rmqnode: a RocketMQ properties file starts the name server; a busy port exits 1") {
+TEST_CASE("rmqnode: a RocketMQ namesrv.properties starts the name server, Java-only keys warned about; a busy port exits 1") {
   NodeProcess first;
   uint16_t port = freePort();
   auto props = first.writeFile("namesrv.properties",
                                "# namesrv.properties as shipped with RocketMQ\nrocketmqHome=/opt/rocketmq\n"
-                               "listenPort=" + std::to_string(port) + "\nbindAddress=127.0.0.1\n"
-                               "logDir=" + first.path("logs") + "\n");
+                               "listenPort = " + std::to_string(port) + " \nbindAddress=127.0.0.1\n"
+                               "logDir=" + first.path("logs") + "\n"
+                               "# 名字服务的 Netty 设置 (a UTF-8 comment)\n"
+                               "serverWorkerThreads=8\nclusterTest=false\nserverSocketSndBufSize=65535\n");
   first.setArgs({"--role=namesrv", "-c", props});
   first.waitForPorts({port});
   REQUIRE_MESSAGE(first.start(), first.stderrText());
@@ -182,6 +184,11 @@ TEST_CASE("rmqnode: a RocketMQ properties file starts the name server; a busy po
   CHECK(startLine.find("role=namesrv ports=namesrv:" + std::to_string(port)) != std::string::npos);
   CHECK(startLine.find("config=" + props) != std::string::npos);
   CHECK(startLine.find("ready in") != std::string::npos);
+  // Java keys with no meaning here: one warning each, with the line and the reason.
+  CHECK(startLine.find("config: clusterTest ignored (" + props + ":8): NamesrvConfig key;") != std::string::npos);
+  CHECK(startLine.find("config: serverSocketSndBufSize ignored (" + props + ":9): NettyServerConfig key;") !=
+        std::string::npos);
+  CHECK(startLine.find("serverWorkerThreads ignored") == std::string::npos);  // the name server uses it
 
   NodeProcess second;
   auto r = second.run({"--role=namesrv", "-c", props});

@@ -61,7 +61,7 @@ TEST_CASE("rmqadmin topic verbs: updateTopic, topicList, topicRoute, topicStatus
   CHECK(qd[0]["writeQueueNums"].GetInt() == 3);
   CHECK(qd[0]["perm"].GetInt() == 6);
   CHECK(std::string(route["route"]["brokerDatas"][0]["brokerAddrs"]["0"].GetString()) == node.brokerAddr);
-  auto routeText = admin(node, "topicRoute", {"-t", topic});
+  auto routeText = admin(node, "topicRoute", {"-topic", topic});  // mqadmin's one-dash long name
   CHECK(routeText.out.find("\"brokerName\": \"broker-a\"") != std::string::npos);  // pretty-printed
 
   auto sent = sendSome(node, topic, 7, uniqueName("PG"));

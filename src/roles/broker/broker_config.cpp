@@ -3,7 +3,10 @@
 
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdlib>
+
+#include <fmt/format.h>
 
 namespace rmq::broker {
 
@@ -94,6 +97,22 @@ std::vector<std::string> BrokerConfig::namesrvList() const {
     start = end + 1;
   }
   return out;
+}
+
+Result<void> BrokerConfig::checkNamesrvAddr() const {
+  for (const auto& addr : namesrvList()) {
+    auto colon = addr.rfind(':');
+    int port = 0;
+    std::string_view portText = colon == std::string::npos ? std::string_view() : std::string_view(addr).substr(colon + 1);
+    auto [p, ec] = std::from_chars(portText.data(), portText.data() + portText.size(), port);
+    bool portOk = !portText.empty() && ec == std::errc() && p == portText.data() + portText.size() && port > 0 &&
+                  port <= 65535;
+    if (colon == 0 || colon == std::string::npos || !portOk) {
+      return makeError(1, fmt::format("namesrvAddr: '{}' is not host:port (expected e.g. "
+                                      "\"127.0.0.1:9876;nameserver2:9876\")", addr));
+    }
+  }
+  return {};
 }
 
 }  // namespace rmq::broker

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/result.h"
 #include "config/field_visitor.h"
 
 namespace rmq::broker {
@@ -69,6 +70,9 @@ struct BrokerConfig {
   std::string brokerAddr() const;       // "brokerIP1:listenPort"
   std::string vipAddr() const;          // "brokerIP1:listenPort-2"
   std::vector<std::string> namesrvList() const;  // namesrvAddr split on ';' (trimmed, non-empty)
+  // Each namesrvAddr item is "host:port" (as BrokerStartup checks); host names are resolved at
+  // connect time, not here, so a name server that is not up yet does not stop the broker.
+  Result<void> checkNamesrvAddr() const;
 };
 
 }  // namespace rmq::broker

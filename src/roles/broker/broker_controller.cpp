@@ -54,7 +54,7 @@ Result<void> BrokerController::openStoreAndManagers() {
 
   auto levels = DelayLevels::parse(storeConfig_.messageDelayLevel);
   if (!levels) return makeError(levels.error().code, "messageDelayLevel: " + levels.error().message);
-  schedule_ = std::make_unique<ScheduleMessageService>(*store_, *levels, configDir);
+  schedule_ = std::make_unique<ScheduleMessageService>(*store_, *levels, configDir, storeConfig_.flushDelayOffsetInterval);
   if (auto r = schedule_->load(); !r) return makeError(r.error().code, "delay offsets: " + r.error().message);
   return {};
 }

@@ -86,18 +86,17 @@ int updateBrokerConfig(VerbContext& ctx) {
   });
 }
 
-const OptionHelp kBroker{"-b, --brokerAddr <addr>", "one broker"};
-const OptionHelp kCluster{"-c, --clusterName <name>", "every master of the cluster"};
+const OptionSpec kBroker{"-b, --brokerAddr <addr>", "one broker"};
+const OptionSpec kCluster{"-c, --clusterName <name>", "every master of the cluster"};
 
-VerbRegistrar r1({"clusterList", "List all of clusters", {}, {}, {}, &clusterList});
-VerbRegistrar r2({"brokerStatus", "Fetch broker runtime status data", {kBroker, kCluster},
-                  {"b", "brokerAddr", "c", "clusterName"}, {}, &brokerStatus});
+VerbRegistrar r1({"clusterList", "List all of clusters", {}, &clusterList});
+VerbRegistrar r2({"brokerStatus", "Fetch broker runtime status data", {kBroker, kCluster}, &brokerStatus});
 VerbRegistrar r3({"getBrokerConfig", "Get broker config by cluster or special broker", {kBroker, kCluster},
-                  {"b", "brokerAddr", "c", "clusterName"}, {}, &getBrokerConfig});
+                  &getBrokerConfig});
 VerbRegistrar r4({"updateBrokerConfig", "Update broker's config",
                   {kBroker, kCluster, {"-k, --key <key>", "config key (required)"},
                    {"-v, --value <value>", "new value (required)"}},
-                  {"b", "brokerAddr", "c", "clusterName", "k", "key", "v", "value"}, {}, &updateBrokerConfig});
+                  &updateBrokerConfig});
 
 }  // namespace
 }  // namespace rmq::admin

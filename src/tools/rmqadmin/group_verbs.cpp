@@ -155,44 +155,41 @@ int resetOffsetByTime(VerbContext& ctx) {
   return 0;
 }
 
-const OptionHelp kBroker{"-b, --brokerAddr <addr>", "one broker"};
-const OptionHelp kCluster{"-c, --clusterName <name>", "every master of the cluster"};
+const OptionSpec kBroker{"-b, --brokerAddr <addr>", "one broker"};
+const OptionSpec kCluster{"-c, --clusterName <name>", "every master of the cluster"};
+constexpr auto kInt = ValueKind::Integer;
+constexpr auto kBool = ValueKind::Boolean;
 
 VerbRegistrar r1({"updateSubGroup", "Update or create subscription group",
                   {{"-g, --groupName <group>", "consumer group (required)"}, kBroker, kCluster,
-                   {"-s, --consumeEnable <bool>", "consume enable (default true)"},
-                   {"-m, --consumeFromMinEnable <bool>", "from min offset (default true)"},
-                   {"-d, --consumeBroadcastEnable <bool>", "broadcast (default true)"},
-                   {"-q, --retryQueueNums <n>", "retry queues (default 1)"},
-                   {"-r, --retryMaxTimes <n>", "max retries (default 16)"},
-                   {"-i, --brokerId <id>", "consumer from which broker id (default 0)"},
-                   {"-w, --whichBrokerWhenConsumeSlowly <id>", "default 1"},
-                   {"-a, --notifyConsumerIdsChanged <bool>", "default true"}},
-                  {"g", "groupName", "b", "brokerAddr", "c", "clusterName", "s", "consumeEnable", "m",
-                   "consumeFromMinEnable", "d", "consumeBroadcastEnable", "q", "retryQueueNums", "r", "retryMaxTimes",
-                   "i", "brokerId", "w", "whichBrokerWhenConsumeSlowly", "a", "notifyConsumerIdsChanged"},
-                  {},
+                   {"-s, --consumeEnable <bool>", "consume enable (default true)", kBool},
+                   {"-m, --consumeFromMinEnable <bool>", "from min offset (default true)", kBool},
+                   {"-d, --consumeBroadcastEnable <bool>", "broadcast (default true)", kBool},
+                   {"-q, --retryQueueNums <n>", "retry queues (default 1)", kInt},
+                   {"-r, --retryMaxTimes <n>", "max retries (default 16)", kInt},
+                   {"-i, --brokerId <id>", "consumer from which broker id (default 0)", kInt},
+                   {"-w, --whichBrokerWhenConsumeSlowly <id>", "default 1", kInt},
+                   {"-a, --notifyConsumerIdsChanged <bool>", "default true", kBool}},
                   &updateSubGroup});
 VerbRegistrar r2({"deleteSubGroup", "Delete subscription group from broker",
                   {{"-g, --groupName <group>", "consumer group (required)"}, kBroker, kCluster,
-                   {"-r, --removeOffset <bool>", "also remove its offsets (default false)"}},
-                  {"g", "groupName", "b", "brokerAddr", "c", "clusterName", "r", "removeOffset"}, {}, &deleteSubGroup});
+                   {"-r, --removeOffset <bool>", "also remove its offsets (default false)", kBool}},
+                  &deleteSubGroup});
 VerbRegistrar r3({"consumerProgress", "Query consumers's progress, speed",
                   {{"-g, --groupName <group>", "consumer group (default: every group, one line each)"},
                    {"-t, --topic <topic>", "only this topic"}},
-                  {"g", "groupName", "t", "topic"}, {}, &consumerProgress});
+                  &consumerProgress});
 VerbRegistrar r4({"consumerConnection", "Query consumer's socket connection, client version and subscription",
-                  {{"-g, --consumerGroup <group>", "consumer group (required)"}},
-                  {"g", "consumerGroup"}, {}, &consumerConnection});
+                  {{"-g, --consumerGroup <group>", "consumer group (required)"}}, &consumerConnection});
 VerbRegistrar r5({"producerConnection", "Query producer's socket connection and client version",
                   {{"-g, --producerGroup <group>", "producer group (required)"},
                    {"-t, --topic <topic>", "a topic it sends to (required)"}},
-                  {"g", "producerGroup", "t", "topic"}, {}, &producerConnection});
+                  &producerConnection});
 VerbRegistrar r6({"resetOffsetByTime", "Reset consumer offset by timestamp (online consumers are told to follow)",
                   {{"-g, --group <group>", "consumer group (required)"}, {"-t, --topic <topic>", "topic (required)"},
                    {"-s, --timestamp <when>", "now | epoch ms | yyyy-MM-dd#HH:mm:ss:SSS (required)"},
-                   {"-f, --force <bool>", "also move offsets forward (default true)"}},
-                  {"g", "group", "t", "topic", "s", "timestamp", "f", "force"}, {}, &resetOffsetByTime});
+                   {"-f, --force <bool>", "also move offsets forward (default true)", kBool}},
+                  &resetOffsetByTime});
 
 }  // namespace
 }  // namespace rmq::admin

@@ -212,39 +212,38 @@ int printMsg(VerbContext& ctx) {
   });
 }
 
+constexpr auto kInt = ValueKind::Integer;
+constexpr auto kBool = ValueKind::Boolean;
+const OptionSpec kTopic{"-t, --topic <topic>", "topic (required)"};
+
 VerbRegistrar r1({"queryMsgById", "Query Message by Id (offset msgId, or UNIQ_KEY with -t)",
                   {{"-i, --msgId <id>", "message id (required)"}, {"-t, --topic <topic>", "topic, to look up a UNIQ_KEY"}},
-                  {"i", "msgId", "t", "topic"}, {}, &queryMsgById});
+                  &queryMsgById});
 VerbRegistrar r2({"queryMsgByKey", "Query Message by Key",
-                  {{"-t, --topic <topic>", "topic (required)"}, {"-k, --msgKey <key>", "message key (required)"},
-                   {"-b, --beginTimestamp <ms>", "default 0"}, {"-e, --endTimestamp <ms>", "default now"},
-                   {"-c, --maxNum <n>", "at most n (default 64)"}},
-                  {"t", "topic", "k", "msgKey", "b", "beginTimestamp", "e", "endTimestamp", "c", "maxNum"}, {},
+                  {kTopic, {"-k, --msgKey <key>", "message key (required)"},
+                   {"-b, --beginTimestamp <ms>", "default 0", kInt}, {"-e, --endTimestamp <ms>", "default now", kInt},
+                   {"-c, --maxNum <n>", "at most n (default 64)", kInt}},
                   &queryMsgByKey});
 VerbRegistrar r3({"queryMsgByOffset", "Query Message by offset",
-                  {{"-t, --topic <topic>", "topic (required)"}, {"-b, --brokerName <name>", "broker name (required)"},
-                   {"-i, --queueId <id>", "queue id (required)"}, {"-o, --offset <n>", "queue offset (required)"}},
-                  {"t", "topic", "b", "brokerName", "i", "queueId", "o", "offset"}, {}, &queryMsgByOffset});
+                  {kTopic, {"-b, --brokerName <name>", "broker name (required)"},
+                   {"-i, --queueId <id>", "queue id (required)", kInt}, {"-o, --offset <n>", "queue offset (required)", kInt}},
+                  &queryMsgByOffset});
 VerbRegistrar r4({"sendMessage", "Send a message",
-                  {{"-t, --topic <topic>", "topic (required)"}, {"-p, --body <text>", "message body (required)"},
+                  {kTopic, {"-p, --body <text>", "message body (required)"},
                    {"-k, --key <keys>", "message keys"}, {"-c, --tags <tag>", "message tag"},
-                   {"-b, --broker <name>", "send to this broker (with -i)"}, {"-i, --qid <id>", "queue id (with -b)"}},
-                  {"t", "topic", "p", "body", "k", "key", "c", "tags", "b", "broker", "i", "qid"}, {}, &sendMessage});
+                   {"-b, --broker <name>", "send to this broker (with -i)"}, {"-i, --qid <id>", "queue id (with -b)", kInt}},
+                  &sendMessage});
 VerbRegistrar r5({"consumeMessage", "Consume message (pull and print, offsets not committed)",
-                  {{"-t, --topic <topic>", "topic (required)"}, {"-b, --brokerName <name>", "one queue: broker"},
-                   {"-i, --queueId <id>", "one queue: id"}, {"-o, --offset <n>", "start offset (with -b/-i)"},
+                  {kTopic, {"-b, --brokerName <name>", "one queue: broker"},
+                   {"-i, --queueId <id>", "one queue: id", kInt}, {"-o, --offset <n>", "start offset (with -b/-i)", kInt},
                    {"-g, --consumerGroup <group>", "default TOOLS_CONSUMER"},
                    {"-s, --beginTimestamp <when>", "from this store time"}, {"-e, --endTimestamp <when>", "to this store time"},
-                   {"-c, --MessageNumber <n>", "at most n (default 128)"}},
-                  {"t", "topic", "b", "brokerName", "i", "queueId", "o", "offset", "g", "consumerGroup", "s",
-                   "beginTimestamp", "e", "endTimestamp", "c", "MessageNumber"},
-                  {},
+                   {"-c, --MessageNumber <n>", "at most n (default 128)", kInt}},
                   &consumeMessage});
 VerbRegistrar r6({"printMsg", "Print Message Detail",
-                  {{"-t, --topic <topic>", "topic (required)"}, {"-s, --subExpression <expr>", "tag expression (default *)"},
+                  {kTopic, {"-s, --subExpression <expr>", "tag expression (default *)"},
                    {"-b, --beginTimestamp <when>", "from this store time"}, {"-e, --endTimestamp <when>", "to this store time"},
-                   {"-d, --printBody <bool>", "print bodies (default true)"}},
-                  {"t", "topic", "s", "subExpression", "b", "beginTimestamp", "e", "endTimestamp", "d", "printBody"}, {},
+                   {"-d, --printBody <bool>", "print bodies (default true)", kBool}},
                   &printMsg});
 
 }  // namespace

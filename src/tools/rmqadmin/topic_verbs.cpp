@@ -133,34 +133,25 @@ int topicStatus(VerbContext& ctx) {
   return 0;
 }
 
-const std::vector<OptionHelp> kBrokerOrCluster = {{"-b, --brokerAddr <addr>", "one broker"},
-                                                  {"-c, --clusterName <name>", "every master of the cluster"}};
+const OptionSpec kBroker{"-b, --brokerAddr <addr>", "one broker"};
+const OptionSpec kCluster{"-c, --clusterName <name>", "every master of the cluster"};
+const OptionSpec kTopic{"-t, --topic <topic>", "topic name (required)"};
 
 VerbRegistrar r1({"updateTopic", "Update or create topic",
-                  {{"-t, --topic <topic>", "topic name (required)"}, kBrokerOrCluster[0], kBrokerOrCluster[1],
-                   {"-r, --readQueueNums <n>", "read queues (default 8)"},
-                   {"-w, --writeQueueNums <n>", "write queues (default 8)"},
-                   {"-p, --perm <n>", "permission: 2 W, 4 R, 6 RW (default 6)"},
-                   {"-o, --order <true|false>", "order topic (default false)"}},
-                  {"t", "topic", "b", "brokerAddr", "c", "clusterName", "r", "readQueueNums", "w", "writeQueueNums",
-                   "p", "perm", "o", "order"},
-                  {},
+                  {kTopic, kBroker, kCluster,
+                   {"-r, --readQueueNums <n>", "read queues (default 8)", ValueKind::Integer},
+                   {"-w, --writeQueueNums <n>", "write queues (default 8)", ValueKind::Integer},
+                   {"-p, --perm <n>", "permission: 2 W, 4 R, 6 RW (default 6)", ValueKind::Integer},
+                   {"-o, --order <true|false>", "order topic (default false)", ValueKind::Boolean}},
                   &updateTopic});
 VerbRegistrar r2({"deleteTopic", "Delete topic from broker and NameServer",
-                  {{"-t, --topic <topic>", "topic name (required)"},
-                   {"-c, --clusterName <name>", "cluster to delete it from (required)"}},
-                  {"t", "topic", "c", "clusterName"},
-                  {},
+                  {kTopic, {"-c, --clusterName <name>", "cluster to delete it from (required)"}},
                   &deleteTopic});
 VerbRegistrar r3({"topicList", "Fetch all topic list from name server",
                   {{"-c, --clusterModel", "also print each topic's cluster and consumer groups"}},
-                  {},
-                  {"c", "clusterModel"},
                   &topicList});
-VerbRegistrar r4({"topicRoute", "Examine topic route info", {{"-t, --topic <topic>", "topic name (required)"}},
-                  {"t", "topic"}, {}, &topicRoute});
-VerbRegistrar r5({"topicStatus", "Examine topic Status info", {{"-t, --topic <topic>", "topic name (required)"}},
-                  {"t", "topic"}, {}, &topicStatus});
+VerbRegistrar r4({"topicRoute", "Examine topic route info", {kTopic}, &topicRoute});
+VerbRegistrar r5({"topicStatus", "Examine topic Status info", {kTopic}, &topicStatus});
 
 }  // namespace
 }  // namespace rmq::admin

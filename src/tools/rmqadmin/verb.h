@@ -1,26 +1,27 @@
 #pragma once
 // rmqadmin verbs: each verb group file (topic_verbs.cpp, ...) registers its verbs with a
-// VerbRegistrar; main.cpp parses the common options, runs the verb and prints its Report.
+// VerbRegistrar with its options (tools::OptionSpec rows); main.cpp builds the command line from
+// them (CLI11: validation, --help per verb), runs the verb and prints its Report.
 // A verb reads its options first and returns 2 when ctx.badUsage() (main prints the problems and
 // the verb's help); it returns 0 on success, or 1 after ctx.fail(...) explained the failure.
 #include <functional>
 #include <map>
 #include <optional>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "client/admin_client.h"
-#include "tools/cli_args.h"
+#include "tools/cli/cli_options.h"
 #include "tools/rmqadmin/report.h"
 
 namespace rmq::admin {
 
 struct VerbContext {
-  VerbContext(std::string v, tools::CliArgs& a, Report& r, bool j) : verb(std::move(v)), args(a), report(r), json(j) {}
+  VerbContext(std::string v, const tools::OptionValues& a, Report& r, bool j)
+      : verb(std::move(v)), args(a), report(r), json(j) {}
   std::string verb;
-  tools::CliArgs& args;
+  const tools::OptionValues& args;
   Report& report;
   bool json = false;
   std::function<client::AdminClient&()> admin;  // started on first use (-n / NAMESRV_ADDR)
@@ -34,21 +35,17 @@ struct VerbContext {
   // Required option: its value, or empty after recording "missing option -x".
   std::string required(std::initializer_list<std::string> names);
   void usageError(std::string message) { usageErrors.push_back(std::move(message)); }
-  bool badUsage() const { return !usageErrors.empty() || !args.errors().empty(); }
+  bool badUsage() const { return !usageErrors.empty(); }
   std::vector<std::string> usageErrors;
 };
 
-struct OptionHelp {
-  std::string flag;  // "-t, --topic <topic>"
-  std::string text;
-};
+using tools::OptionSpec;
+using tools::ValueKind;
 
 struct VerbSpec {
   std::string name;
   std::string summary;
-  std::vector<OptionHelp> options;  // verb-specific; -n/--json/-h are common
-  std::set<std::string> valueOpts;  // option names taking a value (without dashes)
-  std::set<std::string> flagOpts;
+  std::vector<OptionSpec> options;  // verb-specific; -n/--json/-h are common
   std::function<int(VerbContext&)> run;
 };
 

@@ -27,12 +27,9 @@ Result<std::vector<std::string>> brokerTargets(VerbContext& ctx) {
 bool boolOption(VerbContext& ctx, std::initializer_list<std::string> names, bool dflt) {
   auto v = ctx.args.get(names);
   if (!v) return dflt;
-  std::string s = *v;
+  std::string s = *v;  // "true" or "false" in any case: the parser checked it
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (s == "true") return true;
-  if (s == "false") return false;
-  ctx.args.addError(fmt::format("option -{} expects true or false, got '{}'", *names.begin(), *v));
-  return dflt;
+  return s == "true";
 }
 
 std::string formatTimestamp(int64_t ms) {

@@ -28,7 +28,7 @@ int forEachTargetBroker(VerbContext& ctx, Each&& each) {
   return 0;
 }
 
-// Boolean option value: "true"/"false" (any case); records an error for anything else.
+// Value of a ValueKind::Boolean option ("true"/"false", any case), dflt when absent.
 bool boolOption(VerbContext& ctx, std::initializer_list<std::string> names, bool dflt);
 
 // Body as text when it is printable UTF-8 (truncated to `limit` bytes), else "<N bytes, binary>".

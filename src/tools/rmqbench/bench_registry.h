@@ -1,19 +1,42 @@
 #pragma once
-// rmqbench subcommands register themselves here (one file per benchmark), so adding a benchmark
-// needs no edit of main.cpp: `static rmq::bench::Registrar r("codec", "help text", &runCodecBench);`
+// rmqbench subcommands register themselves here (one file per benchmark) with their options, so
+// adding a benchmark needs no edit of main.cpp:
+//   static rmq::bench::Registrar r("codec", "help text", {{"-s <bytes>", "body size", kInteger}}, &runCodecBench);
+// main.cpp builds the command line from the options (CLI11: validation, --help per subcommand) and
+// calls run(); a run that finds conflicting options calls args.addError(...) and returns 2.
 #include <map>
 #include <string>
+#include <vector>
+
+#include "tools/cli/cli_options.h"
 
 namespace rmq::bench {
 
-using BenchMain = int (*)(int argc, char** argv);  // argv[0] = subcommand name
+using tools::OptionSpec;
+using tools::OptionValues;
+inline constexpr auto kInteger = tools::ValueKind::Integer;
+inline constexpr auto kNumber = tools::ValueKind::Number;
+
+using BenchMain = int (*)(OptionValues& args);
 struct BenchEntry {
   std::string help;
+  std::vector<OptionSpec> options;
   BenchMain run;
 };
 std::map<std::string, BenchEntry>& registry();
 struct Registrar {
-  Registrar(const char* name, const char* help, BenchMain run) { registry()[name] = {help, run}; }
+  Registrar(const char* name, const char* help, std::vector<OptionSpec> options, BenchMain run) {
+    registry()[name] = {help, std::move(options), run};
+  }
 };
+
+// "-n <addr>": name servers, default $NAMESRV_ADDR.
+inline OptionSpec namesrvOption() {
+  return {"-n <addr>", "name servers \"host:port;host:port\" (default $NAMESRV_ADDR)", tools::ValueKind::Text, {},
+          "NAMESRV_ADDR"};
+}
+
+// "--json": one JSON object per second and a summary object instead of text lines.
+inline OptionSpec jsonOption() { return {"--json", "print JSON objects (per second, summary) instead of text"}; }
 
 }  // namespace rmq::bench

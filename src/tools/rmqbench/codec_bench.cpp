@@ -81,17 +81,14 @@ Row measure(net::SerializeType type, size_t bodySize, long iterations) {
   return row;
 }
 
-int runCodecBench(int argc, char** argv) {
-  long iterations = 1'000'000;
-  size_t bodySize = 1024;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "-n") && i + 1 < argc) iterations = std::atol(argv[++i]);
-    else if (!std::strcmp(argv[i], "-s") && i + 1 < argc) bodySize = std::strtoul(argv[++i], nullptr, 10);
-    else {
-      std::fprintf(stderr, "usage: rmqbench codec [-n iterations=1000000] [-s bodySize=1024]\n");
-      return 2;
-    }
+int runCodecBench(OptionValues& args) {
+  long iterations = static_cast<long>(args.getInt({"n"}, 1'000'000));
+  int64_t body = args.getInt({"s"}, 1024);
+  if (body < 0) {
+    args.addError("-s must be >= 0");
+    return 2;
   }
+  auto bodySize = static_cast<size_t>(body);
   if (iterations <= 0) iterations = 1;
   measure(net::SerializeType::Json, bodySize, iterations / 10 + 1);  // warm-up
   std::printf("SEND_MESSAGE_V2 request, %zu-byte body, %ld iterations, thread CPU ns per op\n", bodySize,
@@ -105,7 +102,9 @@ int runCodecBench(int argc, char** argv) {
   return 0;
 }
 
-Registrar reg("codec", "remoting frame encode/decode cost (SEND_MESSAGE_V2, JSON vs ROCKETMQ header)", &runCodecBench);
+Registrar reg("codec", "remoting frame encode/decode cost (SEND_MESSAGE_V2, JSON vs ROCKETMQ header)",
+              {{"-n <iterations>", "default 1000000", kInteger}, {"-s <bytes>", "body size (default 1024)", kInteger}},
+              &runCodecBench);
 
 }  // namespace
 }  // namespace rmq::bench

@@ -12,17 +12,11 @@
 #include <unistd.h>
 
 #include "client/push_consumer.h"
-#include "tools/cli_args.h"
 #include "tools/rmqbench/bench_registry.h"
 #include "tools/rmqbench/bench_stats.h"
 
 namespace rmq::bench {
 namespace {
-
-constexpr const char* kUsage =
-    "usage: rmqbench consumer [-n namesrv] [--topic BenchmarkTest] [--group benchmark_consumer]\n"
-    "         [--expr '*' | --sql 'a > 5'] [--from last|first] [--fail-rate 0.0] [--threads 20]\n"
-    "         [-d seconds=10 | -c count] [--json]\n";
 
 // Wall clock in microseconds since the Unix epoch (messages carry millisecond timestamps).
 int64_t wallMicros() {
@@ -35,10 +29,7 @@ uint64_t sinceMillis(int64_t nowUs, int64_t thenMs) {
   return d > 0 ? static_cast<uint64_t>(d) : 0;
 }
 
-int runConsumer(int argc, char** argv) {
-  tools::CliArgs args(argc, argv, {"n", "topic", "group", "expr", "sql", "from", "fail-rate", "threads", "d", "c"},
-                      {"json", "h", "help"});
-  if (args.flag("h") || args.flag("help")) { std::fputs(kUsage, stdout); return 0; }
+int runConsumer(OptionValues& args) {
   client::PushConsumerOptions po;
   po.client.namesrvAddr = args.get({"n"}, "");
   po.client.instanceName = fmt::format("bench-consumer-{}", ::getpid());
@@ -50,16 +41,11 @@ int runConsumer(int argc, char** argv) {
   int64_t count = args.getInt({"c"}, 0);
   double seconds = args.getDouble({"d"}, count > 0 ? 0 : 10);
   bool json = args.flag("json");
-  if (from != "last" && from != "first") args.addError("--from is last or first");
   if (failRate < 0 || failRate > 1) args.addError("--fail-rate is between 0 and 1");
   if (seconds <= 0 && count <= 0) args.addError("give a duration (-d) or a count (-c)");
   if (po.consumeThreadMin < 1) args.addError("--threads must be >= 1");
   if (args.has("expr") && args.has("sql")) args.addError("--expr and --sql exclude each other");
-  if (!args.errors().empty()) {
-    for (auto& e : args.errors()) std::fprintf(stderr, "rmqbench consumer: %s\n", e.c_str());
-    std::fputs(kUsage, stderr);
-    return 2;
-  }
+  if (!args.errors().empty()) return 2;
   po.consumeFromWhere = from == "first" ? client::ConsumeFromWhere::CONSUME_FROM_FIRST_OFFSET
                                         : client::ConsumeFromWhere::CONSUME_FROM_LAST_OFFSET;
 
@@ -114,6 +100,17 @@ int runConsumer(int argc, char** argv) {
 }
 
 Registrar registrar("consumer", "push consumer: consume TPS, born/store-to-consume latency, optional failures",
+                    {namesrvOption(),
+                     {"--topic <topic>", "default BenchmarkTest"},
+                     {"--group <group>", "default benchmark_consumer"},
+                     {"--expr <tags>", "tag expression (default *)"},
+                     {"--sql <expr>", "SQL92 filter instead of --expr"},
+                     {"--from <where>", "last (default) or first", tools::ValueKind::Text, {"last", "first"}},
+                     {"--fail-rate <share>", "answer RECONSUME_LATER for this share, 0..1 (default 0)", kNumber},
+                     {"--threads <n>", "consume threads (default 20)", kInteger},
+                     {"-d <seconds>", "duration (default 10 unless -c)", kNumber},
+                     {"-c <count>", "stop after this many consumed", kInteger},
+                     jsonOption()},
                     &runConsumer);
 
 }  // namespace

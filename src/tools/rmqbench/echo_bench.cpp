@@ -12,16 +12,11 @@
 #include "common/response_code.h"
 #include "net/remoting_server.h"
 #include "net/tcp_connection.h"
-#include "tools/cli_args.h"
 #include "tools/rmqbench/bench_driver.h"
 #include "tools/rmqbench/bench_registry.h"
 
 namespace rmq::bench {
 namespace {
-
-constexpr const char* kUsage =
-    "usage: rmqbench echo [--connections 1] [-t workers=1] [-s bodySize=1024] [-d seconds=10 | -c count]\n"
-    "                     [--client-threads 1] [--server-threads 1] [--reply-body] [--json]\n";
 
 net::RemotingCommand sendShapedRequest(const std::string& body, int queueId) {
   auto cmd = net::RemotingCommand::request(RequestCode::SEND_MESSAGE_V2);
@@ -78,10 +73,7 @@ std::vector<std::shared_ptr<net::TcpConnection>> connectAll(net::IoPool& pool, u
   return conns;
 }
 
-int runEcho(int argc, char** argv) {
-  tools::CliArgs args(argc, argv, {"connections", "t", "s", "d", "c", "client-threads", "server-threads"},
-                      {"json", "reply-body", "h", "help"});
-  if (args.flag("h") || args.flag("help")) { std::fputs(kUsage, stdout); return 0; }
+int runEcho(OptionValues& args) {
   LoadOptions load;
   int connections = static_cast<int>(args.getInt({"connections"}, 1));
   load.workers = static_cast<int>(args.getInt({"t"}, 1));
@@ -90,14 +82,10 @@ int runEcho(int argc, char** argv) {
   load.seconds = args.getDouble({"d"}, load.count > 0 ? 0 : 10);
   int clientThreads = static_cast<int>(args.getInt({"client-threads"}, 1));
   int serverThreads = static_cast<int>(args.getInt({"server-threads"}, 1));
-  if (args.errors().empty() && (connections < 1 || load.workers < 1 || bodySize < 0 || clientThreads < 1 ||
+  if ((connections < 1 || load.workers < 1 || bodySize < 0 || clientThreads < 1 ||
                                 serverThreads < 1 || (load.seconds <= 0 && load.count <= 0)))
-    args.addError("counts must be positive, and -d or -n must be given");
-  if (!args.errors().empty()) {
-    for (auto& e : args.errors()) std::fprintf(stderr, "rmqbench echo: %s\n", e.c_str());
-    std::fputs(kUsage, stderr);
-    return 2;
-  }
+    args.addError("counts must be positive, and -d or -c must be given");
+  if (!args.errors().empty()) return 2;
 
   net::IoPool serverPool(static_cast<size_t>(serverThreads)), clientPool(static_cast<size_t>(clientThreads));
   serverPool.start();
@@ -132,7 +120,17 @@ int runEcho(int argc, char** argv) {
   return meter.ok() > 0 ? 0 : 1;
 }
 
-Registrar registrar("echo", "loopback limit: in-process remoting server + clients, send-shaped frames", &runEcho);
+Registrar registrar("echo", "loopback limit: in-process remoting server + clients, send-shaped frames",
+                    {{"--connections <n>", "default 1", kInteger},
+                     {"-t <workers>", "concurrent requests (default 1)", kInteger},
+                     {"-s <bytes>", "body size (default 1024)", kInteger},
+                     {"-d <seconds>", "duration (default 10 unless -c)", kNumber},
+                     {"-c <count>", "stop after this many requests", kInteger},
+                     {"--client-threads <n>", "default 1", kInteger},
+                     {"--server-threads <n>", "default 1", kInteger},
+                     {"--reply-body", "answer with the request's body too"},
+                     jsonOption()},
+                    &runEcho);
 
 }  // namespace
 }  // namespace rmq::bench

@@ -1,9 +1,8 @@
-// rmqbench: benchmark tool. `rmqbench <subcommand> [options]`; `rmqbench` alone lists them.
-// Subcommands register themselves (bench_registry.h). Library logging is limited to warnings so
-// the per-second lines stay readable; RMQ_LOG_LEVEL=info|debug shows more.
-#include <cstdio>
+// rmqbench: benchmark tool. `rmqbench <subcommand> [options]`; `rmqbench` alone lists them,
+// `rmqbench <subcommand> --help` shows its options. Subcommands register themselves
+// (bench_registry.h). Library logging is limited to warnings so the per-second lines stay
+// readable; RMQ_LOG_LEVEL=info|debug shows more. Exit codes: 0 ok, 1 the run failed, 2 usage.
 #include <cstdlib>
-#include <cstring>
 
 #include "common/log.h"
 #include "tools/rmqbench/bench_registry.h"
@@ -15,27 +14,16 @@ std::map<std::string, BenchEntry>& registry() {
 }
 }  // namespace rmq::bench
 
-namespace {
-int usage(FILE* out, int code) {
-  std::fprintf(out, "usage: rmqbench <subcommand> [options]   (rmqbench <subcommand> --help for its options)\n"
-                    "subcommands:\n");
-  for (auto& [name, e] : rmq::bench::registry()) std::fprintf(out, "  %-10s %s\n", name.c_str(), e.help.c_str());
-  return code;
-}
-}  // namespace
-
 int main(int argc, char** argv) {
   auto level = rmq::log::Level::Warn;
   if (const char* env = std::getenv("RMQ_LOG_LEVEL")) rmq::log::parseLevel(env, level);
   rmq::log::setLevel(level);
-  auto& reg = rmq::bench::registry();
-  if (argc < 2) return usage(stderr, 2);
-  if (!std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help"))
-    return usage(stdout, 0);
-  auto it = reg.find(argv[1]);
-  if (it == reg.end()) {
-    std::fprintf(stderr, "rmqbench: unknown subcommand '%s'\n", argv[1]);
-    return usage(stderr, 2);
-  }
-  return it->second.run(argc - 1, argv + 1);
+  rmq::tools::SubcommandCli cli("rmqbench", "subcommand", "rmqnode benchmarks");
+  for (auto& [name, e] : rmq::bench::registry()) cli.add(name, e.help, e.options);
+  auto parsed = cli.parse(argc, argv);
+  if (auto* code = std::get_if<int>(&parsed)) return *code;
+  auto& invocation = std::get<rmq::tools::SubcommandCli::Invocation>(parsed);
+  int rc = rmq::bench::registry().at(invocation.name).run(invocation.values);
+  if (!invocation.values.errors().empty()) return cli.usageError(invocation.name, invocation.values.errors());
+  return rc;
 }

@@ -12,17 +12,11 @@
 #include <unistd.h>
 
 #include "client/producer.h"
-#include "tools/cli_args.h"
 #include "tools/rmqbench/bench_driver.h"
 #include "tools/rmqbench/bench_registry.h"
 
 namespace rmq::bench {
 namespace {
-
-constexpr const char* kUsage =
-    "usage: rmqbench producer [-n namesrv] [--topic BenchmarkTest] [-t workers=1] [-s bodySize=1024]\n"
-    "         [-d seconds=10 | -c count] [--instances 1] [--async | --blocking] [--batch 1]\n"
-    "         [--tag TagA] [--keys] [--delay-level 0] [--tps N (paced)] [--group benchmark_producer] [--json]\n";
 
 struct ProducerBenchOptions {
   std::string namesrv, topic, tag, group;
@@ -57,11 +51,8 @@ class MessageFactory {
   std::string body_;
 };
 
-bool parseOptions(int argc, char** argv, ProducerBenchOptions& o) {
-  tools::CliArgs args(argc, argv,
-                      {"n", "topic", "t", "s", "d", "c", "instances", "batch", "tag", "delay-level", "group", "tps"},
-                      {"keys", "async", "blocking", "json", "h", "help"});
-  if (args.flag("h") || args.flag("help")) { std::fputs(kUsage, stdout); std::exit(0); }
+// False (problems recorded in args) when the options conflict.
+bool readOptions(OptionValues& args, ProducerBenchOptions& o) {
   o.namesrv = args.get({"n"}, "");
   o.topic = args.get({"topic"}, "BenchmarkTest");
   o.tag = args.get({"tag"}, "TagA");
@@ -84,8 +75,6 @@ bool parseOptions(int argc, char** argv, ProducerBenchOptions& o) {
   if (o.load.rate > 0 && (o.async || o.blocking)) args.addError("--tps paces sync (coroutine) sends only");
   if (o.async && o.blocking) args.addError("--async and --blocking exclude each other");
   if (o.async && o.batch > 1) args.addError("--batch works with sync and --blocking sends only");
-  for (auto& e : args.errors()) std::fprintf(stderr, "rmqbench producer: %s\n", e.c_str());
-  if (!args.errors().empty()) std::fputs(kUsage, stderr);
   return args.errors().empty();
 }
 
@@ -138,9 +127,9 @@ void runBlockingThreads(std::vector<std::unique_ptr<client::Producer>>& producer
   for (auto& t : threads) t.join();
 }
 
-int runProducer(int argc, char** argv) {
+int runProducer(OptionValues& args) {
   ProducerBenchOptions o;
-  if (!parseOptions(argc, argv, o)) return 2;
+  if (!readOptions(args, o)) return 2;
   std::vector<std::unique_ptr<client::Producer>> producers;
   for (int i = 0; i < o.instances; ++i) {
     client::ProducerOptions po;
@@ -201,6 +190,22 @@ int runProducer(int argc, char** argv) {
 }
 
 Registrar registrar("producer", "send load through the client library (sync / async / blocking, batch, delay)",
+                    {namesrvOption(),
+                     {"--topic <topic>", "default BenchmarkTest"},
+                     {"-t <workers>", "concurrent senders (default 1)", kInteger},
+                     {"-s <bytes>", "body size (default 1024)", kInteger},
+                     {"-d <seconds>", "duration (default 10 unless -c)", kNumber},
+                     {"-c <count>", "stop after this many sends", kInteger},
+                     {"--instances <n>", "Producer objects, one connection each (default 1)", kInteger},
+                     {"--async", "callback sends, -t in flight"},
+                     {"--blocking", "OS threads calling the blocking send"},
+                     {"--batch <n>", "messages per request (default 1)", kInteger},
+                     {"--tag <tag>", "default TagA"},
+                     {"--keys", "a unique key per message"},
+                     {"--delay-level <n>", "delay level (default 0)", kInteger},
+                     {"--tps <n>", "pace sync sends to this total rate", kNumber},
+                     {"--group <group>", "default benchmark_producer"},
+                     jsonOption()},
                     &runProducer);
 
 }  // namespace

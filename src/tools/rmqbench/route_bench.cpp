@@ -8,16 +8,11 @@
 #include "common/request_code.h"
 #include "common/response_code.h"
 #include "net/remoting_client.h"
-#include "tools/cli_args.h"
 #include "tools/rmqbench/bench_driver.h"
 #include "tools/rmqbench/bench_registry.h"
 
 namespace rmq::bench {
 namespace {
-
-constexpr const char* kUsage =
-    "usage: rmqbench route -n HOST:PORT [-c connections=1] [-t workers=connections] [-d seconds=10]\n"
-    "                      [--topic BenchRouteTopic] [--client-threads 1] [--version 407] [--json]\n";
 
 net::RemotingCommand registerStandIn(const std::string& topic, int64_t brokerId, const std::string& addr) {
   auto cmd = net::RemotingCommand::request(RequestCode::REGISTER_BROKER);
@@ -35,9 +30,7 @@ net::RemotingCommand registerStandIn(const std::string& topic, int64_t brokerId,
   return cmd;
 }
 
-int runRoute(int argc, char** argv) {
-  tools::CliArgs args(argc, argv, {"n", "c", "t", "d", "topic", "client-threads", "version"}, {"json", "h", "help"});
-  if (args.flag("h") || args.flag("help")) { std::fputs(kUsage, stdout); return 0; }
+int runRoute(OptionValues& args) {
   std::string addr = args.get({"n"}, "");
   int connections = static_cast<int>(args.getInt({"c"}, 1));
   LoadOptions load;
@@ -46,13 +39,9 @@ int runRoute(int argc, char** argv) {
   std::string topic = args.get({"topic"}, "BenchRouteTopic");
   int clientThreads = static_cast<int>(args.getInt({"client-threads"}, 1));
   int version = static_cast<int>(args.getInt({"version"}, net::kCurrentVersion));
-  if (args.errors().empty() && (addr.empty() || connections < 1 || load.workers < 1 || load.seconds <= 0 || clientThreads < 1))
+  if ((addr.empty() || connections < 1 || load.workers < 1 || load.seconds <= 0 || clientThreads < 1))
     args.addError("-n is required; counts and -d must be positive");
-  if (!args.errors().empty()) {
-    for (auto& e : args.errors()) std::fprintf(stderr, "rmqbench route: %s\n", e.c_str());
-    std::fputs(kUsage, stderr);
-    return 2;
-  }
+  if (!args.errors().empty()) return 2;
 
   net::IoPool pool(static_cast<size_t>(clientThreads));
   pool.start();
@@ -92,7 +81,16 @@ int runRoute(int argc, char** argv) {
   return meter.ok() > 0 ? 0 : 1;
 }
 
-Registrar registrar("route", "name server: GET_ROUTEINFO_BY_TOPIC requests/s over -c connections", &runRoute);
+Registrar registrar("route", "name server: GET_ROUTEINFO_BY_TOPIC requests/s over -c connections",
+                    {namesrvOption(),
+                     {"-c <connections>", "default 1", kInteger},
+                     {"-t <workers>", "in-flight requests (default: one per connection)", kInteger},
+                     {"-d <seconds>", "duration (default 10)", kNumber},
+                     {"--topic <topic>", "default BenchRouteTopic"},
+                     {"--client-threads <n>", "default 1", kInteger},
+                     {"--version <n>", "request version (default 407)", kInteger},
+                     jsonOption()},
+                    &runRoute);
 
 }  // namespace
 }  // namespace rmq::bench

@@ -54,28 +54,17 @@ struct Options {
   bool runs(const char* part) const { return only.find(part) != std::string::npos; }
 };
 
-void usage() {
-  std::fprintf(stderr,
-               "rmqbench store [--dir D] [--messages N] [--sync-messages N] [--body BYTES] [--recover-mb MB]\n"
-               "               [--file-mb MB] [--only raw,append,read,recovery] [--verbose]\n");
-}
-
-bool parse(int argc, char** argv, Options& o) {
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
-    const char* v = nullptr;
-    if (a == "--dir" && (v = next())) o.dir = v;
-    else if (a == "--messages" && (v = next())) o.messages = std::atoll(v);
-    else if (a == "--sync-messages" && (v = next())) o.syncMessages = std::atoll(v);
-    else if (a == "--body" && (v = next())) o.bodySize = std::atoi(v);
-    else if (a == "--recover-mb" && (v = next())) o.recoverMb = std::atoll(v);
-    else if (a == "--file-mb" && (v = next())) o.fileMb = std::atoll(v);
-    else if (a == "--only" && (v = next())) o.only = v;
-    else if (a == "--verbose") o.verbose = true;
-    else return false;
-  }
-  return true;
+Options readOptions(const OptionValues& args) {
+  Options o;
+  o.dir = args.get({"dir"}, o.dir);
+  o.messages = args.getInt({"messages"}, o.messages);
+  o.syncMessages = args.getInt({"sync-messages"}, o.syncMessages);
+  o.bodySize = static_cast<int>(args.getInt({"body"}, o.bodySize));
+  o.recoverMb = args.getInt({"recover-mb"}, o.recoverMb);
+  o.fileMb = args.getInt({"file-mb"}, o.fileMb);
+  o.only = args.get({"only"}, o.only);
+  o.verbose = args.flag("verbose");
+  return o;
 }
 
 struct Sample {
@@ -243,10 +232,10 @@ void recoveryRun(const Options& o) {
   fs::remove_all(root);
 }
 
-int runStoreBench(int argc, char** argv) {
-  Options o;
-  if (!parse(argc, argv, o)) {
-    usage();
+int runStoreBench(OptionValues& args) {
+  Options o = readOptions(args);
+  if (o.messages < 1 || o.syncMessages < 1 || o.bodySize < 1 || o.recoverMb < 1 || o.fileMb < 1) {
+    args.addError("--messages, --sync-messages, --body, --recover-mb and --file-mb must be >= 1");
     return 2;
   }
   log::setLevel(o.verbose ? log::Level::Info : log::Level::Warn);
@@ -274,6 +263,14 @@ int runStoreBench(int argc, char** argv) {
 }
 
 Registrar registrar("store", "store engine: append (async/sync, 1/16/256), read, recovery vs raw disk",
+                    {{"--dir <dir>", "a fresh subdirectory is made (and removed) in it (default /tmp)"},
+                     {"--messages <n>", "per async append run (default 200000)", kInteger},
+                     {"--sync-messages <n>", "per sync append run (default 5000)", kInteger},
+                     {"--body <bytes>", "body size (default 1024)", kInteger},
+                     {"--recover-mb <mb>", "commit log size for the recovery run (default 1024)", kInteger},
+                     {"--file-mb <mb>", "commit log file size (default 1024)", kInteger},
+                     {"--only <parts>", "comma-separated: raw,append,read,recovery (default all)"},
+                     {"--verbose", "store logging at info"}},
                     &runStoreBench);
 
 }  // namespace

@@ -1,11 +1,10 @@
-// Unit tests of rmqbench's latency histogram and the tools' shared option parser. The tools are
-// executables, not libraries, so the source under test is compiled into this test directly.
+// Unit tests of rmqbench's latency histogram. rmqbench is an executable, not a library, so the
+// source under test is compiled into this test directly.
 #include <doctest/doctest.h>
 
 #include <thread>
 #include <vector>
 
-#include "tools/cli_args.h"
 #include "tools/rmqbench/bench_stats.cpp"  // NOLINT: compiled here, see above
 
 using rmq::bench::LatencyHistogram;
@@ -63,21 +62,4 @@ TEST_CASE("concurrent recording loses nothing") {
   intervals += h.takeInterval().count;
   CHECK(h.total().count == 80000);
   CHECK(intervals == 80000);
-}
-
-TEST_CASE("option parser: forms, aliases, unknown options, bad numbers") {
-  const char* argv[] = {"verb", "-n", "127.0.0.1:9876", "--topic=T1", "-r8", "--json", "pos", "-x", "-w", "abc"};
-  rmq::tools::CliArgs a(10, const_cast<char**>(argv), {"n", "topic", "r", "w"}, {"json"});
-  CHECK(a.get({"n", "namesrvAddr"}).value() == "127.0.0.1:9876");
-  CHECK(a.get({"topic"}).value() == "T1");
-  CHECK(a.getInt({"r"}, 0) == 8);
-  CHECK(a.flag("json"));
-  CHECK(a.positional() == std::vector<std::string>{"pos"});
-  CHECK(a.getInt({"w"}, 4) == 4);  // not a number: default, and an error recorded
-  REQUIRE(a.errors().size() == 2);
-  CHECK(a.errors()[0] == "unknown option -x");
-  CHECK(a.errors()[1].find("expects an integer") != std::string::npos);
-  const char* missing[] = {"verb", "-n"};
-  rmq::tools::CliArgs b(2, const_cast<char**>(missing), {"n"}, {});
-  CHECK(b.errors().size() == 1);
 }

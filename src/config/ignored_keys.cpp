@@ -1,0 +1,190 @@
+#include "config/ignored_keys.h"
+
+#include <array>
+
+namespace rmq::config {
+namespace {
+
+// Reasons shared by several keys.
+constexpr std::string_view kThreadPool =
+    "size of a Java thread pool; rmqnode runs requests on its network threads (serverSelectorThreads)";
+constexpr std::string_view kPoolQueue = "capacity of a Java thread pool's request queue; rmqnode has no such queue";
+constexpr std::string_view kQueueWait =
+    "fast-failure wait of a Java request queue; rmqnode has no request queues to wait in";
+constexpr std::string_view kNetty = "Netty tuning; rmqnode's network layer (Asio) sizes its own sockets and buffers";
+constexpr std::string_view kNettyClient =
+    "setting of the Java broker's outgoing Netty client; rmqnode's client uses its own defaults";
+constexpr std::string_view kTransientPool =
+    "off-heap transient store pool of the Java commit log; rmqnode writes through the page cache";
+constexpr std::string_view kDledger =
+    "DLedger setting; DLedger mode is not supported (the key is ignored while enableDLegerCommitLog is false)";
+constexpr std::string_view kHa = "master/slave HA replication setting; not used by this build";
+constexpr std::string_view kCommercial = "commercial statistics of the Java broker; rmqnode does not collect them";
+constexpr std::string_view kFilterExt =
+    "consume-queue extension / bloom-filter bitmap; rmqnode evaluates SQL92 and tag filters on the messages";
+constexpr std::string_view kLmq = "light message queues (LMQ) are not supported";
+constexpr std::string_view kStats = "Java broker statistics setting; rmqnode keeps its own counters";
+constexpr std::string_view kScheduleAsync =
+    "asynchronous delivery of due delayed messages; rmqnode delivers them in order on its delay timer";
+constexpr std::string_view kFileDeletion =
+    "retry timer of Java's deletion of mapped files still in use; rmqnode's retention (fileReservedTime, "
+    "deleteWhen, diskMaxUsedSpaceRatio) does not use it";
+constexpr std::string_view kUnusedInJava = "not used by RocketMQ 4.9 itself";
+constexpr std::string_view kSlowConsumer = "disabling consumer groups that read slowly is not implemented";
+constexpr std::string_view kAddressServer =
+    "the name-server address server is not supported; list the name servers in namesrvAddr";
+constexpr std::string_view kKvTestEnv = "Java name server test-environment switch; not used";
+
+constexpr std::array kIgnored = std::to_array<IgnoredKey>({
+    // BrokerConfig
+    {"rocketmqHome", "BrokerConfig", "Java install directory (logback and ACL files); the broker needs none"},
+    {"messageStorePlugIn", "BrokerConfig", "Java message-store plug-in classes cannot be loaded"},
+    {"sendMessageThreadPoolNums", "BrokerConfig", kThreadPool},
+    {"putMessageFutureThreadPoolNums", "BrokerConfig", kThreadPool},
+    {"pullMessageThreadPoolNums", "BrokerConfig", kThreadPool},
+    {"processReplyMessageThreadPoolNums", "BrokerConfig", kThreadPool},
+    {"queryMessageThreadPoolNums", "BrokerConfig", kThreadPool},
+    {"adminBrokerThreadPoolNums", "BrokerConfig", kThreadPool},
+    {"clientManageThreadPoolNums", "BrokerConfig", kThreadPool},
+    {"consumerManageThreadPoolNums", "BrokerConfig", kThreadPool},
+    {"heartbeatThreadPoolNums", "BrokerConfig", kThreadPool},
+    {"endTransactionThreadPoolNums", "BrokerConfig", kThreadPool},
+    {"sendThreadPoolQueueCapacity", "BrokerConfig", kPoolQueue},
+    {"putThreadPoolQueueCapacity", "BrokerConfig", kPoolQueue},
+    {"pullThreadPoolQueueCapacity", "BrokerConfig", kPoolQueue},
+    {"replyThreadPoolQueueCapacity", "BrokerConfig", kPoolQueue},
+    {"queryThreadPoolQueueCapacity", "BrokerConfig", kPoolQueue},
+    {"clientManagerThreadPoolQueueCapacity", "BrokerConfig", kPoolQueue},
+    {"consumerManagerThreadPoolQueueCapacity", "BrokerConfig", kPoolQueue},
+    {"heartbeatThreadPoolQueueCapacity", "BrokerConfig", kPoolQueue},
+    {"endTransactionPoolQueueCapacity", "BrokerConfig", kPoolQueue},
+    {"brokerFastFailureEnable", "BrokerConfig", kQueueWait},
+    {"waitTimeMillsInSendQueue", "BrokerConfig", kQueueWait},
+    {"waitTimeMillsInPullQueue", "BrokerConfig", kQueueWait},
+    {"waitTimeMillsInHeartbeatQueue", "BrokerConfig", kQueueWait},
+    {"waitTimeMillsInTransactionQueue", "BrokerConfig", kQueueWait},
+    {"fetchNamesrvAddrByAddressServer", "BrokerConfig", kAddressServer},
+    {"consumerFallbehindThreshold", "BrokerConfig", kSlowConsumer},
+    {"disableConsumeIfConsumerReadSlowly", "BrokerConfig", kSlowConsumer},
+    {"filterServerNums", "BrokerConfig", "filter servers were removed from RocketMQ; none are started"},
+    {"enableCalcFilterBitMap", "BrokerConfig", kFilterExt},
+    {"expectConsumerNumUseFilter", "BrokerConfig", kFilterExt},
+    {"maxErrorRateOfBloomFilter", "BrokerConfig", kFilterExt},
+    {"filterDataCleanTimeSpan", "BrokerConfig", kFilterExt},
+    {"commercialEnable", "BrokerConfig", kCommercial},
+    {"commercialTimerCount", "BrokerConfig", kCommercial},
+    {"commercialTransCount", "BrokerConfig", kCommercial},
+    {"commercialBigCount", "BrokerConfig", kCommercial},
+    {"commercialBaseCount", "BrokerConfig", kCommercial},
+    {"enableDetailStat", "BrokerConfig", kStats},
+    {"autoDeleteUnusedStats", "BrokerConfig", kStats},
+    {"isolateLogEnable", "BrokerConfig", "Java log-directory layout; rmqnode logs to logDir"},
+    {"highSpeedMode", "BrokerConfig", kUnusedInJava},
+    {"maxDelayTime", "BrokerConfig", kUnusedInJava},
+    {"storeReplyMessageEnable", "BrokerConfig", "request-reply messages are not implemented"},
+    {"configBlackList", "BrokerConfig, NamesrvConfig",
+     "keys UPDATE_*_CONFIG may not change; rmqnode refuses run-time changes of every path and string key"},
+    // MessageStoreConfig
+    {"enableDLegerCommitLog", "MessageStoreConfig", kDledger, "true",
+     "DLedger mode is not supported: rmqnode runs RocketMQ's master/slave mode (brokerRole, brokerId); "
+     "remove enableDLegerCommitLog or set it to false"},
+    {"dLegerGroup", "MessageStoreConfig", kDledger},
+    {"dLegerPeers", "MessageStoreConfig", kDledger},
+    {"dLegerSelfId", "MessageStoreConfig", kDledger},
+    {"preferredLeaderId", "MessageStoreConfig", kDledger},
+    {"storePathDLedgerCommitLog", "MessageStoreConfig", kDledger},
+    {"haListenPort", "MessageStoreConfig", kHa},
+    {"haMasterAddress", "MessageStoreConfig", kHa},
+    {"haSendHeartbeatInterval", "MessageStoreConfig", kHa},
+    {"haHousekeepingInterval", "MessageStoreConfig", kHa},
+    {"haTransferBatchSize", "MessageStoreConfig", kHa},
+    {"haSlaveFallbehindMax", "MessageStoreConfig", kHa},
+    {"slaveTimeout", "MessageStoreConfig", kHa},
+    {"offsetCheckInSlave", "MessageStoreConfig", kHa},
+    {"enableBatchPush", "MessageStoreConfig", kHa},
+    {"transientStorePoolEnable", "MessageStoreConfig", kTransientPool},
+    {"transientStorePoolSize", "MessageStoreConfig", kTransientPool},
+    {"fastFailIfNoBufferInStorePool", "MessageStoreConfig", kTransientPool},
+    {"commitIntervalCommitLog", "MessageStoreConfig", kTransientPool},
+    {"commitCommitLogLeastPages", "MessageStoreConfig", kTransientPool},
+    {"commitCommitLogThoroughInterval", "MessageStoreConfig", kTransientPool},
+    {"destroyMapedFileIntervalForcibly", "MessageStoreConfig", kFileDeletion},
+    {"redeleteHangedFileInterval", "MessageStoreConfig", kFileDeletion},
+    {"deleteConsumeQueueFilesInterval", "MessageStoreConfig", kFileDeletion},
+    {"cleanFileForciblyEnable", "MessageStoreConfig",
+     "rmqnode always deletes files when disk use passes diskSpaceCleanForciblyRatio"},
+    {"enableConsumeQueueExt", "MessageStoreConfig", kFilterExt},
+    {"mappedFileSizeConsumeQueueExt", "MessageStoreConfig", kFilterExt},
+    {"bitMapLengthConsumeQueueExt", "MessageStoreConfig", kFilterExt},
+    {"enableLmq", "MessageStoreConfig", kLmq},
+    {"enableMultiDispatch", "MessageStoreConfig", kLmq},
+    {"maxLmqConsumeQueueNum", "MessageStoreConfig", kLmq},
+    {"enableScheduleAsyncDeliver", "MessageStoreConfig", kScheduleAsync},
+    {"scheduleAsyncDeliverMaxPendingLimit", "MessageStoreConfig", kScheduleAsync},
+    {"scheduleAsyncDeliverMaxResendNum2Blocked", "MessageStoreConfig", kScheduleAsync},
+    {"enableScheduleMessageStats", "MessageStoreConfig", kStats},
+    {"flushCommitLogTimed", "MessageStoreConfig",
+     "Java flush-loop wait style; rmqnode's flush thread waits flushIntervalCommitLog or a wake-up"},
+    {"flushLeastPagesWhenWarmMapedFile", "MessageStoreConfig",
+     "flush granularity of Java's file warm-up; rmqnode's warm-up (warmMapedFileEnable) does not flush"},
+    {"osPageCacheBusyTimeOutMills", "MessageStoreConfig",
+     "Java's commit-log lock busy guard; rmqnode appends from a single writer without that lock"},
+    {"useReentrantLockWhenPutMessage", "MessageStoreConfig",
+     "choice of the Java commit-log lock; rmqnode appends from a single writer without that lock"},
+    {"debugLockEnable", "MessageStoreConfig", "Java lock debugging; not applicable"},
+    {"duplicationEnable", "MessageStoreConfig", "Java store duplication mode is not supported"},
+    {"diskFallRecorded", "MessageStoreConfig", kStats},
+    {"putMsgIndexHightWater", "MessageStoreConfig", kUnusedInJava},
+    {"readOnlyCommitLogStorePaths", "MessageStoreConfig",
+     "multi-path commit logs are not supported; the commit log lives in storePathCommitLog"},
+    // NettyServerConfig (the name server implements serverWorkerThreads and serverChannelMaxIdleTimeSeconds)
+    {"serverWorkerThreads", "NettyServerConfig", "the broker runs requests on its network threads (serverSelectorThreads)"},
+    {"serverChannelMaxIdleTimeSeconds", "NettyServerConfig",
+     "the broker drops silent clients after channelExpiredTimeout instead"},
+    {"serverCallbackExecutorThreads", "NettyServerConfig", kThreadPool},
+    {"serverOnewaySemaphoreValue", "NettyServerConfig", kNetty},
+    {"serverAsyncSemaphoreValue", "NettyServerConfig", kNetty},
+    {"serverSocketSndBufSize", "NettyServerConfig", kNetty},
+    {"serverSocketRcvBufSize", "NettyServerConfig", kNetty},
+    {"serverSocketBacklog", "NettyServerConfig", kNetty},
+    {"serverPooledByteBufAllocatorEnable", "NettyServerConfig", kNetty},
+    {"useEpollNativeSelector", "NettyServerConfig", kNetty},
+    {"writeBufferHighWaterMark", "NettyServerConfig, NettyClientConfig", kNetty},
+    {"writeBufferLowWaterMark", "NettyServerConfig, NettyClientConfig", kNetty},
+    // NettyClientConfig
+    {"clientWorkerThreads", "NettyClientConfig", kNettyClient},
+    {"clientCallbackExecutorThreads", "NettyClientConfig", kNettyClient},
+    {"clientOnewaySemaphoreValue", "NettyClientConfig", kNettyClient},
+    {"clientAsyncSemaphoreValue", "NettyClientConfig", kNettyClient},
+    {"connectTimeoutMillis", "NettyClientConfig", kNettyClient},
+    {"channelNotActiveInterval", "NettyClientConfig", kNettyClient},
+    {"clientChannelMaxIdleTimeSeconds", "NettyClientConfig", kNettyClient},
+    {"clientSocketSndBufSize", "NettyClientConfig", kNettyClient},
+    {"clientSocketRcvBufSize", "NettyClientConfig", kNettyClient},
+    {"clientPooledByteBufAllocatorEnable", "NettyClientConfig", kNettyClient},
+    {"clientCloseSocketIfTimeout", "NettyClientConfig", kNettyClient},
+    {"useTLS", "NettyClientConfig", "TLS is not supported; rmqnode speaks plain TCP"},
+    // NamesrvConfig
+    {"productEnvName", "NamesrvConfig", kKvTestEnv},
+    {"clusterTest", "NamesrvConfig", kKvTestEnv},
+    // System properties BrokerStartup copies from the config file (properties2SystemEnv).
+    {"rmqAddressServerDomain", "BrokerStartup system property", kAddressServer},
+    {"rmqAddressServerSubGroup", "BrokerStartup system property", kAddressServer},
+    // RocketMQ 3.x keys still found in circulating broker-a.properties examples.
+    {"checkTransactionMessageEnable", "RocketMQ 3.x BrokerConfig",
+     "3.x transaction-check switch; transactions use transactionTimeOut, transactionCheckMax and "
+     "transactionCheckInterval"},
+});
+
+}  // namespace
+
+std::span<const IgnoredKey> ignoredKeys() { return kIgnored; }
+
+const IgnoredKey* findIgnoredKey(std::string_view key) {
+  for (const auto& k : kIgnored) {
+    if (k.key == key) return &k;
+  }
+  return nullptr;
+}
+
+}  // namespace rmq::config
