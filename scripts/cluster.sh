@@ -5,7 +5,7 @@
 #   scripts/cluster.sh start   [LAYOUT] [NODE]   start every node (name servers first), or one node
 #   scripts/cluster.sh stop    [LAYOUT] [NODE]   graceful stop (brokers first, then name servers), or one node
 #   scripts/cluster.sh restart [LAYOUT] [NODE]   stop, then start
-#   scripts/cluster.sh status  [LAYOUT] [NODE]   role, pid, ports, answers?, a slave's replication lag
+#   scripts/cluster.sh status  [LAYOUT] [NODE]   role, pid, ports, answers?, a slave's lag (bytes) and HA link
 #
 # LAYOUT is a folder of config/: 2m-2s-async (the default: 2 masters + 2 slaves, asynchronous
 # replication, RocketMQ's usual production shape), 2m-2s-sync (SYNC_MASTER), 2m-noslave (2 masters).
@@ -112,8 +112,10 @@ lag_of() {
   local m mo so; m=$(master_of "$1")
   [ -n "$m" ] || { echo "no master in layout"; return; }
   mo=$(runtime_value "$m" commitLogMaxOffset); so=$(runtime_value "$1" commitLogMaxOffset)
+  # haConnected: the slave's HA connection to its master is up (it reconnects with a backoff).
+  local link; [ "$(runtime_value "$1" haConnected)" = true ] && link=connected || link="not connected"
   if [ -z "$so" ]; then echo "?"; elif [ -z "$mo" ]; then echo "? (master $m down; slave at $so)"; else
-    echo "$((mo - so)) bytes behind $m"
+    echo "$((mo - so)) bytes behind $m ($link)"
   fi
 }
 
