@@ -22,10 +22,14 @@
 # Uses build/release/rmqnode and rmqadmin ($RMQNODE_BIN / $RMQADMIN_BIN; built by
 # scripts/build.sh Release if missing). START_WAIT_SECS (default 30) bounds the wait for a node to
 # answer; STOP_WAIT_SECS (default 30) the wait for a graceful stop before SIGKILL.
+# RMQ_CLUSTER_CONFIG (default config) and RMQ_CLUSTER_STATE (default data/cluster) move the folder
+# of layouts and the folder of pid files / stdout logs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
-state=$repo/data/cluster
+# (tools_cluster_script_test runs a layout of its own on free ports through these two)
+confdir=${RMQ_CLUSTER_CONFIG:-config}
+state=${RMQ_CLUSTER_STATE:-$repo/data/cluster}
 bin=${RMQNODE_BIN:-$repo/build/release/rmqnode}
 admin=${RMQADMIN_BIN:-$repo/build/release/rmqadmin}
 default_layout=${RMQ_CLUSTER_LAYOUT:-2m-2s-async}
@@ -35,10 +39,10 @@ stop_wait=${STOP_WAIT_SECS:-30}
 die() { echo "cluster.sh: $*" >&2; exit 2; }
 usage() { awk 'NR>1 && /^#/ {sub(/^# ?/, ""); print; next} NR>1 {exit}' "$0" >&2; exit 2; }
 
-is_layout() { [ -n "$1" ] && [ -d "config/$1" ] && ls "config/$1"/*.toml >/dev/null 2>&1; }
+is_layout() { [ -n "$1" ] && [ -d "$confdir/$1" ] && ls "$confdir/$1"/*.toml >/dev/null 2>&1; }
 
 # ------------------------------------------------------------------ reading a node's config
-conf_of() { echo "config/$layout/$1.toml"; }
+conf_of() { echo "$confdir/$layout/$1.toml"; }
 # First `key = value` of a TOML file, quotes stripped (the layouts keep one key per line).
 conf_get() {  # node key
   sed -n "s/^[[:space:]]*$2[[:space:]]*=[[:space:]]*//p" "$(conf_of "$1")" | head -n1 | sed 's/^"\(.*\)"$/\1/'
@@ -47,12 +51,12 @@ is_namesrv() { case $1 in namesrv*) return 0 ;; *) return 1 ;; esac; }
 # Name servers first, then masters, then slaves (the start order; stop walks it backwards).
 nodes_in_order() {
   local f n
-  for f in "config/$layout"/namesrv*.toml; do [ -e "$f" ] && basename "$f" .toml; done
-  for f in "config/$layout"/*.toml; do
+  for f in "$confdir/$layout"/namesrv*.toml; do [ -e "$f" ] && basename "$f" .toml; done
+  for f in "$confdir/$layout"/*.toml; do
     n=$(basename "$f" .toml); is_namesrv "$n" && continue
     [ "$(conf_get "$n" brokerRole)" != SLAVE ] && echo "$n"
   done
-  for f in "config/$layout"/*.toml; do
+  for f in "$confdir/$layout"/*.toml; do
     n=$(basename "$f" .toml); is_namesrv "$n" && continue
     [ "$(conf_get "$n" brokerRole)" = SLAVE ] && echo "$n"
   done
@@ -197,7 +201,7 @@ if [ $# -gt 0 ]; then node=$1; shift; fi
 if [ -z "$layout" ]; then
   if [ -f "$state/current-layout" ]; then layout=$(cat "$state/current-layout"); else layout=$default_layout; fi
 fi
-is_layout "$layout" || die "no layout config/$layout (layouts: $(cd config && ls -d */ | tr -d / | tr '\n' ' '))"
+is_layout "$layout" || die "no layout $confdir/$layout (layouts: $(cd "$confdir" && ls -d */ | tr -d / | tr '\n' ' '))"
 if [ -n "$node" ] && [ ! -f "$(conf_of "$node")" ]; then
   die "no node '$node' in layout $layout (nodes: $(nodes_in_order | tr '\n' ' '))"
 fi
@@ -213,7 +217,7 @@ do_start() {
   [ -z "$other" ] || die "layout $other is running on the same ports; scripts/cluster.sh stop $other first"
   mkdir -p "$state/$layout"
   echo "$layout" >"$state/current-layout"
-  echo "layout $layout (config/$layout), state in data/cluster/$layout"
+  echo "layout $layout ($confdir/$layout), state in ${state#"$repo"/}/$layout"
   local n
   for n in $targets; do start_node "$n"; done
   [ -n "$node" ] || echo "NAMESRV_ADDR=\"$(namesrv_addrs)\""
@@ -229,7 +233,7 @@ case $cmd in
   stop) do_stop ;;
   restart) do_stop; do_start ;;
   status)
-    echo "layout $layout (config/$layout)"
+    echo "layout $layout ($confdir/$layout)"
     printf '%-11s %-12s %-11s %-8s %-34s %s\n' NODE ROLE PID ANSWERS PORTS REPLICATION
     for n in $targets; do status_node "$n"; done
     ;;

@@ -63,27 +63,33 @@ max_offset() {  # broker address -> commitLogMaxOffset ("" when it does not answ
   "$admin" brokerStatus -n "127.0.0.1:$ns" -b "$1" 2>/dev/null | sed -n 's/^commitLogMaxOffset *: *//p'
 }
 
+# The config of a name server + broker process (--role=namesrv,master) with its files under DIR;
+# STORE_LINE is one more [store] key.
+node_toml() {  # file dir namesrv-port broker-port store-line
+  cat >"$1" <<EOF
+logDir = "$2/logs"
+[namesrv]
+bindAddress = "127.0.0.1"
+listenPort = $3
+kvConfigPath = "$2/namesrv/kvConfig.json"
+configStorePath = "$2/namesrv/namesrv.properties"
+[broker]
+brokerName = "bench-broker"
+brokerIP1 = "127.0.0.1"
+listenPort = $4
+namesrvAddr = "127.0.0.1:$3"
+[store]
+storePathRootDir = "$2/store"
+$5
+EOF
+}
+
 if [ "$mode" = repl ]; then
   declare -A tps
   for role in ASYNC_MASTER SYNC_MASTER; do
     dir="$work/$role"; mkdir -p "$dir/slave"
     ns=$(free_port); mp=$(free_port); sp=$(free_port)
-    cat >"$dir/master.toml" <<EOF
-logDir = "$dir/logs"
-[namesrv]
-bindAddress = "127.0.0.1"
-listenPort = $ns
-kvConfigPath = "$dir/namesrv/kvConfig.json"
-configStorePath = "$dir/namesrv/namesrv.properties"
-[broker]
-brokerName = "bench-broker"
-brokerIP1 = "127.0.0.1"
-listenPort = $mp
-namesrvAddr = "127.0.0.1:$ns"
-[store]
-storePathRootDir = "$dir/store"
-brokerRole = "$role"
-EOF
+    node_toml "$dir/master.toml" "$dir" "$ns" "$mp" "brokerRole = \"$role\""
     cat >"$dir/slave/slave.toml" <<EOF
 logDir = "$dir/slave/logs"
 [broker]
@@ -141,22 +147,7 @@ for t in 1 16 64; do "$bench" echo -t "$t" -s 1024 -d "$secs" --server-threads 2
 for flush in ASYNC_FLUSH SYNC_FLUSH; do
   dir="$work/$flush"; mkdir -p "$dir"
   ns=$(free_port); bp=$(free_port)
-  cat >"$dir/node.toml" <<EOF
-logDir = "$dir/logs"
-[namesrv]
-bindAddress = "127.0.0.1"
-listenPort = $ns
-kvConfigPath = "$dir/namesrv/kvConfig.json"
-configStorePath = "$dir/namesrv/namesrv.properties"
-[broker]
-brokerName = "bench-broker"
-brokerIP1 = "127.0.0.1"
-listenPort = $bp
-namesrvAddr = "127.0.0.1:$ns"
-[store]
-storePathRootDir = "$dir/store"
-flushDiskType = "$flush"
-EOF
+  node_toml "$dir/node.toml" "$dir" "$ns" "$bp" "flushDiskType = \"$flush\""
   t0=$(date +%s%N)
   HOME="$dir" "$node_bin" --role=namesrv,master --config "$dir/node.toml" >"$dir/out.txt" 2>&1 &
   pid=$!

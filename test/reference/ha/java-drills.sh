@@ -65,15 +65,33 @@ if x != y:
 print("  [%d, %d): %d bytes identical" % (lo, hi, hi - lo))
 EOF
 }
-java_broker() {  # name properties-text
+# A broker of either kind: its store under $work/NAME, 64 KiB commit-log files, name server $NS.
+java_broker() {  # name brokerRole brokerName brokerId listenPort
   mkdir -p "$work/run-$1"
-  printf '%s\n' "$2" >"$work/$1.properties"
+  printf '%s\n' "brokerClusterName=DefaultCluster" "brokerName=$3" "brokerId=$4" "brokerRole=$2" \
+    "flushDiskType=ASYNC_FLUSH" "brokerIP1=127.0.0.1" "listenPort=$5" "namesrvAddr=$NS" \
+    "storePathRootDir=$work/$1/store" "mappedFileSizeCommitLog=$FILE" >"$work/$1.properties"
   RMQ_RUN_DIR="$work/run-$1" BROKER_CONF="$work/$1.properties" "$J/bin/rmq.sh" start-broker
 }
 rmq_node() {  # name role toml-text
   printf '%s\n' "$3" >"$work/$1.toml"
   "$B/rmqnode" --role="$2" -c "$work/$1.toml" >"$work/$1.out" 2>&1 &
   pids+=($!)
+}
+rmq_broker() {  # name brokerRole brokerName brokerId listenPort
+  local role=master; [ "$2" = SLAVE ] && role=slave
+  rmq_node "$1" "$role" "logDir = \"$work/$1\"
+[broker]
+brokerName = \"$3\"
+brokerId = $4
+brokerIP1 = \"127.0.0.1\"
+brokerIP2 = \"127.0.0.1\"
+listenPort = $5
+namesrvAddr = \"$NS\"
+[store]
+brokerRole = \"$2\"
+storePathRootDir = \"$work/$1/store\"
+mappedFileSizeCommitLog = $FILE"
 }
 send_all() {  # topic
   # The first send may come before the slave's first report (5 s): retry until one is SEND_OK.
@@ -114,28 +132,10 @@ listenPort = 29876
 kvConfigPath = \"$work/ns-a/kv.json\"
 configStorePath = \"$work/ns-a/ns.properties\""
 wait_port 29876
-rmq_node master-a master "logDir = \"$work/master-a\"
-[broker]
-brokerName = \"broker-x\"
-brokerIP1 = \"127.0.0.1\"
-brokerIP2 = \"127.0.0.1\"
-listenPort = 30911
-namesrvAddr = \"$NS\"
-[store]
-brokerRole = \"SYNC_MASTER\"
-storePathRootDir = \"$work/master-a/store\"
-mappedFileSizeCommitLog = $FILE"
+rmq_broker master-a SYNC_MASTER broker-x 0 30911
 wait_port 30911 && wait_port 30912
 "$B/rmqadmin" updateTopic -n "$NS" -b 127.0.0.1:30911 -t DrillA -r 4 -w 4 >/dev/null
-java_broker slave-a "brokerClusterName=DefaultCluster
-brokerName=broker-x
-brokerId=1
-brokerRole=SLAVE
-brokerIP1=127.0.0.1
-listenPort=31911
-namesrvAddr=$NS
-storePathRootDir=$work/slave-a/store
-mappedFileSizeCommitLog=$FILE"
+java_broker slave-a SLAVE broker-x 1 31911
 check "A: $N sends to the rmqnode SYNC_MASTER all SEND_OK (acked by the Java slave)" send_all DrillA
 check "A: Java slave at the master's end" caught_up 127.0.0.1:30911 127.0.0.1:31911
 end=$(max_offset 127.0.0.1:30911)
@@ -153,28 +153,9 @@ say "B: Apache RocketMQ 4.9.8 SYNC_MASTER + rmqnode SLAVE"
 NS=127.0.0.1:29877
 mkdir -p "$work/run-ns-b"
 NS_PORT=29877 RMQ_RUN_DIR="$work/run-ns-b" "$J/bin/rmq.sh" start-namesrv
-java_broker master-b "brokerClusterName=DefaultCluster
-brokerName=broker-j
-brokerId=0
-brokerRole=SYNC_MASTER
-flushDiskType=ASYNC_FLUSH
-brokerIP1=127.0.0.1
-listenPort=32911
-namesrvAddr=$NS
-storePathRootDir=$work/master-b/store
-mappedFileSizeCommitLog=$FILE"
+java_broker master-b SYNC_MASTER broker-j 0 32911
 "$B/rmqadmin" updateTopic -n "$NS" -b 127.0.0.1:32911 -t DrillB -r 4 -w 4 >/dev/null
-rmq_node slave-b slave "logDir = \"$work/slave-b\"
-[broker]
-brokerName = \"broker-j\"
-brokerId = 1
-brokerIP1 = \"127.0.0.1\"
-listenPort = 33911
-namesrvAddr = \"$NS\"
-[store]
-brokerRole = \"SLAVE\"
-storePathRootDir = \"$work/slave-b/store\"
-mappedFileSizeCommitLog = $FILE"
+rmq_broker slave-b SLAVE broker-j 1 33911
 wait_port 33911
 check "B: $N sends to the Java SYNC_MASTER all SEND_OK (acked by the rmqnode slave)" send_all DrillB
 check "B: rmqnode slave at the master's end" caught_up 127.0.0.1:32911 127.0.0.1:33911
