@@ -12,6 +12,7 @@
 
 #include "common/log.h"
 #include "repl/ha_protocol.h"
+#include "repl/ha_watchdog.h"
 
 namespace rmq::repl {
 
@@ -137,18 +138,10 @@ class HaClient::Session : public std::enable_shared_from_this<Session> {
   }
 
   asio::awaitable<void> watchdog(std::shared_ptr<Session> self) {
+    const std::string peer = "master " + master_;
     const auto limit = milliseconds(c_.cfg_.haHousekeepingInterval);
-    const auto period = std::clamp<Clock::duration>(limit / 4, milliseconds(50), milliseconds(1000));
-    while (!closed_) {
-      watchTimer_.expires_after(period);
-      co_await watchTimer_.async_wait(as_tuple(use_awaitable));
-      if (closed_) co_return;
-      if (Clock::now() - lastRead_ > limit) {
-        log::warn("HA: master {} sent nothing for more than haHousekeepingInterval ({} ms)", master_, limit.count());
-        close("housekeeping: master silent");
-        co_return;
-      }
-    }
+    bool silent = co_await awaitPeerSilence(watchTimer_, lastRead_, limit, closed_, peer);
+    if (silent) close("housekeeping: master silent");
   }
 
   HaClient& c_;

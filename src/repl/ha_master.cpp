@@ -11,6 +11,7 @@
 
 #include "common/log.h"
 #include "repl/ha_protocol.h"
+#include "repl/ha_watchdog.h"
 
 namespace rmq::repl {
 
@@ -169,20 +170,10 @@ class HaMaster::Connection : public std::enable_shared_from_this<Connection> {
 
   // Drops a slave that sent nothing for haHousekeepingInterval (Java's ReadSocketService check).
   asio::awaitable<void> watchdog(std::shared_ptr<Connection> self) {
+    const std::string peer = "slave " + address_;
     const auto limit = milliseconds(m_.cfg_.haHousekeepingInterval);
-    const auto period = std::clamp<Clock::duration>(limit / 4, milliseconds(50), milliseconds(1000));
-    while (!closed_) {
-      watchTimer_.expires_after(period);
-      co_await watchTimer_.async_wait(as_tuple(use_awaitable));
-      if (closed_) co_return;
-      auto silent = Clock::now() - lastRead_;
-      if (silent > limit) {
-        log::warn("HA: slave {} sent nothing for {} ms (haHousekeepingInterval {} ms)", address_,
-                  std::chrono::duration_cast<milliseconds>(silent).count(), limit.count());
-        close("housekeeping: slave silent");
-        co_return;
-      }
-    }
+    bool silent = co_await awaitPeerSilence(watchTimer_, lastRead_, limit, closed_, peer);
+    if (silent) close("housekeeping: slave silent");
   }
 
   HaMaster& m_;
