@@ -35,11 +35,15 @@ Result<MappedFilePtr> AllocateService::take(const std::string& path, int64_t sta
       ready_.erase(it);
     }
     pending_.erase(path);
+  }
+  Result<MappedFilePtr> taken = f ? Result<MappedFilePtr>(std::move(f))
+                                  : MappedFile::create(path, start, size, MappedFile::Backing::Reserved);
+  if (taken) {  // not while this one failed (full disk): the next file would take the space it needs
+    std::lock_guard lock(mu_);
     if (thread_.joinable() && !stopping_) pending_[nextPath] = Request{nextStart, size};
   }
   cv_.notify_all();
-  if (f) return f;
-  return MappedFile::create(path, start, size, true);
+  return taken;
 }
 
 void AllocateService::run() {
@@ -52,7 +56,7 @@ void AllocateService::run() {
     if (ready_.count(path)) continue;
     creating_ = path;
     lock.unlock();
-    auto f = MappedFile::create(path, req.start, req.size, true);
+    auto f = MappedFile::create(path, req.start, req.size, MappedFile::Backing::Reserved);
     if (f && warm_) f.value()->warm();
     lock.lock();
     creating_.clear();

@@ -9,6 +9,7 @@
 
 #include "common/bytes.h"
 #include "common/response_code.h"
+#include "store/disk_space.h"
 
 namespace rmq::store {
 
@@ -23,8 +24,8 @@ Checkpoint::~Checkpoint() {
 }
 
 Result<void> Checkpoint::load() {
-  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) return sysError("cannot open checkpoint", path_);
+  fd_ = openForWrite(path_);
+  if (fd_ < 0) return diskError("cannot open checkpoint", path_, errno);
   char buf[24] = {};
   ssize_t n = ::pread(fd_, buf, sizeof buf, 0);
   if (n < 0) return sysError("cannot read checkpoint", path_);
@@ -34,6 +35,8 @@ Result<void> Checkpoint::load() {
     index_ = static_cast<int64_t>(loadBE64(buf + 16));
   }
   if (::ftruncate(fd_, 4096) != 0) return sysError("cannot size checkpoint", path_);
+  // Blocks reserved now, so a later flush() on a full disk still rewrites them in place.
+  if (int rc = reserveSpace(fd_, 0, 4096); rc != 0) return diskError("cannot reserve checkpoint", path_, rc);
   return {};
 }
 
@@ -43,8 +46,9 @@ Result<void> Checkpoint::flush() {
   storeBE64(buf, static_cast<uint64_t>(physic_.load()));
   storeBE64(buf + 8, static_cast<uint64_t>(logics_.load()));
   storeBE64(buf + 16, static_cast<uint64_t>(index_.load()));
-  if (::pwrite(fd_, buf, sizeof buf, 0) != static_cast<ssize_t>(sizeof buf) || ::fdatasync(fd_) != 0)
-    return sysError("cannot write checkpoint", path_);
+  int rc = writeAllAt(fd_, std::string_view(buf, sizeof buf), 0);
+  if (rc == 0 && ::fdatasync(fd_) != 0) rc = errno;
+  if (rc != 0) return diskError("cannot write checkpoint", path_, rc);
   return {};
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // StoreCheckpoint (§6.5): a 4 KiB file holding three big-endian longs — store time of the last
 // flushed commit log message, of the last consume-queue write, of the last full index file.
-// Setters are lock-free (any thread); flush() writes and fdatasyncs (background thread).
+// Setters are lock-free (any thread); flush() writes and fdatasyncs (background thread). Plain
+// pwrite into blocks reserved by load(): a full disk is an error value, never a fault.
 #include <atomic>
 #include <cstdint>
 #include <string>

@@ -6,6 +6,7 @@
 #include "common/bytes.h"
 #include "common/log.h"
 #include "common/message_id.h"
+#include "store/disk_space.h"
 
 namespace rmq::store {
 
@@ -20,6 +21,11 @@ AppendResult fail(PutStatus s, std::string why) {
   r.error = std::move(why);
   return r;
 }
+AppendResult noFile(const Error& e) {
+  AppendResult r = fail(PutStatus::CREATE_MAPPED_FILE_FAILED, e.message);
+  r.diskFull = isNoSpace(e);
+  return r;
+}
 bool dispatchedToQueue(int32_t sysFlag) {
   int32_t t = sysflag::transactionType(sysFlag);
   return t == sysflag::TRANSACTION_NOT_TYPE || t == sysflag::TRANSACTION_COMMIT_TYPE;
@@ -28,7 +34,7 @@ bool dispatchedToQueue(int32_t sysFlag) {
 
 CommitLog::CommitLog(const StoreConfig& cfg, const HostAddress& storeHost, AllocateService& allocator)
     : cfg_(cfg), storeHost_(storeHost), allocator_(allocator),
-      files_(cfg.commitLogDir(), cfg.mappedFileSizeCommitLog, true) {
+      files_(cfg.commitLogDir(), cfg.mappedFileSizeCommitLog) {
   files_.setAllocator([this](const std::string& path, int64_t start, int64_t size) {
     int64_t next = start + size;
     return allocator_.take(path, start, size, files_.dir() + "/" + MappedFile::fileName(next), next);
@@ -52,6 +58,8 @@ Result<MappedFilePtr> CommitLog::fileWithRoom(int64_t need) {
     auto f = nextFile();
     if (!f) return f;
   }
+  // Free for files this process created (reserved whole); one fallocate for a file opened at load.
+  if (auto r = current_->reserveFrom(current_->wrote()); !r) return r.error();
   if (need + 8 > current_->remaining()) {  // §4.4: blank marker, record goes to the next file
     int64_t pos = current_->wrote();
     storeBE32(current_->data() + pos, static_cast<uint32_t>(current_->remaining()));
@@ -60,6 +68,7 @@ Result<MappedFilePtr> CommitLog::fileWithRoom(int64_t need) {
     publish(*current_);
     auto f = nextFile();
     if (!f) return f;
+    if (auto r = current_->reserveFrom(current_->wrote()); !r) return r.error();
   }
   return current_;
 }
@@ -91,7 +100,7 @@ AppendResult CommitLog::append(const MessageToStore& m) {
   {
     std::lock_guard lock(mu_);
     auto file = fileWithRoom(size);
-    if (!file) return fail(PutStatus::CREATE_MAPPED_FILE_FAILED, file.error().message);
+    if (!file) return noFile(file.error());
     MappedFile& mf = *file.value();
     int64_t pos = mf.wrote();
     int64_t& next = queueOffsetSlot(m.topic, m.queueId);
@@ -147,7 +156,7 @@ AppendResult CommitLog::appendBatch(const BatchToStore& b) {
   {
     std::lock_guard lock(mu_);
     auto file = fileWithRoom(total);  // the whole batch lands in one file
-    if (!file) return fail(PutStatus::CREATE_MAPPED_FILE_FAILED, file.error().message);
+    if (!file) return noFile(file.error());
     MappedFile& mf = *file.value();
     int64_t start = mf.wrote(), pos = start;
     int64_t& next = queueOffsetSlot(b.topic, b.queueId);
@@ -194,6 +203,7 @@ Result<void> CommitLog::appendRaw(int64_t offset, std::string_view bytes) {
       }
     }
     int64_t pos = offset - current_->fromOffset();
+    if (auto r = current_->reserveFrom(pos); !r) return r.error();
     int64_t n = std::min<int64_t>(static_cast<int64_t>(bytes.size()), current_->size() - pos);
     std::memcpy(current_->data() + pos, bytes.data(), static_cast<size_t>(n));
     current_->setWrote(pos + n);

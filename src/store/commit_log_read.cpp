@@ -1,4 +1,5 @@
 // CommitLog reads, flush and recovery scan (the append side is in commit_log.cpp).
+#include <algorithm>
 #include <chrono>
 
 #include "common/bytes.h"
@@ -19,10 +20,11 @@ ByteView CommitLog::readRecord(int64_t offset) const {
   auto f = files_.findByOffset(offset);
   if (!f) return {};
   int64_t pos = offset - f->fromOffset();
-  if (pos + 8 > f->wrote()) return {};
+  int64_t end = std::min(f->wrote(), f->dataEnd());  // an offset into a hole (after a blank marker) reads nothing
+  if (pos + 8 > end) return {};
   auto size = static_cast<int32_t>(loadBE32(f->data() + pos));
   auto magic = static_cast<int32_t>(loadBE32(f->data() + pos + 4));
-  if ((magic != kMessageMagicV1 && magic != kMessageMagicV2) || size < 91 || pos + size > f->wrote()) return {};
+  if ((magic != kMessageMagicV1 && magic != kMessageMagicV2) || size < 91 || pos + size > end) return {};
   return ByteView{std::string_view(f->data() + pos, static_cast<size_t>(size)), f};
 }
 
@@ -83,9 +85,14 @@ int64_t CommitLog::scanValid(size_t startIdx, bool checkCRC, const std::function
     f.adviseSequential();
     int64_t pos = 0;
     bool stop = false;
+    int64_t limit = f.dataEnd();  // never read a hole through the mapping (full tmpfs: SIGBUS)
     while (pos < f.size()) {
+      if (pos >= limit) {  // never written: zeros, the end of the log
+        stop = true;
+        break;
+      }
       RecordView v;
-      auto rc = parseRecord(f.data() + pos, static_cast<size_t>(f.size() - pos), v, checkCRC);
+      auto rc = parseRecord(f.data() + pos, static_cast<size_t>(limit - pos), v, checkCRC);
       if (rc == RecordParse::Blank) {
         pos = f.size();
         break;

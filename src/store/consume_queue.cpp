@@ -1,5 +1,6 @@
 #include "store/consume_queue.h"
 
+#include <algorithm>
 #include <climits>
 
 #include "common/bytes.h"
@@ -24,7 +25,7 @@ CqUnit ConsumeQueue::UnitRange::at(int64_t i) const { return readUnit(data + i *
 
 ConsumeQueue::ConsumeQueue(std::string topic, int queueId, const std::string& rootDir, int64_t fileSize)
     : topic_(std::move(topic)), queueId_(queueId),
-      files_(rootDir + "/" + topic_ + "/" + std::to_string(queueId), fileSize, true) {}
+      files_(rootDir + "/" + topic_ + "/" + std::to_string(queueId), fileSize) {}
 
 Result<void> ConsumeQueue::load() { return files_.load(); }
 
@@ -37,7 +38,7 @@ void ConsumeQueue::recover() {
   for (size_t i = start; i < files.size(); ++i) {
     const char* base = files[i]->data();
     int64_t pos = 0;
-    for (; pos + kCqUnitSize <= files[i]->size(); pos += kCqUnitSize) {
+    for (; pos + kCqUnitSize <= files[i]->dataEnd(); pos += kCqUnitSize) {  // a hole holds no unit
       CqUnit u = readUnit(base + pos);
       if (!validUnit(u)) break;
       if (u.size != INT_MAX) maxPhy = u.phyOffset + u.size;  // skip filler units
@@ -61,6 +62,7 @@ Result<void> ConsumeQueue::putUnit(int64_t cqOffset, int64_t phyOffset, int32_t 
   if (!f) return f.error();
   MappedFile& file = *f.value();
   int64_t pos = logical - fileStart;
+  if (auto r = file.reserveFrom(std::min(pos, file.wrote())); !r) return r;  // a file opened at load
   if (wasEmpty && pos > 0 && file.wrote() == 0) {
     // First file of a queue that starts mid-file (e.g. after deletion): filler units before it.
     for (int64_t p = 0; p < pos; p += kCqUnitSize) writeUnit(file.data() + p, 0, INT_MAX, 0);

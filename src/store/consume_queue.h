@@ -32,6 +32,7 @@ class ConsumeQueue {
   void recover();
 
   // Writes unit `cqOffset`; skips units already present (recovery re-dispatch). Dispatcher only.
+  // An error (no file, full disk) writes nothing: the caller retries the same unit later.
   Result<void> putUnit(int64_t cqOffset, int64_t phyOffset, int32_t size, int64_t tagsCode);
 
   // Units readable from `index` within its file: pointer to the first one and how many follow.

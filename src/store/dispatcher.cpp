@@ -31,7 +31,7 @@ int64_t Dispatcher::tagsCodeOf(const RecordView& r) const {
   return tags && !tags->empty() ? javaStringHash(*tags) : 0;
 }
 
-void Dispatcher::dispatchRecord(const RecordView& r, bool notify) {
+Result<void> Dispatcher::dispatchRecord(const RecordView& r, bool notify) {
   int32_t tt = sysflag::transactionType(r.sysFlag);
   bool toQueue = tt == sysflag::TRANSACTION_NOT_TYPE || tt == sysflag::TRANSACTION_COMMIT_TYPE;
   int64_t tagsCode = 0;
@@ -39,17 +39,25 @@ void Dispatcher::dispatchRecord(const RecordView& r, bool notify) {
     auto cq = cqs_.findOrCreate(r.topic, r.queueId);
     tagsCode = tagsCodeOf(r);
     if (auto res = cq->putUnit(r.queueOffset, r.physicalOffset, r.totalSize, tagsCode); !res)
-      log::error("consume queue {}/{}: {}", r.topic, r.queueId, res.error().message);
+      return makeError(res.error().code, "consume queue " + std::string(r.topic) + "/" +
+                                             std::to_string(r.queueId) + ": " + res.error().message);
     checkpoint_.setLogicsMsgTimestamp(r.storeTimestamp);
   }
-  index_.buildIndex(r);
+  if (auto res = index_.buildIndex(r); !res) return makeError(res.error().code, "index: " + res.error().message);
   if (toQueue && notify && listener_) {
     topicBuf_.assign(r.topic);
     listener_(topicBuf_, r.queueId, r.queueOffset, tagsCode, r.storeTimestamp, r.properties);
   }
+  return {};
 }
 
-int64_t Dispatcher::dispatchRange(int64_t from, int64_t to, bool notify) {
+void Dispatcher::noteStall(int64_t pos, const Error& err) {
+  if (!stalled_.exchange(true))
+    log::error("dispatch stalled at commit log offset {} ({}): appends are refused, retrying until it goes through",
+               pos, err.message);
+}
+
+int64_t Dispatcher::forEachRecord(int64_t from, int64_t to, const std::function<bool(const RecordView&)>& fn) const {
   int64_t pos = from;
   while (pos < to) {
     auto view = log_.readRaw(pos, static_cast<size_t>(to - pos));
@@ -71,9 +79,22 @@ int64_t Dispatcher::dispatchRange(int64_t from, int64_t to, bool notify) {
       if (rc == RecordParse::Corrupt) log::error("dispatch: invalid record at commit log offset {}", pos);
       break;  // Truncated: a slave's partial tail; wait for the rest
     }
-    dispatchRecord(r, notify);
+    if (!fn(r)) break;
     pos += r.totalSize;
   }
+  return pos;
+}
+
+int64_t Dispatcher::dispatchRange(int64_t from, int64_t to, bool notify) {
+  int64_t pos = forEachRecord(from, to, [&](const RecordView& r) {
+    if (auto res = dispatchRecord(r, notify); !res) {
+      noteStall(r.physicalOffset, res.error());
+      return false;
+    }
+    if (stalled_.load(std::memory_order_relaxed) && stalled_.exchange(false))
+      log::info("dispatch resumed at commit log offset {}", r.physicalOffset);
+    return true;
+  });
   position_.store(pos, std::memory_order_release);
   return pos;
 }
@@ -100,6 +121,11 @@ void Dispatcher::run() {
     if (pos < end) {
       int64_t reached = dispatchRange(pos, end, true);
       if (reached != pos) continue;
+      if (stalled()) {  // the record at pos cannot be written yet (full disk): retry it shortly
+        std::unique_lock lock(mu_);
+        cv_.wait_for(lock, kStallRetry, [&] { return stopping_.load(); });
+        continue;
+      }
     }
     // Spin briefly before sleeping: under load the next append is microseconds away, and
     // catching it here spares the appender a futex wake-up per message.

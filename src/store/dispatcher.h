@@ -6,8 +6,15 @@
 // Wake-up: appenders call wake() after publishing bytes; it costs one atomic load unless the
 // thread sleeps (then a condition-variable notify), so a message is dispatched and announced
 // within microseconds, without sleep-polling.
+//
+// A record whose consume-queue unit or index entries cannot be written (full disk: no file, no
+// space) is never skipped: dispatch stops at it, stalled() turns true (the store refuses appends,
+// like Java's logic-queue/index error bits) and the thread retries it every kStallRetry until it
+// goes through; then dispatch and appends resume by themselves.
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -29,10 +36,17 @@ class Dispatcher {
   Result<void> init();  // parses messageDelayLevel
   void setListener(ArrivalListener l) { listener_ = std::move(l); }
 
-  // Dispatches records in [from, to); returns where it stopped (to, or before an invalid record).
+  // Dispatches records in [from, to); returns where it stopped (to, before an invalid record, or
+  // at a record that could not be dispatched: see stalled()).
   int64_t dispatchRange(int64_t from, int64_t to, bool notify);
-  // One already-parsed record (recovery dispatches while it validates: a single pass).
-  void dispatchRecord(const RecordView& r, bool notify);
+  // Calls fn for each valid record in [from, to) (skipping blank file ends) until fn returns
+  // false; returns where it stopped (like dispatchRange).
+  int64_t forEachRecord(int64_t from, int64_t to, const std::function<bool(const RecordView&)>& fn) const;
+  // One already-parsed record (recovery dispatches while it validates: a single pass). An error
+  // leaves it (partly) undispatched: dispatch it again; what was written is not repeated.
+  Result<void> dispatchRecord(const RecordView& r, bool notify);
+  bool stalled() const { return stalled_.load(std::memory_order_acquire); }
+  static constexpr std::chrono::milliseconds kStallRetry{100};
   void start(int64_t from);
   void stop();
   void wake() {
@@ -48,6 +62,7 @@ class Dispatcher {
 
  private:
   void run();
+  void noteStall(int64_t pos, const Error& err);
 
   const StoreConfig& cfg_;
   CommitLog& log_;
@@ -59,6 +74,7 @@ class Dispatcher {
   std::atomic<int64_t> position_{0};
   std::atomic<bool> sleeping_{false};
   std::atomic<bool> stopping_{false};
+  std::atomic<bool> stalled_{false};
   std::mutex mu_;
   std::condition_variable cv_;
   std::thread thread_;

@@ -1,5 +1,6 @@
 #include "store/index_file.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 
@@ -10,6 +11,8 @@ namespace rmq::store {
 
 namespace {
 constexpr int64_t kHeader = 40;
+constexpr int64_t kPage = 4096;
+constexpr int64_t kItemReserveStep = 64 * 1024;
 // Header field offsets.
 constexpr int kBeginTs = 0, kEndTs = 8, kBeginPhy = 16, kEndPhy = 24, kSlotCount = 32, kIndexCount = 36;
 int64_t get64(const char* b, int off) { return static_cast<int64_t>(loadBE64(b + off)); }
@@ -24,14 +27,27 @@ int32_t IndexFile::keyHash(std::string_view key) {
   return a < 0 ? 0 : a;
 }
 
+void IndexFile::initPages(int32_t slots, int32_t items) {
+  slots_ = slots;
+  items_ = items;
+  int64_t pages = (kHeader + int64_t(slots) * 4 + kPage - 1) / kPage;
+  size_t words = static_cast<size_t>((pages + 63) / 64);
+  reservedPages_ = std::make_unique<std::atomic<uint64_t>[]>(words);
+  for (size_t i = 0; i < words; ++i) reservedPages_[i].store(0, std::memory_order_relaxed);
+  reservedPages_[0].store(1, std::memory_order_release);  // the header page: reserved or holding data
+}
+
 Result<std::shared_ptr<IndexFile>> IndexFile::create(const std::string& path, int32_t slots, int32_t items,
                                                      int64_t beginPhy, int64_t beginTs) {
-  auto f = MappedFile::create(path, 0, fileSize(slots, items), false);  // sparse, like Java
+  auto f = MappedFile::create(path, 0, fileSize(slots, items), MappedFile::Backing::Sparse);  // like Java
   if (!f) return f.error();
+  if (auto r = f.value()->reserveRange(0, std::min(kPage, f.value()->size())); !r) {
+    f.value()->markDeleted();
+    return r.error();
+  }
   auto idx = std::make_shared<IndexFile>();
   idx->file_ = std::move(f.value());
-  idx->slots_ = slots;
-  idx->items_ = items;
+  idx->initPages(slots, items);
   char* b = idx->file_->data();
   set64(b, kBeginTs, beginTs);
   set64(b, kEndTs, beginTs);
@@ -51,10 +67,37 @@ Result<std::shared_ptr<IndexFile>> IndexFile::open(const std::string& path, int3
   idx->file_ = std::move(f.value());
   idx->file_->setWrote(idx->file_->size());
   idx->file_->setFlushed(idx->file_->size());
-  idx->slots_ = slots;
-  idx->items_ = items;
+  idx->initPages(slots, items);
   idx->endPhy_ = idx->endPhyOffset();
   return idx;
+}
+
+bool IndexFile::reserveSlotPage(int64_t slotPos) {
+  int64_t page = slotPos / kPage;
+  auto& word = reservedPages_[static_cast<size_t>(page / 64)];
+  uint64_t bit = uint64_t(1) << (page % 64);
+  if (word.load(std::memory_order_acquire) & bit) return true;
+  if (!file_->reserveRange(page * kPage, std::min(kPage, file_->size() - page * kPage))) return false;
+  word.fetch_or(bit, std::memory_order_release);
+  return true;
+}
+
+bool IndexFile::reserveItem(int64_t itemPos) {
+  if (itemPos + 20 <= itemsReservedEnd_) return true;
+  int64_t end = std::min(file_->size(), std::max(itemPos + 20, itemPos + kItemReserveStep));
+  if (!file_->reserveRange(itemPos, end - itemPos)) return false;
+  itemsReservedEnd_ = end;
+  return true;
+}
+
+int32_t IndexFile::slotAt(int64_t slotPos) const {
+  int64_t page = slotPos / kPage;
+  uint64_t bit = uint64_t(1) << (page % 64);
+  if (reservedPages_[static_cast<size_t>(page / 64)].load(std::memory_order_acquire) & bit)
+    return get32(file_->data(), slotPos);
+  char buf[4] = {};
+  if (!file_->readAt(slotPos, buf, sizeof buf)) return 0;
+  return static_cast<int32_t>(loadBE32(buf));
 }
 
 int64_t IndexFile::beginTimestamp() const { return get64(file_->data(), kBeginTs); }
@@ -68,12 +111,14 @@ bool IndexFile::overlaps(int64_t begin, int64_t end) const {
   return (begin <= b && b <= end) || (begin <= e && e <= end) || (b <= begin && end <= e);
 }
 
-bool IndexFile::put(std::string_view fullKey, int64_t phyOffset, int64_t storeTimestamp) {
+IndexFile::PutOutcome IndexFile::put(std::string_view fullKey, int64_t phyOffset, int64_t storeTimestamp) {
   char* b = file_->data();
   int32_t count = indexCount();
-  if (count >= items_) return false;
+  if (count >= items_) return PutOutcome::Full;
   int32_t hash = keyHash(fullKey);
   int64_t slotPos = kHeader + int64_t(hash % slots_) * 4;
+  int64_t itemPos = kHeader + int64_t(slots_) * 4 + int64_t(count) * 20;
+  if (!reserveSlotPage(slotPos) || !reserveItem(itemPos)) return PutOutcome::NoSpace;
   int32_t prev = get32(b, slotPos);
   if (prev <= 0 || prev > count) prev = 0;
   int64_t diff = (storeTimestamp - beginTimestamp()) / 1000;
@@ -83,7 +128,6 @@ bool IndexFile::put(std::string_view fullKey, int64_t phyOffset, int64_t storeTi
     set64(b, kBeginPhy, phyOffset);
     set64(b, kBeginTs, storeTimestamp);
   }
-  int64_t itemPos = kHeader + int64_t(slots_) * 4 + int64_t(count) * 20;
   set32(b, itemPos, hash);
   storeBE64(b + itemPos + 4, static_cast<uint64_t>(phyOffset));
   set32(b, itemPos + 12, static_cast<int32_t>(diff));
@@ -94,7 +138,7 @@ bool IndexFile::put(std::string_view fullKey, int64_t phyOffset, int64_t storeTi
   set64(b, kEndTs, storeTimestamp);
   endPhy_ = phyOffset;
   set32(b, kIndexCount, count + 1);
-  return true;
+  return PutOutcome::Stored;
 }
 
 void IndexFile::query(std::string_view fullKey, int maxNum, int64_t begin, int64_t end,
@@ -102,7 +146,7 @@ void IndexFile::query(std::string_view fullKey, int maxNum, int64_t begin, int64
   const char* b = file_->data();
   int32_t hash = keyHash(fullKey);
   int32_t count = indexCount();
-  int32_t cur = get32(b, kHeader + int64_t(hash % slots_) * 4);
+  int32_t cur = slotAt(kHeader + int64_t(hash % slots_) * 4);
   int64_t fileBegin = beginTimestamp();
   int guard = 0;
   while (cur > 0 && cur < count && static_cast<int>(out.size()) < maxNum && guard++ < items_) {

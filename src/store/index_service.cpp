@@ -4,11 +4,13 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
 
 #include "common/log.h"
+#include "store/disk_space.h"
 
 namespace rmq::store {
 
@@ -59,7 +61,7 @@ Result<IndexFilePtr> IndexService::writableFile(int64_t phyOffset, int64_t store
   if (!files_.empty()) {
     beginPhy = files_.back()->endPhyOffset();
     beginTs = files_.back()->endTimestamp();
-    fullUnflushed_.push_back(files_.back());
+    if (fullUnflushed_.empty() || fullUnflushed_.back() != files_.back()) fullUnflushed_.push_back(files_.back());
   }
   int64_t t = nowMs();
   std::string path = dir_ + "/" + timeFileName(t);
@@ -70,45 +72,62 @@ Result<IndexFilePtr> IndexService::writableFile(int64_t phyOffset, int64_t store
   return f;
 }
 
-void IndexService::putKey(IndexFilePtr& file, std::string_view topic, std::string_view key, const RecordView& rec) {
+Result<void> IndexService::putKey(IndexFilePtr& file, std::string_view topic, std::string_view key,
+                                  const RecordView& rec) {
   keyBuf_.assign(topic);
   keyBuf_.push_back('#');
   keyBuf_.append(key);
   for (int attempt = 0; attempt < 3; ++attempt) {
-    if (file->put(keyBuf_, rec.physicalOffset, rec.storeTimestamp)) return;
+    auto outcome = file->put(keyBuf_, rec.physicalOffset, rec.storeTimestamp);
+    if (outcome == IndexFile::PutOutcome::Stored) return {};
+    if (outcome == IndexFile::PutOutcome::NoSpace) return diskError("cannot reserve space in", file->path(), ENOSPC);
     auto next = writableFile(rec.physicalOffset, rec.storeTimestamp);  // full: roll over
-    if (!next) {
-      log::error("index: {}", next.error().message);
-      return;
-    }
+    if (!next) return next.error();
     file = next.value();
   }
+  log::error("index: no room for key {} even in a new file (maxIndexNum {})", keyBuf_, cfg_.maxIndexNum);
+  return {};
 }
 
-void IndexService::buildIndex(const RecordView& rec) {
-  if (!cfg_.messageIndexEnable) return;
-  if (sysflag::transactionType(rec.sysFlag) == sysflag::TRANSACTION_ROLLBACK_TYPE) return;
+Result<void> IndexService::buildIndex(const RecordView& rec) {
+  if (!cfg_.messageIndexEnable) return {};
+  if (sysflag::transactionType(rec.sysFlag) == sysflag::TRANSACTION_ROLLBACK_TYPE) return {};
   auto uniq = findEncodedProperty(rec.properties, prop::UNIQ_KEY);
   auto keys = findEncodedProperty(rec.properties, prop::KEYS);
-  if (!uniq && !keys) return;
+  if (!uniq && !keys) return {};
   auto fileR = writableFile(rec.physicalOffset, rec.storeTimestamp);
-  if (!fileR) {
-    log::error("index: {}", fileR.error().message);
-    return;
-  }
+  if (!fileR) return fileR.error();
   IndexFilePtr file = fileR.value();
-  if (rec.physicalOffset < file->endPhyOffset()) return;  // indexed before (re-dispatch)
-  if (uniq && !uniq->empty()) putKey(file, rec.topic, *uniq, rec);
+  int skip = rec.physicalOffset == resumePhy_ ? resumeKeys_ : 0;  // a retry after a partial failure
+  if (skip == 0 && rec.physicalOffset < file->endPhyOffset()) return {};  // indexed before (re-dispatch)
+  int done = 0;
+  auto putOne = [&](std::string_view key) -> Result<void> {
+    if (done >= skip) {
+      if (auto r = putKey(file, rec.topic, key, rec); !r) {
+        resumePhy_ = rec.physicalOffset;
+        resumeKeys_ = done;
+        return r;
+      }
+    }
+    ++done;
+    return {};
+  };
+  if (uniq && !uniq->empty())
+    if (auto r = putOne(*uniq); !r) return r;
   if (keys) {
     std::string_view k = *keys;
     while (!k.empty()) {
       auto sp = k.find(prop::KEY_SEPARATOR);
       std::string_view word = k.substr(0, sp);
-      if (!word.empty()) putKey(file, rec.topic, word, rec);
+      if (!word.empty())
+        if (auto r = putOne(word); !r) return r;
       if (sp == std::string_view::npos) break;
       k.remove_prefix(sp + 1);
     }
   }
+  resumePhy_ = -1;
+  resumeKeys_ = 0;
+  return {};
 }
 
 IndexService::Query IndexService::query(std::string_view topic, std::string_view key, int maxNum, int64_t begin,

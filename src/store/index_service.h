@@ -25,7 +25,9 @@ class IndexService {
   // recovery re-dispatches from there so those keys are indexed again.
   int64_t rebuildFrom() const { return rebuildFrom_; }
 
-  void buildIndex(const RecordView& rec);  // dispatcher thread
+  // Dispatcher thread. An error (no index file, full disk) means the record is not (completely)
+  // indexed: call again with the same record; keys stored before the failure are not repeated.
+  Result<void> buildIndex(const RecordView& rec);
   struct Query {
     std::vector<int64_t> offsets;
     int64_t lastUpdateTimestamp = 0;
@@ -40,7 +42,7 @@ class IndexService {
 
  private:
   Result<IndexFilePtr> writableFile(int64_t phyOffset, int64_t storeTs);
-  void putKey(IndexFilePtr& file, std::string_view topic, std::string_view key, const RecordView& rec);
+  Result<void> putKey(IndexFilePtr& file, std::string_view topic, std::string_view key, const RecordView& rec);
 
   const StoreConfig& cfg_;
   std::string dir_;
@@ -49,6 +51,8 @@ class IndexService {
   std::vector<IndexFilePtr> fullUnflushed_;
   std::string keyBuf_;  // dispatcher-thread scratch for "topic#key"
   int64_t rebuildFrom_ = INT64_MAX;
+  int64_t resumePhy_ = -1;  // record whose indexing failed part-way (dispatcher thread)
+  int resumeKeys_ = 0;      // its keys already stored
 };
 
 }  // namespace rmq::store

@@ -14,49 +14,41 @@
 
 #include "common/log.h"
 #include "common/response_code.h"
+#include "store/disk_space.h"
 
 namespace rmq::store {
 
 namespace {
 constexpr int64_t kPage = 4096;
-Error ioError(const std::string& what, const std::string& path) {
-  return makeError(ResponseCode::SYSTEM_ERROR, fmt::format("{} {}: {}", what, path, std::strerror(errno)));
-}
+Error ioError(const std::string& what, const std::string& path) { return diskError(what, path, errno); }
 }  // namespace
 
 std::string MappedFile::fileName(int64_t offset) { return fmt::format("{:020d}", offset); }
 
 Result<std::shared_ptr<MappedFile>> MappedFile::create(const std::string& path, int64_t fromOffset, int64_t size,
-                                                       bool preallocate) {
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+                                                       Backing backing) {
+  bool existed = ::access(path.c_str(), F_OK) == 0;
+  int fd = openForWrite(path);
   if (fd < 0) return ioError("cannot create", path);
-  if (preallocate) {
-    int rc = ::posix_fallocate(fd, 0, size);
-    if (rc != 0 && rc != EOPNOTSUPP && rc != EINVAL) {
-      errno = rc;
-      auto err = ioError("cannot preallocate", path);
-      ::close(fd);
-      ::unlink(path.c_str());
-      return err;
-    }
-  }
-  if (::ftruncate(fd, size) != 0) {
-    auto err = ioError("cannot size", path);
+  auto fail = [&](Error err) {
     ::close(fd);
+    if (!existed) ::unlink(path.c_str());  // no half-made file left behind (a full disk)
     return err;
+  };
+  if (backing == Backing::Reserved) {
+    if (int rc = reserveSpace(fd, 0, size); rc != 0) return fail(diskError("cannot reserve space for", path, rc));
   }
+  if (::ftruncate(fd, size) != 0) return fail(ioError("cannot size", path));
   void* p = ::mmap(nullptr, static_cast<size_t>(size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (p == MAP_FAILED) {
-    auto err = ioError("cannot mmap", path);
-    ::close(fd);
-    return err;
-  }
+  if (p == MAP_FAILED) return fail(ioError("cannot mmap", path));
   std::shared_ptr<MappedFile> f(new MappedFile());
   f->path_ = path;
   f->fd_ = fd;
   f->base_ = static_cast<char*>(p);
   f->from_ = fromOffset;
   f->size_ = size;
+  f->dataEnd_ = size;
+  f->reservedFrom_ = backing == Backing::Reserved ? 0 : size;
   return f;
 }
 
@@ -66,12 +58,33 @@ Result<std::shared_ptr<MappedFile>> MappedFile::open(const std::string& path, in
   if (st.st_size != size)
     return makeError(ResponseCode::SYSTEM_ERROR,
                      fmt::format("{}: length {} not matched with configured file size {}", path, st.st_size, size));
-  return create(path, fromOffset, size, false);
+  auto f = create(path, fromOffset, size, Backing::Sparse);
+  if (!f) return f;
+  // A Java-written file is sparse past its data: the first hole bounds what recovery may read
+  // through the mapping (on a full tmpfs even a read fault on a hole is a SIGBUS).
+  off_t hole = ::lseek(f.value()->fd_, 0, SEEK_HOLE);
+  if (hole >= 0 && hole < size) f.value()->dataEnd_ = hole;
+  return f;
 }
 
 MappedFile::~MappedFile() {
   if (base_) ::munmap(base_, static_cast<size_t>(size_));
   if (fd_ >= 0) ::close(fd_);
+}
+
+Result<void> MappedFile::reserveTail(int64_t pos) {
+  if (int rc = reserveSpace(fd_, pos, size_ - pos); rc != 0) return diskError("cannot reserve space in", path_, rc);
+  reservedFrom_.store(pos, std::memory_order_relaxed);
+  return {};
+}
+
+Result<void> MappedFile::reserveRange(int64_t pos, int64_t len) {
+  if (int rc = reserveSpace(fd_, pos, len); rc != 0) return diskError("cannot reserve space in", path_, rc);
+  return {};
+}
+
+bool MappedFile::readAt(int64_t pos, char* out, size_t n) const {
+  return ::pread(fd_, out, n, pos) == static_cast<ssize_t>(n);
 }
 
 int64_t MappedFile::flush() {
@@ -104,13 +117,23 @@ void MappedFile::adviseSequential() const {
 void MappedFile::zeroFrom(int64_t pos) {
   if (pos >= size_) return;
   int64_t alignedPos = (pos + kPage - 1) / kPage * kPage;
+  // The page holding pos also holds data before it: it is backed, a store cannot fault.
   std::memset(base_ + pos, 0, static_cast<size_t>(std::min(alignedPos, size_) - pos));
   if (alignedPos >= size_) return;
   if (::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, alignedPos, size_ - alignedPos) == 0) {
-    ::posix_fallocate(fd_, alignedPos, size_ - alignedPos);
+    // Holes now: re-reserve them, or let the next writer's reserveFrom() try again (full disk).
+    if (!reserveTail(alignedPos)) reservedFrom_.store(size_, std::memory_order_relaxed);
     return;
   }
-  std::memset(base_ + alignedPos, 0, static_cast<size_t>(size_ - alignedPos));
+  // No hole punching here: overwrite with pwrite, which reports a full disk instead of faulting.
+  static const std::string zeros(1 << 16, '\0');
+  for (int64_t off = alignedPos; off < size_; off += static_cast<int64_t>(zeros.size())) {
+    auto n = static_cast<size_t>(std::min<int64_t>(size_ - off, static_cast<int64_t>(zeros.size())));
+    if (int rc = writeAllAt(fd_, std::string_view(zeros.data(), n), off); rc != 0) {
+      log::error("cannot zero the tail of {}: {}", path_, std::strerror(rc));
+      return;
+    }
+  }
 }
 
 void MappedFile::markDeleted() {

@@ -17,11 +17,17 @@ namespace rmq::store {
 
 class MappedFile {
  public:
-  // Creates (or reuses) the file at `path` with exactly `size` bytes; `preallocate` reserves the
-  // blocks (fallocate) so a full disk fails here instead of with SIGBUS on a later write.
+  // Reserved: every block is reserved at creation (fallocate), so a full disk fails the creation
+  // (an Error with code SERVICE_NOT_AVAILABLE for ENOSPC) and no later store into the mapping can
+  // fault. Sparse: only the size is set (index files, sparse by design); the writer reserves
+  // each range before storing into it (reserveRange).
+  enum class Backing { Reserved, Sparse };
+  // Creates (or reuses) the file at `path` with exactly `size` bytes.
   static Result<std::shared_ptr<MappedFile>> create(const std::string& path, int64_t fromOffset, int64_t size,
-                                                    bool preallocate);
-  // Opens an existing file; an error if its length is not `size` ("length not matched").
+                                                    Backing backing);
+  // Opens an existing file; an error if its length is not `size` ("length not matched"). Its
+  // blocks are not known to be reserved (a Java-written file is sparse): the writer calls
+  // reserveFrom(pos) before its first store, which costs one fallocate per file.
   static Result<std::shared_ptr<MappedFile>> open(const std::string& path, int64_t fromOffset, int64_t size);
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;
@@ -42,6 +48,23 @@ class MappedFile {
   bool isFull() const { return wrote() >= size_; }
   int64_t remaining() const { return size_ - wrote(); }
 
+  // Makes sure [pos, size) is backed by reserved blocks before a sequential writer stores at
+  // pos. Free after a Reserved creation (one compare); otherwise one fallocate per file. An Error
+  // (SERVICE_NOT_AVAILABLE for a full disk) means: do not store, retry later.
+  Result<void> reserveFrom(int64_t pos) {
+    if (pos >= reservedFrom_.load(std::memory_order_relaxed)) return {};
+    return reserveTail(pos);
+  }
+  // Where the file's first hole starts when it was opened (size when it has none, or was created
+  // here): bytes from there on were never written and read as zeros. Recovery scans stop there
+  // instead of reading a hole through the mapping, which faults (SIGBUS) on a full tmpfs.
+  int64_t dataEnd() const { return dataEnd_; }
+  // Reserves [pos, pos + len) (writers at random positions: index files).
+  Result<void> reserveRange(int64_t pos, int64_t len);
+  // pread of [pos, pos + n): reads holes of a sparse file as zeros without allocating (a read
+  // fault on a tmpfs hole allocates a page and can SIGBUS on a full tmpfs).
+  bool readAt(int64_t pos, char* out, size_t n) const;
+
   // msync of [flushed, wrote); returns the new flushed position. Call from one thread at a time.
   int64_t flush();
   // msync of the whole mapping (files written in place at random positions: index files).
@@ -49,8 +72,8 @@ class MappedFile {
   // Pre-touches every page (optional warm-up, background thread).
   void warm();
   void adviseSequential() const;  // madvise for a recovery scan
-  // Makes [pos, size) read as zeros (hole punch, re-reserved; memset fallback): a truncated torn
-  // tail must not resurface as valid-looking data in a later recovery.
+  // Makes [pos, size) read as zeros (hole punch, then re-reserved; pwrite fallback): a truncated
+  // torn tail must not resurface as valid-looking data in a later recovery.
   void zeroFrom(int64_t pos);
   void markDeleted();             // unlink now; unmap when the last reference goes
   bool deleted() const { return deleted_.load(); }
@@ -58,14 +81,17 @@ class MappedFile {
 
  private:
   MappedFile() = default;
+  Result<void> reserveTail(int64_t pos);
   std::string path_;
   int fd_ = -1;
   char* base_ = nullptr;
   int64_t from_ = 0;
   int64_t size_ = 0;
+  int64_t dataEnd_ = 0;
   std::atomic<int64_t> wrote_{0};
   std::atomic<int64_t> flushed_{0};
   std::atomic<bool> deleted_{false};
+  std::atomic<int64_t> reservedFrom_{0};  // [reservedFrom_, size) has reserved blocks
 };
 
 using MappedFilePtr = std::shared_ptr<MappedFile>;

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "common/file_write.h"
 #include "common/log.h"
 #include "common/response_code.h"
 
@@ -11,8 +12,7 @@ namespace rmq::store {
 
 namespace fs = std::filesystem;
 
-MappedFileQueue::MappedFileQueue(std::string dir, int64_t fileSize, bool preallocate)
-    : dir_(std::move(dir)), fileSize_(fileSize), preallocate_(preallocate) {}
+MappedFileQueue::MappedFileQueue(std::string dir, int64_t fileSize) : dir_(std::move(dir)), fileSize_(fileSize) {}
 
 Result<void> MappedFileQueue::load() {
   std::error_code ec;
@@ -74,8 +74,12 @@ Result<MappedFilePtr> MappedFileQueue::fileAt(int64_t startOffset) {
     if (!files_.empty() && files_.back()->fromOffset() == startOffset) return files_.back();
   }
   std::string path = dir_ + "/" + MappedFile::fileName(startOffset);
+  if (std::error_code ec; !fs::is_directory(dir_, ec)) {
+    fs::create_directories(dir_, ec);  // a queue whose directory could not be made (full disk)
+    if (ec) return diskError("cannot create", dir_, ec.value());  // SERVICE_NOT_AVAILABLE for ENOSPC
+  }
   auto f = allocator_ ? allocator_(path, startOffset, fileSize_)
-                      : MappedFile::create(path, startOffset, fileSize_, preallocate_);
+                      : MappedFile::create(path, startOffset, fileSize_, MappedFile::Backing::Reserved);
   if (!f) return f.error();
   std::lock_guard lock(mu_);
   files_.push_back(f.value());

@@ -18,7 +18,7 @@ class MappedFileQueue {
   // Supplies a new file for `startOffset` (the commit log plugs its background preallocator in).
   using Allocator = std::function<Result<MappedFilePtr>(const std::string& path, int64_t startOffset, int64_t size)>;
 
-  MappedFileQueue(std::string dir, int64_t fileSize, bool preallocate);
+  MappedFileQueue(std::string dir, int64_t fileSize);
   void setAllocator(Allocator a) { allocator_ = std::move(a); }
 
   // Opens every file in the directory in name order (creating the directory). Each file starts
@@ -35,7 +35,8 @@ class MappedFileQueue {
   bool empty() const { return count() == 0; }
 
   // The file that starts at `startOffset` (must be a multiple of fileSize): the last one if it
-  // matches, else a new one appended to the queue.
+  // matches, else a new one appended to the queue (blocks reserved; the directory is re-created
+  // if it is missing). An error (SERVICE_NOT_AVAILABLE code on a full disk) leaves the queue as is.
   Result<MappedFilePtr> fileAt(int64_t startOffset);
 
   int64_t minOffset() const;      // start of the first file, -1 when empty
@@ -56,7 +57,6 @@ class MappedFileQueue {
  private:
   std::string dir_;
   int64_t fileSize_;
-  bool preallocate_;
   Allocator allocator_;
   mutable std::mutex mu_;
   std::vector<MappedFilePtr> files_;

@@ -70,7 +70,7 @@ void MessageStore::start() {
   std::ofstream(e.cfg.abortPath()).flush();  // present while running: its survival marks a crash
   e.allocator.start();
   e.flusher.start();
-  e.dispatcher.start(e.commitLog.maxOffset());
+  e.dispatcher.start(e.dispatchedEnd);
   e.checkDisk();
   e.startMaintenance();
   e.running = true;
@@ -152,9 +152,6 @@ void MessageStore::setDiskUsageProbe(std::function<double()> probe) {
   engine_->setDiskProbe(std::move(probe));
   engine_->checkDisk();
 }
-bool MessageStore::isWriteable() const {
-  auto& e = *engine_;
-  return e.running && !e.shutDown && !e.diskFull && !e.cfg.isSlave();
-}
+bool MessageStore::isWriteable() const { return engine_->writeable(); }
 
 }  // namespace rmq::store

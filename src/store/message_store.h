@@ -130,7 +130,14 @@ class MessageStore {
   void runRetention(bool force);
   // Test/ops seam: replaces the disk-usage probe (returns used ratio 0..1 of the store disk).
   void setDiskUsageProbe(std::function<double()> probe);
-  bool isWriteable() const;  // false while disk is too full / shut down / slave
+  // False while the disk is too full (above diskSpaceWarningLevelRatio, or a file could not be
+  // created for lack of space), dispatch is stalled (a consume queue / index file cannot be
+  // written), or the store is shut down / a slave. Becomes true again by itself.
+  bool isWriteable() const;
+  // The response remark Java's broker gives a send that ended with `s` (SERVICE_NOT_AVAILABLE
+  // names the disk usage "CL: 0.95 CQ: 0.95 INDEX: 0.95" of the last disk check); other
+  // statuses: "STATUS: detail". No syscall: fine on a network thread.
+  std::string remarkFor(PutStatus s, std::string_view detail = {}) const;
 
  private:
   enum class WaitKind { Flush, SlaveAck };

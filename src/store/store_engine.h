@@ -40,12 +40,22 @@ class StoreEngine {
   std::atomic<bool> slaveAvailable{false};
   std::function<void()> appendListener;  // set before start (MessageStore::setAppendListener)
   int64_t hotDataBytes = 0;  // RAM × accessMessageInMemoryMaxRatio
+  int64_t dispatchedEnd = 0;  // set by recover(): where the dispatcher thread starts
   std::mutex lifecycleMu;
 
   // Recovery (open()): normal or abnormal (abort file present). Leaves CQ/index complete.
   Result<void> recover(bool abnormal);
 
+  bool writeable() const;
+  // Commit log append result: wakes the dispatcher, or on a full disk flags it (diskFull) and
+  // asks for an early retention pass.
+  AppendResult checked(AppendResult r);
+
   // Maintenance thread.
+  void requestCleanup();      // retention pass now (from any thread)
+  // Java's "CL: %5.2f CQ: %5.2f INDEX: %5.2f" (used ratios) as of the last checkDisk(): no
+  // syscall, so a send refused on a network thread formats it without blocking.
+  std::string diskUtil() const;
   void startMaintenance();
   void stopMaintenance();
   void flushConsumeQueues();  // + index + checkpoint
@@ -62,6 +72,9 @@ class StoreEngine {
   std::mutex maintMu_;
   std::condition_variable maintCv_;
   bool maintStop_ = false;
+  std::atomic<double> usedCL_{-1}, usedCQ_{-1}, usedIndex_{-1};  // set by checkDisk()
+  bool cleanupRequested_ = false;  // maintMu_
+  bool checkpointFailing_ = false; // maintenance thread: log a failing checkpoint write once
   std::thread maintThread_;
 };
 

@@ -1,10 +1,12 @@
 // StoreEngine maintenance thread: consume-queue/index flush + checkpoint, disk-space watch and
 // retention (§6.7). Never on a network thread.
+#include <fmt/format.h>
 #include <sys/statvfs.h>
 
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <utility>
 
 #include "common/log.h"
 #include "store/store_engine.h"
@@ -15,6 +17,13 @@ namespace {
 int64_t nowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch()).count();
+}
+// Used share (0..1) of the file system holding `path`, -1 when unknown (Java's
+// UtilAll.getDiskPartitionSpaceUsedPercent).
+double usedRatio(const std::string& path) {
+  struct statvfs st {};
+  if (::statvfs(path.c_str(), &st) != 0 || st.f_blocks == 0) return -1;
+  return 1.0 - static_cast<double>(st.f_bfree) / static_cast<double>(st.f_blocks);
 }
 }  // namespace
 
@@ -42,10 +51,12 @@ void StoreEngine::maintenanceLoop() {
   auto nextFlush = steady_clock::now() + flushEvery, nextClean = steady_clock::now() + cleanEvery;
   std::unique_lock lock(maintMu_);
   while (!maintStop_) {
-    maintCv_.wait_until(lock, std::min(nextFlush, nextClean), [&] { return maintStop_; });
+    maintCv_.wait_until(lock, std::min(nextFlush, nextClean), [&] { return maintStop_ || cleanupRequested_; });
     if (maintStop_) break;
+    bool cleanupNow = std::exchange(cleanupRequested_, false);
     lock.unlock();
     auto now = steady_clock::now();
+    if (cleanupNow) retention(false);  // a write hit a full disk: free space without waiting
     if (now >= nextFlush) {
       flushConsumeQueues();
       nextFlush = now + flushEvery;
@@ -64,7 +75,10 @@ void StoreEngine::flushConsumeQueues() {
   for (auto& cq : cqs.all()) cq->flush();
   index.flushFullFiles(checkpoint);
   checkpoint.setLogicsMsgTimestamp(logicsTs);
-  if (auto r = checkpoint.flush(); !r) log::error("{}", r.error().message);
+  auto written = checkpoint.flush();
+  if (!written && !checkpointFailing_) log::error("{} (retrying every flush)", written.error().message);
+  if (written && checkpointFailing_) log::info("checkpoint written again");
+  checkpointFailing_ = !written;
 }
 
 void StoreEngine::setDiskProbe(std::function<double()> probe) {
@@ -77,13 +91,27 @@ double StoreEngine::diskUsage() {
     std::lock_guard lock(probeMu_);
     if (diskProbe_) return diskProbe_();
   }
-  struct statvfs st {};
-  if (::statvfs(cfg.commitLogDir().c_str(), &st) != 0 || st.f_blocks == 0) return -1;
-  return 1.0 - static_cast<double>(st.f_bfree) / static_cast<double>(st.f_blocks);
+  return usedRatio(cfg.commitLogDir());
+}
+
+std::string StoreEngine::diskUtil() const {
+  return fmt::format("CL: {:5.2f} CQ: {:5.2f} INDEX: {:5.2f}", usedCL_.load(std::memory_order_relaxed),
+                     usedCQ_.load(std::memory_order_relaxed), usedIndex_.load(std::memory_order_relaxed));
+}
+
+void StoreEngine::requestCleanup() {
+  {
+    std::lock_guard lock(maintMu_);
+    cleanupRequested_ = true;
+  }
+  maintCv_.notify_all();
 }
 
 void StoreEngine::checkDisk() {
   double used = diskUsage();
+  usedCL_.store(used, std::memory_order_relaxed);
+  usedCQ_.store(usedRatio(cfg.consumeQueueDir()), std::memory_order_relaxed);
+  usedIndex_.store(usedRatio(cfg.indexDir()), std::memory_order_relaxed);
   bool full = used > cfg.diskSpaceWarningLevelRatio / 100.0;
   bool was = diskFull.exchange(full);
   if (full && !was) log::error("disk {:.1f}% used (> {}%): store refuses writes until space frees", used * 100,

@@ -28,6 +28,7 @@ Result<void> StoreEngine::recover(bool abnormal) {
   if (files.empty()) {
     for (auto& cq : cqList) cq->truncateDirty(0);  // no commit log: no queue content survives
     log::info("store recovery: empty commit log");
+    dispatchedEnd = 0;
     return {};
   }
   size_t startIdx = files.size() > 3 ? files.size() - 3 : 0;
@@ -55,12 +56,13 @@ Result<void> StoreEngine::recover(bool abnormal) {
               MappedFile::fileName(files[startIdx]->fromOffset()));
     // One pass: each record is re-dispatched right after it validated (CQ/index guards skip
     // entries that exist); CQ units beyond the valid end are cut below.
+    int64_t stalledAt = -1;  // first record that could not be dispatched (full disk): redo from there
     int64_t end = commitLog.scanValid(startIdx, cfg.checkCRCOnRecover, [&](const RecordView& r) {
       lastTs = r.storeTimestamp;
-      dispatcher.dispatchRecord(r, false);
+      if (stalledAt < 0 && !dispatcher.dispatchRecord(r, false)) stalledAt = r.physicalOffset;
     });
     commitLog.setEnd(end);
-    dispatchFrom = end;
+    dispatchFrom = stalledAt >= 0 ? stalledAt : end;
   }
   int64_t end = commitLog.maxOffset();
   for (auto& cq : cqs.all())
@@ -68,12 +70,20 @@ Result<void> StoreEngine::recover(bool abnormal) {
   if (dispatchFrom > end) dispatchFrom = end;
   int64_t reached = dispatcher.dispatchRange(dispatchFrom, end, false);
   if (reached != end) log::error("store recovery: dispatch stopped at {} before end {}", reached, end);
+  dispatchedEnd = dispatcher.stalled() ? reached : end;  // the dispatcher thread goes on from here
 
   int64_t minPhy = commitLog.minOffset();
   for (auto& cq : cqs.all()) {
     cq->correctMinOffset(minPhy);
     commitLog.setQueueOffset(cq->topic(), cq->queueId(), cq->maxOffset());
   }
+  // Records not in their consume queue yet (full disk) still own their queue offsets.
+  dispatcher.forEachRecord(dispatchedEnd, end, [&](const RecordView& r) {
+    int32_t tt = sysflag::transactionType(r.sysFlag);
+    if (tt == sysflag::TRANSACTION_NOT_TYPE || tt == sysflag::TRANSACTION_COMMIT_TYPE)
+      commitLog.setQueueOffset(r.topic, r.queueId, r.queueOffset + 1);
+    return true;
+  });
   if (lastTs > 0) commitLog.setLastStoreTimestamp(lastTs);  // newest record we trust
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   log::info("store recovery ({}): commit log [{}, {}), {} consume queues, {:.3f} s",

@@ -67,6 +67,7 @@ struct AppendResult {
   std::string msgId;           // offset msgId; comma-joined for batches
   std::string topic;           // where it was stored (SCHEDULE_TOPIC_XXXX for delay messages)
   int32_t queueId = 0;
+  bool diskFull = false;       // CREATE_MAPPED_FILE_FAILED because the disk is full
   int64_t endOffset() const { return physicalOffset + wroteBytes; }  // for asyncWaitDurable
   bool ok() const { return status == PutStatus::PUT_OK; }
 };

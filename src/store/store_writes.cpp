@@ -2,6 +2,7 @@
 // the CommitLog append; wakes the dispatcher (and, under SYNC_FLUSH, waiters wake the flusher).
 #include <charconv>
 
+#include "common/log.h"
 #include "common/message_codec.h"
 #include "common/response_code.h"
 #include "store/message_store.h"
@@ -15,20 +16,33 @@ AppendResult unavailable(const StoreEngine& e) {
   r.status = PutStatus::SERVICE_NOT_AVAILABLE;
   if (e.shutDown || !e.running) r.error = "message store is not running";
   else if (e.cfg.isSlave()) r.error = "message store is a slave: writes are refused";
-  else r.error = "disk is full (used space above diskSpaceWarningLevelRatio): writes are refused until space frees";
+  else if (e.dispatcher.stalled()) r.error = "consume queue / index cannot be written (disk full?): writes are refused";
+  else r.error = "disk is full: writes are refused until space frees";
   return r;
-}
-bool writeable(const StoreEngine& e) { return e.running && !e.shutDown && !e.diskFull && !e.cfg.isSlave(); }
-// New bytes are visible: the dispatcher builds their queue units, the HA master ships them.
-void published(StoreEngine& e) {
-  e.dispatcher.wake();
-  if (e.appendListener) e.appendListener();
 }
 }  // namespace
 
+bool StoreEngine::writeable() const {
+  return running && !shutDown && !diskFull && !cfg.isSlave() && !dispatcher.stalled();
+}
+
+// A file could not be created/reserved for lack of space: refuse appends at once (instead of one
+// failing file creation per send) and let retention run now; the periodic disk check or a
+// retention pass that frees space makes the store writeable again.
+AppendResult StoreEngine::checked(AppendResult r) {
+  if (r.ok()) {  // new bytes are visible: the dispatcher builds their queue units, the HA master ships them
+    dispatcher.wake();
+    if (appendListener) appendListener();
+  } else if (r.diskFull) {
+    if (!diskFull.exchange(true)) log::error("disk full ({}): store refuses writes until space frees", r.error);
+    requestCleanup();
+  }
+  return r;
+}
+
 AppendResult MessageStore::append(const MessageToStore& msg) {
   auto& e = *engine_;
-  if (!writeable(e)) return unavailable(e);
+  if (!e.writeable()) return unavailable(e);
   int32_t tt = sysflag::transactionType(msg.sysFlag);
   if (tt == sysflag::TRANSACTION_NOT_TYPE || tt == sysflag::TRANSACTION_COMMIT_TYPE) {
     if (auto delay = findEncodedProperty(msg.properties, prop::DELAY)) {
@@ -46,23 +60,27 @@ AppendResult MessageStore::append(const MessageToStore& msg) {
         parked.topic = kScheduleTopic;
         parked.queueId = level - 1;
         parked.properties = encoded;
-        auto r = e.commitLog.append(parked);
-        if (r.ok()) published(e);
-        return r;
+        return e.checked(e.commitLog.append(parked));
       }
     }
   }
-  auto r = e.commitLog.append(msg);
-  if (r.ok()) published(e);
-  return r;
+  return e.checked(e.commitLog.append(msg));
 }
 
 AppendResult MessageStore::appendBatch(const BatchToStore& batch) {
   auto& e = *engine_;
-  if (!writeable(e)) return unavailable(e);
-  auto r = e.commitLog.appendBatch(batch);
-  if (r.ok()) published(e);
-  return r;
+  if (!e.writeable()) return unavailable(e);
+  return e.checked(e.commitLog.appendBatch(batch));
+}
+
+std::string MessageStore::remarkFor(PutStatus s, std::string_view detail) const {
+  switch (s) {  // Java 4.9 SendMessageProcessor.handlePutMessageResult
+    case PutStatus::CREATE_MAPPED_FILE_FAILED: return "create mapped file failed, server is busy or broken.";
+    case PutStatus::SERVICE_NOT_AVAILABLE:
+      return "service not available now. It may be caused by one of the following reasons: the broker's disk is full [" +
+             engine_->diskUtil() + "], messages are put to the slave, message store has been shut down, etc.";
+    default: return std::string(toString(s)) + (detail.empty() ? "" : ": ") + std::string(detail);
+  }
 }
 
 const char* toString(PutStatus s) {

@@ -1,46 +1,17 @@
 #include "roles/namesrv/kv_config_manager.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "common/file_write.h"
 #include "common/json.h"
 #include "common/log.h"
 #include "roles/namesrv/route_data.h"
 
 namespace rmq::namesrv {
-Result<void> writeFileAtomically(const std::string& path, const std::string& content) {
-  std::error_code ec;
-  auto parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-  std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return makeError(1, fmt::format("cannot write {}: {}", tmp, std::strerror(errno)));
-  size_t off = 0;
-  while (off < content.size()) {
-    ssize_t n = ::write(fd, content.data() + off, content.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int err = errno;
-      ::close(fd);
-      return makeError(1, fmt::format("cannot write {}: {}", tmp, std::strerror(err)));
-    }
-    off += static_cast<size_t>(n);
-  }
-  ::fsync(fd);
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    return makeError(1, fmt::format("cannot rename {} to {}: {}", tmp, path, std::strerror(errno)));
-  }
-  return {};
-}
-
 Result<void> KvConfigManager::load() {
   std::ifstream in(path_, std::ios::binary);
   if (!in) return {};  // first start: nothing stored yet
@@ -88,7 +59,7 @@ std::string KvConfigManager::snapshotJsonLocked() const {
 Result<void> KvConfigManager::persist(std::string json, uint64_t seq) {
   std::lock_guard lk(fileMu_);
   if (seq <= writtenSeq_) return {};  // a newer snapshot is already on disk
-  auto r = writeFileAtomically(path_, json);
+  auto r = replaceFileAtomically(path_, json);
   if (!r) {
     log::error("KV config persist failed: {}", r.error().message);
     return r;

@@ -14,10 +14,6 @@
 
 namespace rmq::namesrv {
 
-// Writes `content` to `path` via path.tmp + fsync + rename (creating parent directories).
-// Blocking: not for network threads.
-Result<void> writeFileAtomically(const std::string& path, const std::string& content);
-
 inline constexpr const char* kNamespaceOrderTopicConfig = "ORDER_TOPIC_CONFIG";
 
 class KvConfigManager {

@@ -4,6 +4,7 @@
 #include <asio/use_awaitable.hpp>
 #include <chrono>
 
+#include "common/file_write.h"
 #include "common/log.h"
 #include "common/request_code.h"
 #include "common/response_code.h"
@@ -264,7 +265,7 @@ RemotingCommand NamesrvProcessor::updateConfig(const Cmd& req) {
   log::info("name server config updated: {}", req.body);
   auto path = config_.snapshot().configStorePath;
   // Like Java's Configuration.persist(): the effective config, as properties, at configStorePath.
-  if (auto w = writeFileAtomically(path, config_.renderProperties()); !w) log::warn("{}", w.error().message);
+  if (auto w = replaceFileAtomically(path, config_.renderProperties()); !w) log::warn("{}", w.error().message);
   return ok();
 }
 

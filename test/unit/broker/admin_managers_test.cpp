@@ -6,6 +6,7 @@
 #include <random>
 #include <sstream>
 
+#include "common/file_write.h"
 #include "roles/broker/metadata/consumer_offset_manager.h"
 #include "roles/broker/metadata/subscription_group_manager.h"
 #include "roles/broker/metadata/topic_config_manager.h"
@@ -167,6 +168,32 @@ TEST_CASE("consumerOffset.json uses unquoted queue ids and reloads") {
   m.removeGroup("cg1");
   CHECK(m.queryOffset("cg1", "TopicTest", 0) == -1);
   CHECK(m.queryOffset("cg2", "TopicTest", 0) == 250);
+}
+
+TEST_CASE("consumerOffset.json on a full disk: persist fails as a value, file and .bak stay whole") {
+  TempDir dir;
+  ConsumerOffsetManager m(dir.str());
+  m.commitOffset("cg1", "TopicTest", 0, 250);
+  REQUIRE(m.persist());
+  m.commitOffset("cg1", "TopicTest", 0, 260);
+  REQUIRE(m.persist());
+  std::string main = readFile(dir.path / "consumerOffset.json"), bak = readFile(dir.path / "consumerOffset.json.bak");
+  m.commitOffset("cg1", "TopicTest", 0, 300);
+  rmq::setInjectedDiskFull(true);  // ENOSPC fault point: every small-file write fails
+  auto r = m.persist();
+  rmq::setInjectedDiskFull(false);
+  REQUIRE_FALSE(r);
+  CHECK(rmq::isNoSpace(r.error()));
+  CHECK(readFile(dir.path / "consumerOffset.json") == main);
+  CHECK(readFile(dir.path / "consumerOffset.json.bak") == bak);
+  CHECK_FALSE(fs::exists(dir.path / "consumerOffset.json.tmp"));
+  ConsumerOffsetManager again(dir.str());
+  REQUIRE(again.load());
+  CHECK(again.queryOffset("cg1", "TopicTest", 0) == 260);
+  REQUIRE(m.persist());  // space is back: the next persist writes the newest offsets
+  ConsumerOffsetManager latest(dir.str());
+  REQUIRE(latest.load());
+  CHECK(latest.queryOffset("cg1", "TopicTest", 0) == 300);
 }
 
 TEST_CASE("consumer offsets accept Java's and standard JSON forms") {

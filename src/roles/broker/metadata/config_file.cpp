@@ -1,14 +1,11 @@
 #include "roles/broker/metadata/config_file.h"
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include <fmt/format.h>
-
 #include "common/log.h"
+#include "common/file_write.h"
 
 namespace rmq::broker {
 namespace fs = std::filesystem;
@@ -30,24 +27,13 @@ bool blank(std::string_view s) {
 }  // namespace
 
 Result<void> writeConfigFile(const std::string& path, std::string_view content) {
-  std::error_code ec;
-  fs::path p(path);
-  if (p.has_parent_path()) fs::create_directories(p.parent_path(), ec);
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return makeError(1, fmt::format("cannot write {}: {}", tmp, std::strerror(errno)));
-    out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    out.flush();
-    if (!out) return makeError(1, fmt::format("short write to {}", tmp));
-  }
+  // Each file is replaced whole (temp file, fsync, rename): a full disk fails the write and leaves
+  // the previous content in place, never a truncated file. The backup first: if it cannot be
+  // written, the main file is not touched either.
   if (auto old = readWhole(path); old && !blank(*old)) {
-    std::ofstream bak(path + ".bak", std::ios::binary | std::ios::trunc);
-    bak.write(old->data(), static_cast<std::streamsize>(old->size()));
+    if (auto r = replaceFileAtomically(path + ".bak", *old); !r) return r;
   }
-  fs::rename(tmp, path, ec);
-  if (ec) return makeError(1, fmt::format("cannot rename {} to {}: {}", tmp, path, ec.message()));
-  return {};
+  return replaceFileAtomically(path, content);
 }
 
 Result<bool> loadConfigFile(const std::string& path,

@@ -1,7 +1,9 @@
 #pragma once
 // Config-file persistence with Java's MixAll.string2File protocol (PROTOCOL.md §6.8): write
-// <file>.tmp, copy the old content to <file>.bak, replace <file>. Loading falls back to .bak
-// when the main file is missing, empty or rejected by the parser.
+// <file>.tmp, copy the old content to <file>.bak, replace <file>. Each of the two is written to a
+// temp file, fsync'd and renamed into place (common/file_write.h), so a full disk returns an error
+// and leaves both files as they were. Loading falls back to .bak when the main file is missing,
+// empty or rejected by the parser.
 // Synchronous file I/O: call from admin / timer / shutdown paths, not per message.
 #include <functional>
 #include <optional>

@@ -108,7 +108,7 @@ std::string SendProcessor::notWriteableReason() const {
   if (ctx_.isShuttingDown()) return "broker is shutting down";
   if (ctx_.storeConfig.isSlave())
     return "broker[" + ctx_.config.brokerAddr() + "] is a slave (brokerRole=SLAVE): messages are put to its master";
-  return "store is not writeable (disk full?)";
+  return ctx_.store.remarkFor(store::PutStatus::SERVICE_NOT_AVAILABLE);  // Java's text, with the disk usage
 }
 
 asio::awaitable<int> SendProcessor::awaitDurability(int64_t endOffset) {
@@ -160,8 +160,7 @@ asio::awaitable<std::optional<RemotingCommand>> SendProcessor::handle(net::Conne
     res = ctx_.store.append(m);
   }
   if (!res.ok()) {
-    co_return sendResponse(cfg, store::toResponseCode(res.status),
-                           std::string(store::toString(res.status)) + (res.error.empty() ? "" : ": " + res.error));
+    co_return sendResponse(cfg, store::toResponseCode(res.status), ctx_.store.remarkFor(res.status, res.error));
   }
   // Not `waitStore ? co_await ... : SUCCESS`: GCC 12 mishandles co_await inside ?: (temporaries).
   int code = ResponseCode::SUCCESS;

@@ -1,0 +1,82 @@
+#include "common/file_write.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "common/response_code.h"
+
+namespace rmq {
+
+namespace {
+std::atomic<bool> gInjected{false};
+
+// RMQNODE_FAULT_ENOSPC, read once.
+const std::string& faultFlagPath() {
+  static const std::string path = [] {
+    const char* p = std::getenv("RMQNODE_FAULT_ENOSPC");
+    return std::string(p ? p : "");
+  }();
+  return path;
+}
+}  // namespace
+
+void setInjectedDiskFull(bool on) { gInjected.store(on, std::memory_order_relaxed); }
+
+bool injectedDiskFull() {
+  if (gInjected.load(std::memory_order_relaxed)) return true;
+  const std::string& flag = faultFlagPath();
+  return !flag.empty() && ::access(flag.c_str(), F_OK) == 0;
+}
+
+Error diskError(const std::string& what, const std::string& path, int err) {
+  int code = err == ENOSPC || err == EDQUOT ? ResponseCode::SERVICE_NOT_AVAILABLE : ResponseCode::SYSTEM_ERROR;
+  return makeError(code, fmt::format("{} {}: {}", what, path, std::strerror(err)));
+}
+
+bool isNoSpace(const Error& e) { return e.code == ResponseCode::SERVICE_NOT_AVAILABLE; }
+
+int writeAllAt(int fd, std::string_view data, int64_t offset) {
+  if (injectedDiskFull()) return ENOSPC;
+  while (!data.empty()) {
+    ssize_t n = ::pwrite(fd, data.data(), data.size(), offset);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    if (n == 0) return ENOSPC;
+    data.remove_prefix(static_cast<size_t>(n));
+    offset += n;
+  }
+  return 0;
+}
+
+Result<void> replaceFileAtomically(const std::string& path, std::string_view content) {
+  namespace fs = std::filesystem;
+  std::string dir = fs::path(path).parent_path().string();
+  std::error_code ec;
+  if (!dir.empty()) fs::create_directories(dir, ec);
+  std::string tmp = path + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return diskError("cannot create", tmp, errno);
+  int err = writeAllAt(fd, content, 0);
+  if (err == 0 && ::fsync(fd) != 0) err = errno;
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err == 0 && ::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
+  if (err != 0) {
+    ::unlink(tmp.c_str());  // the old file stays as it was
+    return diskError("cannot write", path, err);
+  }
+  int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {  // make the rename itself durable
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+  return {};
+}
+
+}  // namespace rmq

@@ -1,0 +1,37 @@
+#pragma once
+// Small-file writes that report a full disk as a value, and the ENOSPC fault point the store
+// shares (store/disk_space.h reserves blocks of mapped files on top of this).
+//
+// Fault point (tests): while injected, the writes below fail with ENOSPC, and so do the store's
+// file creation and block reservation (except blocks a file already holds, as on a real full
+// disk). Injected by setInjectedDiskFull(true) in-process (unit tests), or for a whole process by
+// the environment variable RMQNODE_FAULT_ENOSPC=<path>: the fault is on while that path exists
+// (integration tests create/remove it to fill and "free" the disk). Off by default; the check
+// costs one relaxed load when the variable is unset, and runs only where a block is about to be
+// reserved or written, never per message.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "common/result.h"
+
+namespace rmq {
+
+void setInjectedDiskFull(bool on);
+bool injectedDiskFull();
+
+// Writes all of `data` at `offset` (pwrite loop; ENOSPC while injected). 0 or an errno.
+int writeAllAt(int fd, std::string_view data, int64_t offset);
+
+// Replaces `path` atomically (Java's MixAll.string2File without its window): creates the parent
+// directories, writes `<path>.tmp`, fsyncs it, renames it over `path`, fsyncs the directory. On
+// any failure (full disk) `path` keeps its previous content and the temp file is removed: a
+// reader sees the old file or the new one, never a truncated one. Blocking: not for network threads.
+Result<void> replaceFileAtomically(const std::string& path, std::string_view content);
+
+// An I/O error value: "<what> <path>: <strerror>"; a full disk (ENOSPC, EDQUOT) gets the code
+// SERVICE_NOT_AVAILABLE (what the store answers while full), anything else SYSTEM_ERROR.
+Error diskError(const std::string& what, const std::string& path, int err);
+bool isNoSpace(const Error& e);
+
+}  // namespace rmq
