@@ -81,6 +81,9 @@ bool ReplCluster::startNode(NodeProcess& node, const char* what) {
 bool ReplCluster::startNamesrv() { return startNode(ns, "name server"); }
 bool ReplCluster::startMaster() { return startNode(master, "master"); }
 bool ReplCluster::startSlave() { return startNode(slave, "slave"); }
+bool ReplCluster::startAll(const std::string& topic) {
+  return startNamesrv() && startMaster() && createTopic(topic) && startSlave();
+}
 
 bool ReplCluster::createTopic(const std::string& topic) {
   auto cmd = net::RemotingCommand::request(RequestCode::UPDATE_AND_CREATE_TOPIC);

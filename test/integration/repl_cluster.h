@@ -4,7 +4,7 @@
 // (repl_*_test.cpp). The slave learns its master's HA address from the name server.
 //
 //   ReplCluster c({.masterRole = "SYNC_MASTER"});
-//   REQUIRE(c.startNamesrv()); REQUIRE(c.startMaster()); REQUIRE(c.createTopic("T")); REQUIRE(c.startSlave());
+//   REQUIRE(c.startAll("T"));  // = startNamesrv(), startMaster(), createTopic("T"), startSlave()
 //   ... c.master / c.slave are NodeProcess (kill(), restart(), pid() for SIGSTOP) ...
 //   c.maxPhyOffset(c.masterAddr()), c.waitCaughtUp(), c.commitLogDiff()
 #include <chrono>
@@ -36,6 +36,8 @@ class ReplCluster {
   bool startNamesrv();
   bool startMaster();
   bool startSlave();
+  // The usual order: name server, master, `topic` created on the master, slave.
+  bool startAll(const std::string& topic);
   // UPDATE_AND_CREATE_TOPIC on the master (8 queues) so a slave started afterwards syncs it.
   bool createTopic(const std::string& topic);
 

@@ -48,10 +48,7 @@ int sendCode(TestClient& c, const std::string& addr, const std::string& topic, c
 
 TEST_CASE("repl SYNC_MASTER: every send SEND_OK; after kill -9 of the master its slave serves all; the restarted master re-serves nothing") {
   ReplCluster c({.masterRole = "SYNC_MASTER"});
-  REQUIRE(c.startNamesrv());
-  REQUIRE(c.startMaster());
-  REQUIRE(c.createTopic("ReplT"));
-  REQUIRE(c.startSlave());
+  REQUIRE(c.startAll("ReplT"));
 
   const int n = 300;
   // The first send may race the slave's first connection: wait until one succeeds.
@@ -104,10 +101,7 @@ TEST_CASE("repl SYNC_MASTER: slave killed -> SLAVE_NOT_AVAILABLE, slave frozen -
   // A short syncFlushTimeout keeps the frozen-slave sends short; a long housekeeping interval keeps
   // the frozen slave's connection (else the master drops it and answers SLAVE_NOT_AVAILABLE).
   ReplCluster c({.masterRole = "SYNC_MASTER", .extraStore = "syncFlushTimeout = 1500\nhaHousekeepingInterval = 120000\n"});
-  REQUIRE(c.startNamesrv());
-  REQUIRE(c.startMaster());
-  REQUIRE(c.createTopic("ReplK"));
-  REQUIRE(c.startSlave());
+  REQUIRE(c.startAll("ReplK"));
   REQUIRE(eventually([&] { return sendCode(c.client, c.masterAddr(), "ReplK", "first") == ResponseCode::SUCCESS; }, 60s));
 
   SUBCASE("killed") {

@@ -34,10 +34,7 @@ void sendMany(ReplCluster& c, const std::string& topic, int count, int firstInde
 
 TEST_CASE("repl: a slave that was away catches up through several commit-log files, byte-identical from offset 0") {
   ReplCluster c({.masterRole = "ASYNC_MASTER", .commitLogFileSize = kSmallFile, .extraStore = "haTransferBatchSize = 4096\n"});
-  REQUIRE(c.startNamesrv());
-  REQUIRE(c.startMaster());
-  REQUIRE(c.createTopic("ReplAway"));
-  REQUIRE(c.startSlave());
+  REQUIRE(c.startAll("ReplAway"));
   sendMany(c, "ReplAway", 4, 0);
   auto first = c.maxPhyOffset(c.masterAddr());
   REQUIRE(first);
@@ -87,10 +84,7 @@ TEST_CASE("repl: a new slave started late begins at the master's last commit-log
 
 TEST_CASE("repl ASYNC_MASTER: replication lag under load is measured and the slave keeps up") {
   ReplCluster c({.masterRole = "ASYNC_MASTER"});
-  REQUIRE(c.startNamesrv());
-  REQUIRE(c.startMaster());
-  REQUIRE(c.createTopic("ReplLag"));
-  REQUIRE(c.startSlave());
+  REQUIRE(c.startAll("ReplLag"));
   REQUIRE(eventually([&] { auto l = c.lag(); return l && *l == 0; }, 30s));
 
   // Four producers for a bounded number of sends; a sampler reads both brokers' max offsets.
