@@ -30,9 +30,9 @@ bool StoreEngine::writeable() const {
 // failing file creation per send) and let retention run now; the periodic disk check or a
 // retention pass that frees space makes the store writeable again.
 AppendResult StoreEngine::checked(AppendResult r) {
-  if (r.ok()) {  // new bytes are visible: the dispatcher builds their queue units, the HA master ships them
+  if (r.ok()) {
     dispatcher.wake();
-    if (appendListener) appendListener();
+    if (appendListener) appendListener();  // the HA master ships the new bytes now
   } else if (r.diskFull) {
     if (!diskFull.exchange(true)) log::error("disk full ({}): store refuses writes until space frees", r.error);
     requestCleanup();

@@ -236,3 +236,24 @@ TEST_CASE("HA: the slave takes topics and consumer offsets created later on its 
   CHECK(ha.master.stop() == 0);
   CHECK(ha.slave.readFile("store/config/consumerOffset.json").find("HaLate@lateGroup") != std::string::npos);
 }
+
+TEST_CASE("HA: a slave with haMasterAddress follows that master without any name server") {
+  HaPair ha;
+  const uint16_t deadNs = freePort();  // nothing listens there: no registration answer to learn from
+  std::string toml = ha.slaveToml(2);
+  auto ns = toml.find("namesrvAddr = \"127.0.0.1:" + std::to_string(ha.nsPort) + "\"");
+  REQUIRE(ns != std::string::npos);
+  toml.replace(ns, toml.find('\n', ns) - ns, "namesrvAddr = \"127.0.0.1:" + std::to_string(deadNs) + "\"");
+  toml += "haMasterAddress = \"127.0.0.1:" + std::to_string(ha.haPort) + "\"\n";
+  ha.slave.writeFile("node.toml", toml);
+  REQUIRE(startNode(ha.master));
+  REQUIRE(startNode(ha.slave));
+  TestClient c;
+  const auto m = ha.masterAddr();
+  const auto s = ha.slaveAddr();
+  REQUIRE(waitFor([&] { return runtimeValue(c, m, "haConnectionCount") == "1"; }, 30s));
+  for (int i = 0; i < 10; ++i) CHECK(sendCode(c, m, "fixed" + std::to_string(i)) == ResponseCode::SUCCESS);
+  CHECK(runtimeValue(c, s, "haMasterAddress") == "127.0.0.1:" + std::to_string(ha.haPort));
+  CHECK(runtimeValue(c, s, "masterAddr").empty());  // no metadata sync without a registration answer
+  CHECK(waitFor([&] { return runtimeValue(c, s, "commitLogMaxOffset") == runtimeValue(c, m, "commitLogMaxOffset"); }, 10s));
+}

@@ -108,7 +108,7 @@ std::string SendProcessor::notWriteableReason() const {
   if (ctx_.isShuttingDown()) return "broker is shutting down";
   if (ctx_.storeConfig.isSlave())
     return "broker[" + ctx_.config.brokerAddr() + "] is a slave (brokerRole=SLAVE): messages are put to its master";
-  return ctx_.store.remarkFor(store::PutStatus::SERVICE_NOT_AVAILABLE);  // Java's text, with the disk usage
+  return ctx_.store.remarkFor(store::PutStatus::SERVICE_NOT_AVAILABLE);
 }
 
 asio::awaitable<int> SendProcessor::awaitDurability(int64_t endOffset) {

@@ -27,9 +27,7 @@ BrokerReplication::~BrokerReplication() { stop(); }
 
 Result<void> BrokerReplication::bind() {
   if (!master_) return {};
-  auto port = static_cast<uint16_t>(ctx_.storeConfig.haListenPort);
-  if (auto r = master_->start("0.0.0.0", port); !r) return r;
-  return {};
+  return master_->start("0.0.0.0", static_cast<uint16_t>(ctx_.storeConfig.haListenPort));
 }
 
 void BrokerReplication::start() {
