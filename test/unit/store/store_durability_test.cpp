@@ -13,6 +13,8 @@
 #include <fstream>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "common/bytes.h"
 #include "unit/store/store_test_util.h"
 
@@ -163,6 +165,34 @@ TEST_CASE("lock file stops a second open; clean shutdown writes checkpoint and r
   auto more = c.append(TestMessage("Q", 1, "after", "", "key50").m);
   CHECK(more.queueOffset == 13);  // queue 1 had 0..12
   c.shutdown();
+}
+
+TEST_CASE("a kill -9 while a commit log or consume queue file was being created (length 0) does not stop the next start") {
+  TempDir dir;
+  auto cfg = smallConfig(dir.path);
+  std::vector<AppendResult> rs;
+  {
+    MessageStore s(cfg, testStoreHost());
+    REQUIRE(s.open().ok());
+    s.start();
+    rs = fill(s, 30);
+    s.shutdown();
+  }
+  std::ofstream(dir.path + "/abort").flush();
+  // The next files, created but never sized: what open() leaves when the process dies before fallocate.
+  std::string nextLog = commitLogFile(dir.path, (rs.back().endOffset() / 65536 + 1) * 65536);
+  std::ofstream(nextLog).flush();
+  std::string nextQueue = dir.path + "/consumequeue/Q/0/" + fmt::format("{:020d}", 10 * 20);  // after 10 units
+  std::ofstream(nextQueue).flush();
+  MessageStore s(cfg, testStoreHost());
+  auto opened = s.open();
+  REQUIRE_MESSAGE(opened.ok(), (opened.ok() ? std::string() : opened.error().message));
+  s.start();
+  CHECK(countReadable(s, rs) == 30);
+  CHECK(!fs::exists(nextLog));
+  CHECK(!fs::exists(nextQueue));
+  CHECK(s.append(TestMessage("Q", 0, "after", "", "k").m).ok());
+  s.shutdown();
 }
 
 TEST_CASE("abnormal recovery: torn tail, CRC flip, missing checkpoint — every complete record back") {
