@@ -75,7 +75,7 @@ TEST_CASE("repl SYNC_MASTER: every send SEND_OK; after kill -9 of the master its
   auto commitSlave = c.client.call(c.slaveAddr(), client::makeUpdateConsumerOffset("drill-group", "ReplT", 0, n));
   REQUIRE(commitSlave.ok());
 
-  REQUIRE(c.master.restart(30s));
+  REQUIRE_MESSAGE(c.master.restart(30s), c.master.stderrText());
   // The Java client keeps its offsets in memory and commits them to the master once it is back (persistAll).
   REQUIRE(eventually(
       [&] {
@@ -109,7 +109,7 @@ TEST_CASE("repl SYNC_MASTER: slave killed -> SLAVE_NOT_AVAILABLE, slave frozen -
     // The master notices the closed HA connection; from then on every send answers SLAVE_NOT_AVAILABLE.
     REQUIRE(eventually([&] { return sendCode(c.client, c.masterAddr(), "ReplK", "x") == ResponseCode::SLAVE_NOT_AVAILABLE; }, 30s));
     CHECK(sendCode(c.client, c.masterAddr(), "ReplK", "y") == ResponseCode::SLAVE_NOT_AVAILABLE);
-    REQUIRE(c.slave.restart(30s));
+    REQUIRE_MESSAGE(c.slave.restart(30s), c.slave.stderrText());
   }
   SUBCASE("frozen") {
     REQUIRE(::kill(c.slave.pid(), SIGSTOP) == 0);

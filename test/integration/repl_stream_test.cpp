@@ -48,7 +48,7 @@ TEST_CASE("repl: a slave that was away catches up through several commit-log fil
 
   // It resumes from its own max offset and crosses every file boundary (and the master's
   // end-of-file blanks) up to the master's end.
-  REQUIRE(c.slave.restart(30s));
+  REQUIRE_MESSAGE(c.slave.restart(30s), c.slave.stderrText());
   REQUIRE(c.waitCaughtUp(*masterMax));
   std::string diff = c.commitLogDiff(0, *masterMax);
   CHECK_MESSAGE(diff.empty(), diff);
