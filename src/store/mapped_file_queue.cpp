@@ -24,18 +24,7 @@ Result<void> MappedFileQueue::load() {
     if (e.is_regular_file() && n.size() == 20 && std::all_of(n.begin(), n.end(), ::isdigit)) names.push_back(n);
   }
   std::sort(names.begin(), names.end());
-  // A last file of length 0 was being created when the process died (kill -9 between open() and
-  // the fallocate/ftruncate that sizes it). Nothing can be in it: bytes are written through the
-  // mapping, made after sizing. Drop it instead of refusing to start.
-  if (!names.empty()) {
-    auto last = dir_ + "/" + names.back();
-    std::error_code sizeEc;
-    if (fs::file_size(last, sizeEc) == 0 && !sizeEc) {
-      log::warn("store: removing {}: length 0, its creation was interrupted", last);
-      fs::remove(last, sizeEc);
-      names.pop_back();
-    }
-  }
+  dropUnsizedLastFile(dir_, names);
   std::vector<MappedFilePtr> files;
   for (auto& n : names) {
     auto f = MappedFile::open(dir_ + "/" + n, std::stoll(n), fileSize_);

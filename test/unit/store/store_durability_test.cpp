@@ -167,7 +167,7 @@ TEST_CASE("lock file stops a second open; clean shutdown writes checkpoint and r
   c.shutdown();
 }
 
-TEST_CASE("a kill -9 while a commit log or consume queue file was being created (length 0) does not stop the next start") {
+TEST_CASE("a kill -9 while a commit log, consume queue or index file was being created (length 0) does not stop the next start") {
   TempDir dir;
   auto cfg = smallConfig(dir.path);
   std::vector<AppendResult> rs;
@@ -184,6 +184,8 @@ TEST_CASE("a kill -9 while a commit log or consume queue file was being created 
   std::ofstream(nextLog).flush();
   std::string nextQueue = dir.path + "/consumequeue/Q/0/" + fmt::format("{:020d}", 10 * 20);  // after 10 units
   std::ofstream(nextQueue).flush();
+  std::string nextIndex = dir.path + "/index/99991231235959999";  // index files are named by creation time
+  std::ofstream(nextIndex).flush();
   MessageStore s(cfg, testStoreHost());
   auto opened = s.open();
   REQUIRE_MESSAGE(opened.ok(), (opened.ok() ? std::string() : opened.error().message));
@@ -191,6 +193,8 @@ TEST_CASE("a kill -9 while a commit log or consume queue file was being created 
   CHECK(countReadable(s, rs) == 30);
   CHECK(!fs::exists(nextLog));
   CHECK(!fs::exists(nextQueue));
+  CHECK(!fs::exists(nextIndex));
+  CHECK(s.queryMessage("Q", "key7", 32, 0, INT64_MAX).records.size() == 1);
   CHECK(s.append(TestMessage("Q", 0, "after", "", "k").m).ok());
   s.shutdown();
 }
