@@ -122,6 +122,15 @@ std::optional<int64_t> ReplCluster::lag() {
   return *m - *s;
 }
 
+bool ReplCluster::waitSlaveReported(std::chrono::milliseconds timeout) {
+  return eventually(
+      [&] {
+        auto slaves = runtimeValue(masterAddr(), "haSlaves");  // "addr@ack;addr@ack"
+        return slaves && !slaves->empty() && slaves->find("@-") == std::string::npos;
+      },
+      timeout);
+}
+
 bool ReplCluster::waitCaughtUp(int64_t minOffset, std::chrono::milliseconds timeout) {
   return eventually(
       [&] {

@@ -50,6 +50,8 @@ class ReplCluster {
   std::optional<std::string> runtimeValue(const std::string& brokerAddr, const std::string& key);
   // commitLogMaxOffset of a broker's GET_BROKER_RUNTIME_INFO; nullopt when it does not answer.
   std::optional<int64_t> maxPhyOffset(const std::string& brokerAddr);
+  // Polls the master's "haSlaves" until a slave connection has reported its offset (ack >= 0).
+  bool waitSlaveReported(std::chrono::milliseconds timeout = std::chrono::seconds(60));
   // Master's commitLogMaxOffset - slave's, when both answer.
   std::optional<int64_t> lag();
   // Polls until the slave's max offset equals the master's (and is >= minOffset).

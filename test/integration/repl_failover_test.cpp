@@ -51,9 +51,10 @@ TEST_CASE("repl SYNC_MASTER: every send SEND_OK; after kill -9 of the master its
   REQUIRE(c.startAll("ReplT"));
 
   const int n = 300;
-  // The first send may race the slave's first connection: wait until one succeeds.
-  REQUIRE(eventually([&] { return sendCode(c.client, c.masterAddr(), "ReplT", "m-0") == ResponseCode::SUCCESS; }, 60s));
-  for (int i = 1; i < n; ++i) {
+  // Once the master has the slave's first report, every send waits for its ack: none is stored
+  // without replication (an earlier one would answer SLAVE_NOT_AVAILABLE and still be stored).
+  REQUIRE(c.waitSlaveReported());
+  for (int i = 0; i < n; ++i) {
     int code = sendCode(c.client, c.masterAddr(), "ReplT", "m-" + std::to_string(i));
     REQUIRE_MESSAGE(code == ResponseCode::SUCCESS, "send " << i << " answered " << code);
   }
@@ -66,8 +67,10 @@ TEST_CASE("repl SYNC_MASTER: every send SEND_OK; after kill -9 of the master its
 
   c.master.kill();  // SIGKILL
 
+  // The ack covered the slave's commit log; its consume queue is built right after (dispatch).
+  REQUIRE(waitQueueMax(c.client, c.slaveAddr(), "ReplT", 0, n));
   auto fromSlave = pullAll(c.client, c.slaveAddr(), "ReplT", 0, 0, n);
-  REQUIRE(fromSlave.size() == static_cast<size_t>(n));
+  REQUIRE_MESSAGE(fromSlave.size() == static_cast<size_t>(n), "pulled " << fromSlave.size());
   std::set<std::string> unique(fromSlave.begin(), fromSlave.end());
   CHECK(unique.size() == static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) CHECK(fromSlave[i] == "m-" + std::to_string(i));
