@@ -1,9 +1,5 @@
 #include "repl_cluster.h"
 
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -13,33 +9,10 @@
 #include "client/route.h"
 #include "common/request_code.h"
 #include "common/response_code.h"
-#include "namesrv_client.h"
+#include "broker_calls.h"
+#include "node_config.h"
 
 namespace rmq::test {
-namespace {
-
-bool portFree(uint16_t port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return false;
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
-  ::close(fd);
-  return ok;
-}
-
-}  // namespace
-
-uint16_t freeBrokerPort() {
-  for (int attempt = 0; attempt < 200; ++attempt) {
-    uint16_t p = freePort();
-    if (p > 1030 && p < 65000 && portFree(p - 2) && portFree(p + 1)) return p;
-  }
-  return freePort();
-}
-
 ReplCluster::ReplCluster(ReplSpec s) : spec(std::move(s)) {
   nsPort = freePort();
   masterPort = freeBrokerPort();

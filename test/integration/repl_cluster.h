@@ -14,7 +14,8 @@
 
 #include <sys/types.h>
 
-#include "broker_fixture.h"
+#include "broker_requests.h"
+#include "test_client.h"
 #include "node_process.h"
 
 namespace rmq::test {
@@ -25,9 +26,6 @@ struct ReplSpec {
   std::string extraStore;                  // more [store] TOML lines for both brokers
   std::string extraBroker;                 // more [broker] TOML lines for both brokers
 };
-
-// A free port p whose p - 2 (VIP channel) and p + 1 (HA) are free as well.
-uint16_t freeBrokerPort();
 
 class ReplCluster {
  public:

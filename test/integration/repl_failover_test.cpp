@@ -11,7 +11,8 @@
 #include "client/request_headers.h"
 #include "common/request_code.h"
 #include "common/response_code.h"
-#include "namesrv_client.h"
+#include "broker_calls.h"
+#include "node_config.h"
 #include "repl_cluster.h"
 
 using namespace rmq;
@@ -68,7 +69,7 @@ TEST_CASE("repl SYNC_MASTER: every send SEND_OK; after kill -9 of the master its
   c.master.kill();  // SIGKILL
 
   // The ack covered the slave's commit log; its consume queue is built right after (dispatch).
-  REQUIRE(waitQueueMax(c.client, c.slaveAddr(), "ReplT", 0, n));
+  REQUIRE(dispatched(c.client, c.slaveAddr(), "ReplT", 0, n));
   auto fromSlave = pullAll(c.client, c.slaveAddr(), "ReplT", 0, 0, n);
   REQUIRE_MESSAGE(fromSlave.size() == static_cast<size_t>(n), "pulled " << fromSlave.size());
   std::set<std::string> unique(fromSlave.begin(), fromSlave.end());
@@ -92,7 +93,7 @@ TEST_CASE("repl SYNC_MASTER: every send SEND_OK; after kill -9 of the master its
   int64_t resumeAt = extInt(*q, "offset");
   CHECK(resumeAt == n);
   // The restarted master kept every acknowledged message and serves new sends once its slave is back.
-  REQUIRE(waitQueueMax(c.client, c.masterAddr(), "ReplT", 0, n));
+  REQUIRE(dispatched(c.client, c.masterAddr(), "ReplT", 0, n));
   // (Until the slave has reconnected, sends answer SLAVE_NOT_AVAILABLE but are stored, as in RocketMQ.)
   REQUIRE(eventually([&] { return sendCode(c.client, c.masterAddr(), "ReplT", "after-restart") == ResponseCode::SUCCESS; }, 60s));
   auto again = pullAll(c.client, c.masterAddr(), "ReplT", 0, resumeAt, 1000);

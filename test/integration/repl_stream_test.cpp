@@ -9,7 +9,8 @@
 #include <vector>
 
 #include "common/response_code.h"
-#include "namesrv_client.h"
+#include "broker_calls.h"
+#include "node_config.h"
 #include "repl_cluster.h"
 
 using namespace rmq;
@@ -53,7 +54,7 @@ TEST_CASE("repl: a slave that was away catches up through several commit-log fil
   std::string diff = c.commitLogDiff(0, *masterMax);
   CHECK_MESSAGE(diff.empty(), diff);
   // The slave built its consume queues from the stream: every queue is complete there.
-  for (int q = 0; q < 4; ++q) CHECK(waitQueueMax(c.client, c.slaveAddr(), "ReplAway", q, 151));
+  for (int q = 0; q < 4; ++q) CHECK(dispatched(c.client, c.slaveAddr(), "ReplAway", q, 151));
 }
 
 TEST_CASE("repl: a new slave started late begins at the master's last commit-log file (RocketMQ 4.9's rule) and matches it") {

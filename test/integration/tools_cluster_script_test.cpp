@@ -8,7 +8,8 @@
 #include <vector>
 
 #include "common/response_code.h"
-#include "namesrv_client.h"
+#include "broker_calls.h"
+#include "node_config.h"
 #include "repl_cluster.h"
 
 using namespace rmq;
