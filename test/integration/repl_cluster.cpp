@@ -20,29 +20,20 @@ ReplCluster::ReplCluster(ReplSpec s) : spec(std::move(s)) {
   ns.writeFile("ns.toml", namesrvToml(ns, nsPort));
   ns.setArgs({"--role=namesrv", "-c", ns.path("ns.toml")});
   ns.waitForPorts({nsPort});
-  master.writeFile("broker.toml", brokerToml(master, masterPort, 0, spec.masterRole));
+  master.writeFile("broker.toml", brokerConfig(master, masterPort, 0, spec.masterRole));
   master.setArgs({"--role=master", "-c", master.path("broker.toml")});
   master.waitForPorts({masterPort, static_cast<uint16_t>(masterPort + 1)});
-  slave.writeFile("broker.toml", brokerToml(slave, slavePort, 1, "SLAVE"));
+  slave.writeFile("broker.toml", brokerConfig(slave, slavePort, 1, "SLAVE"));
   slave.setArgs({"--role=slave", "-c", slave.path("broker.toml")});
   slave.waitForPorts({slavePort});
 }
 
-std::string ReplCluster::brokerToml(const NodeProcess& node, uint16_t port, int brokerId,
-                                    const std::string& role) const {
-  return "logDir = \"" + node.path("logs") + "\"\n" +
-         "[broker]\n"
-         "brokerClusterName = \"ReplCluster\"\n"
-         "brokerName = \"broker-r\"\n"
-         "brokerIP1 = \"127.0.0.1\"\n"
-         "brokerIP2 = \"127.0.0.1\"\n"
-         "brokerId = " + std::to_string(brokerId) + "\n" +
-         "listenPort = " + std::to_string(port) + "\n" +
-         "namesrvAddr = \"" + namesrvAddr() + "\"\n" + spec.extraBroker + "\n" +
-         "[store]\n"
-         "brokerRole = \"" + role + "\"\n" +
-         "storePathRootDir = \"" + node.path("store") + "\"\n" +
-         "mappedFileSizeCommitLog = " + std::to_string(spec.commitLogFileSize) + "\n" + spec.extraStore + "\n";
+std::string ReplCluster::brokerConfig(const NodeProcess& node, uint16_t port, int brokerId,
+                                      const std::string& role) const {
+  return logDirToml(node) + brokerToml(node, {.port = port, .namesrvAddr = namesrvAddr(), .cluster = "ReplCluster",
+                                              .name = "broker-r", .id = brokerId, .role = role,
+                                              .commitLogFileSize = spec.commitLogFileSize,
+                                              .extraBroker = spec.extraBroker, .extraStore = spec.extraStore});
 }
 
 bool ReplCluster::startNode(NodeProcess& node, const char* what) {

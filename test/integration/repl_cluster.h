@@ -68,7 +68,7 @@ class ReplCluster {
   TestClient client;
 
  private:
-  std::string brokerToml(const NodeProcess& node, uint16_t port, int brokerId, const std::string& role) const;
+  std::string brokerConfig(const NodeProcess& node, uint16_t port, int brokerId, const std::string& role) const;
   static bool startNode(NodeProcess& node, const char* what);
 };
 

@@ -42,15 +42,14 @@ struct ClusterScript {
   void writeNode(const std::string& node, const std::string& toml) const {
     shell.writeFile("config/" + std::string(kLayout) + "/" + node + ".toml", toml);
   }
-  std::string nodeDir(const std::string& node) const { return shell.path("nodes/" + node); }
+  // Folders of the two brokers (stores, logs); never started as NodeProcesses, the script runs them.
+  NodeProcess masterDir, slaveDir;
 };
 
-std::string brokerToml(const ClusterScript& s, const std::string& node, uint16_t port, int id, const char* role,
-                       uint16_t nsPort) {
-  return "logDir = \"" + s.nodeDir(node) + "/logs\"\n[broker]\nbrokerName = \"broker-t\"\nbrokerIP1 = \"127.0.0.1\"\n"
-         "brokerIP2 = \"127.0.0.1\"\nbrokerId = " + std::to_string(id) + "\nlistenPort = " + std::to_string(port) +
-         "\nnamesrvAddr = \"127.0.0.1:" + std::to_string(nsPort) + "\"\n[store]\nbrokerRole = \"" + role +
-         "\"\nstorePathRootDir = \"" + s.nodeDir(node) + "/store\"\n";
+// A broker of the layout, its store and logs in `dir`.
+std::string layoutBroker(const NodeProcess& dir, uint16_t port, int id, const char* role, uint16_t nsPort) {
+  return logDirToml(dir) + brokerToml(dir, {.port = port, .namesrvAddr = "127.0.0.1:" + std::to_string(nsPort),
+                                            .name = "broker-t", .id = id, .role = role});
 }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
@@ -68,8 +67,8 @@ TEST_CASE("cluster.sh: start, status with a slave's lag, stop NODE / start NODE,
   const uint16_t masterPort = freeBrokerPort();
   const uint16_t slavePort = freeBrokerPort();
   s.writeNode("namesrv-1", namesrvToml(s.shell, nsPort));  // logs etc. under the shell's folder
-  s.writeNode("broker-t", brokerToml(s, "broker-t", masterPort, 0, "SYNC_MASTER", nsPort));
-  s.writeNode("broker-t-s", brokerToml(s, "broker-t-s", slavePort, 1, "SLAVE", nsPort));
+  s.writeNode("broker-t", layoutBroker(s.masterDir, masterPort, 0, "SYNC_MASTER", nsPort));
+  s.writeNode("broker-t-s", layoutBroker(s.slaveDir, slavePort, 1, "SLAVE", nsPort));
   const std::string master = "127.0.0.1:" + std::to_string(masterPort);
 
   auto started = s.run({"start", kLayout});
