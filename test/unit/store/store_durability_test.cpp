@@ -41,6 +41,16 @@ std::vector<AppendResult> fill(MessageStore& s, int n, const std::string& topic 
   return out;
 }
 
+// A store under cfg that took n messages (fill) and was shut down cleanly; the append results.
+std::vector<AppendResult> filledStore(const StoreConfig& cfg, int n) {
+  MessageStore s(cfg, testStoreHost());
+  REQUIRE(s.open().ok());
+  s.start();
+  auto rs = fill(s, n);
+  s.shutdown();
+  return rs;
+}
+
 // Every message of topic Q is readable through its queue and matches the append results.
 int countReadable(MessageStore& s, const std::vector<AppendResult>& rs, const std::string& topic = "Q") {
   int n = 0;
@@ -170,14 +180,7 @@ TEST_CASE("lock file stops a second open; clean shutdown writes checkpoint and r
 TEST_CASE("a kill -9 while a commit log, consume queue or index file was being created (length 0) does not stop the next start") {
   TempDir dir;
   auto cfg = smallConfig(dir.path);
-  std::vector<AppendResult> rs;
-  {
-    MessageStore s(cfg, testStoreHost());
-    REQUIRE(s.open().ok());
-    s.start();
-    rs = fill(s, 30);
-    s.shutdown();
-  }
+  auto rs = filledStore(cfg, 30);
   std::ofstream(dir.path + "/abort").flush();
   // The next files, created but never sized: what open() leaves when the process dies before fallocate.
   std::string nextLog = commitLogFile(dir.path, (rs.back().endOffset() / 65536 + 1) * 65536);
@@ -209,14 +212,7 @@ TEST_CASE("abnormal recovery: torn tail, CRC flip, missing checkpoint — every 
     CAPTURE(d.name);
     TempDir dir;
     auto cfg = smallConfig(dir.path);
-    std::vector<AppendResult> rs;
-    {
-      MessageStore s(cfg, testStoreHost());
-      REQUIRE(s.open().ok());
-      s.start();
-      rs = fill(s, 700);  // several commit log files
-      s.shutdown();
-    }
+    auto rs = filledStore(cfg, 700);  // several commit log files
     std::ofstream(dir.path + "/abort").flush();  // pretend we crashed
     int expected = 700;
     const AppendResult& victim = rs[650];
