@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 
@@ -118,6 +119,34 @@ void MessageStore::addWaiter(WaitKind kind, int64_t endOffset, Completion done) 
   if (!e.slaveAvailable || endOffset - e.flusher.slaveAckedOffset() >= e.cfg.haSlaveFallbehindMax)
     return done(PutStatus::SLAVE_NOT_AVAILABLE);
   e.flusher.waitSlaveAck(endOffset, std::move(done));
+}
+
+bool MessageStore::needsStoredWait() const { return engine_->cfg.syncFlush() || engine_->cfg.isSyncMaster(); }
+
+void MessageStore::addStoredWaiter(int64_t endOffset, Completion done) {
+  const auto& cfg = engine_->cfg;
+  if (!cfg.isSyncMaster()) return addWaiter(WaitKind::Flush, endOffset, std::move(done));
+  if (!cfg.syncFlush()) return addWaiter(WaitKind::SlaveAck, endOffset, std::move(done));
+  // Both: the two completions may run on different threads (flusher, HA ack, or inline here).
+  struct Both {
+    explicit Both(Completion d) : done(std::move(d)) {}
+    Completion done;
+    PutStatus flush = PutStatus::PUT_OK;
+    PutStatus slave = PutStatus::PUT_OK;
+    std::atomic<int> left{2};
+    void arrived() {
+      if (left.fetch_sub(1, std::memory_order_acq_rel) == 1) done(slave != PutStatus::PUT_OK ? slave : flush);
+    }
+  };
+  auto both = std::make_shared<Both>(std::move(done));
+  addWaiter(WaitKind::Flush, endOffset, [both](PutStatus st) {
+    both->flush = st;
+    both->arrived();
+  });
+  addWaiter(WaitKind::SlaveAck, endOffset, [both](PutStatus st) {
+    both->slave = st;
+    both->arrived();
+  });
 }
 
 void MessageStore::notifySlaveAck(int64_t ackedOffset) { engine_->flusher.notifySlaveAck(ackedOffset); }

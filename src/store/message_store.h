@@ -88,6 +88,17 @@ class MessageStore {
         token, endOffset);
   }
   bool needsDurabilityWait() const;  // true under SYNC_FLUSH (callers may skip the await otherwise)
+  // What a send waits for under this store's flushDiskType and brokerRole: the flush (SYNC_FLUSH)
+  // and the slave ack (SYNC_MASTER). Both waits are registered at once, each with its own
+  // syncFlushTimeout (Java 4.9's flushResultFuture.thenCombine(replicaResultFuture)), so a hung
+  // slave answers after one timeout, not after the flush plus one. Completes when both did: the
+  // replication status when it is not PUT_OK, else the flush status. Signature void(PutStatus).
+  template <class Token>
+  auto asyncWaitStored(int64_t endOffset, Token&& token) {
+    return asio::async_initiate<Token, void(PutStatus)>(
+        [this](auto handler, int64_t end) { addStoredWaiter(end, wrap(std::move(handler))); }, token, endOffset);
+  }
+  bool needsStoredWait() const;  // SYNC_FLUSH or SYNC_MASTER: asyncWaitStored has something to wait for
 
   // ---- queue reads ----
   // Messages of topic/queueId from `offset` (count cap maxMsgNums, byte cap maxTotalBytes on top
@@ -145,6 +156,7 @@ class MessageStore {
  private:
   enum class WaitKind { Flush, SlaveAck };
   void addWaiter(WaitKind kind, int64_t endOffset, Completion done);
+  void addStoredWaiter(int64_t endOffset, Completion done);
 
   // Type-erases an asio handler into a Completion that runs it on its associated executor (with
   // outstanding work tracked), so the flusher releases a batch with one post per executor.

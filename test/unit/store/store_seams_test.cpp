@@ -1,6 +1,7 @@
 // Seams used by other modules: replication byte copy (slave), topic deletion, config keys.
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -135,6 +136,67 @@ TEST_CASE("a waiter beyond what can be flushed gets FLUSH_DISK_TIMEOUT after syn
   CHECK(done == 2);
   CHECK((first.load() == PutStatus::PUT_OK));
   CHECK((second.load() == PutStatus::FLUSH_DISK_TIMEOUT));
+  s.shutdown();
+}
+
+TEST_CASE("SYNC_FLUSH + SYNC_MASTER: flush and slave waits start together, each with its own timeout") {
+  TempDir dir;
+  auto cfg = smallConfig(dir.path);
+  cfg.flushDiskType = "SYNC_FLUSH";
+  cfg.brokerRole = "SYNC_MASTER";
+  cfg.syncFlushTimeout = 1000;
+  MessageStore s(cfg, testStoreHost());
+  REQUIRE(s.open().ok());
+  s.start();
+  CHECK(s.needsStoredWait());
+  auto r = s.append(TestMessage("T", 0, "x").m);
+  REQUIRE(r.ok());
+  struct Outcome {
+    std::atomic<bool> done{false};
+    std::atomic<PutStatus> st{PutStatus::UNKNOWN_ERROR};
+    std::chrono::steady_clock::duration took{};
+  };
+  auto wait = [&](int64_t end, Outcome& o) {
+    auto t0 = std::chrono::steady_clock::now();
+    s.asyncWaitStored(end, [&o, t0](PutStatus st) {
+      o.took = std::chrono::steady_clock::now() - t0;
+      o.st = st;
+      o.done = true;
+    });
+  };
+  auto finish = [](Outcome& o) {
+    for (int i = 0; i < 1000 && !o.done; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    REQUIRE(o.done.load());
+    return o.st.load();
+  };
+  {  // no slave connected: SLAVE_NOT_AVAILABLE, although the flush succeeds
+    Outcome o;
+    wait(r.endOffset(), o);
+    CHECK((finish(o) == PutStatus::SLAVE_NOT_AVAILABLE));
+  }
+  s.setSlaveAvailable(true);
+  {  // flushed and acked
+    Outcome o;
+    wait(r.endOffset(), o);
+    s.notifySlaveAck(r.endOffset());
+    CHECK((finish(o) == PutStatus::PUT_OK));
+  }
+  {  // acked but never flushable (beyond the written end): the flush status
+    Outcome o;
+    int64_t beyond = r.endOffset() + 4096;
+    wait(beyond, o);
+    s.notifySlaveAck(beyond);
+    CHECK((finish(o) == PutStatus::FLUSH_DISK_TIMEOUT));
+  }
+  {  // neither flushed nor acked: the replication status wins, and both timeouts ran at once. Run
+     // one after the other they would take at least 2 x syncFlushTimeout (each deadline is set when
+     // its wait is registered), so this bound cannot pass by chance on a slow box.
+    Outcome o;
+    wait(r.endOffset() + 8192, o);
+    CHECK((finish(o) == PutStatus::FLUSH_SLAVE_TIMEOUT));
+    CHECK(o.took >= std::chrono::milliseconds(cfg.syncFlushTimeout));
+    CHECK(o.took < std::chrono::milliseconds(2 * cfg.syncFlushTimeout));
+  }
   s.shutdown();
 }
 

@@ -111,17 +111,12 @@ std::string SendProcessor::notWriteableReason() const {
   return ctx_.store.remarkFor(store::PutStatus::SERVICE_NOT_AVAILABLE);
 }
 
+// SYNC_FLUSH and SYNC_MASTER waits run at once, each with its own timeout; the replication status
+// wins when both fail (§8.2, Java's thenCombine).
 asio::awaitable<int> SendProcessor::awaitDurability(int64_t endOffset) {
-  int code = ResponseCode::SUCCESS;
-  if (ctx_.store.needsDurabilityWait()) {
-    auto st = co_await ctx_.store.asyncWaitDurable(endOffset, asio::use_awaitable);
-    code = store::toResponseCode(st);
-  }
-  if (ctx_.storeConfig.isSyncMaster()) {  // replication status wins when both fail (§8.2)
-    auto st = co_await ctx_.store.asyncWaitReplicated(endOffset, asio::use_awaitable);
-    if (st != store::PutStatus::PUT_OK) code = store::toResponseCode(st);
-  }
-  co_return code;
+  if (!ctx_.store.needsStoredWait()) co_return ResponseCode::SUCCESS;
+  auto st = co_await ctx_.store.asyncWaitStored(endOffset, asio::use_awaitable);
+  co_return store::toResponseCode(st);
 }
 
 asio::awaitable<std::optional<RemotingCommand>> SendProcessor::handle(net::ConnectionPtr conn, RemotingCommand req) {
