@@ -182,10 +182,20 @@ TEST_CASE("broker transaction: half invisible, commit with RocketMQ's bits and o
   CHECK(maxOffset(c, addr, "TxTopic", 1) == 1);
   CHECK(maxOffset(c, addr, kOp, 0) == 2);
 
+  // After a kill -9 (memory of decisions lost) a repeated commit still is not applied twice: the
+  // committed record is found through the index.
+  node.proc.kill();
+  REQUIRE(node.proc.restart(std::chrono::seconds(20)));
+  TestClient c2;
+  auto again = call(c2, addr, endTransaction("pg_tx", 0, half.commitLogOffset, 8, uniq, false));
+  CHECK_MESSAGE(again.code == 0, again.remark.value_or(""));
+  waitDispatched(c2, addr, kOp, 0, 3);  // its op record, nothing else
+  CHECK(maxOffset(c2, addr, "TxTopic", 1) == 1);
+
   // rejectTransactionMessage: half messages refused with NO_PERMISSION.
-  auto cfg = call(c, addr, request(RequestCode::UPDATE_BROKER_CONFIG, {}, "rejectTransactionMessage=true\n"));
+  auto cfg = call(c2, addr, request(RequestCode::UPDATE_BROKER_CONFIG, {}, "rejectTransactionMessage=true\n"));
   REQUIRE(cfg.code == 0);
-  auto refused = call(c, addr, sendRequest(halfSpec("TxTopic", "order-000", "pg_tx")));
+  auto refused = call(c2, addr, sendRequest(halfSpec("TxTopic", "order-000", "pg_tx")));
   CHECK(refused.code == ResponseCode::NO_PERMISSION);
 }
 

@@ -90,7 +90,9 @@ TransactionalMessageService::EndResult TransactionalMessageService::endTransacti
               h.fromTransactionCheck ? "a check answer" : "the producer");
     return {};
   }
-  if (type == sysflag::TRANSACTION_COMMIT_TYPE) {
+  if (type == sysflag::TRANSACTION_COMMIT_TYPE && alreadyCommitted(half, uniq)) {
+    log::info("transaction {} already committed (found in its topic); op record only", uniq);
+  } else if (type == sysflag::TRANSACTION_COMMIT_TYPE) {
     auto commit = tx::commitMessage(half);
     if (!commit) return {ResponseCode::SYSTEM_ERROR, "the half message has no usable REAL_TOPIC/REAL_QID"};
     auto res = ctx_.store.append(*commit);
@@ -99,6 +101,20 @@ TransactionalMessageService::EndResult TransactionalMessageService::endTransacti
   if (!writeOp(half.queueOffset)) return {ResponseCode::SYSTEM_ERROR, "op record not stored"};
   markDecided(uniq, half.queueOffset);
   return {};
+}
+
+bool TransactionalMessageService::alreadyCommitted(const RecordView& half, const std::string& uniq) const {
+  auto realTopic = findEncodedProperty(half.properties, prop::REAL_TOPIC);
+  if (uniq.empty() || !realTopic) return false;
+  // Committed records are indexed by UNIQ_KEY under their real topic: this survives restarts.
+  auto q = ctx_.store.queryMessage(*realTopic, uniq, 32, 0, INT64_MAX);
+  for (auto bytes : q.records) {
+    RecordView r;
+    if (!parseRecordView(bytes, r) || sysflag::transactionType(r.sysFlag) != sysflag::TRANSACTION_COMMIT_TYPE)
+      continue;
+    if (findEncodedProperty(r.properties, prop::UNIQ_KEY) == std::optional<std::string_view>(uniq)) return true;
+  }
+  return false;
 }
 
 std::string TransactionalMessageService::uniqKeyOfHalf(int64_t halfQueueOffset) const {
@@ -226,6 +242,14 @@ void TransactionalMessageService::checkRound() {
         }
       } else if (now - half.bornTimestamp < tx::checkImmunityMs(half, ctx_.config.transactionTimeOut)) {
         stop = true;  // the rest is younger still
+      } else if (alreadyCommitted(half, uniq)) {  // decided before a restart lost our memory of it
+        if (!writeOp(qo)) {
+          stop = true;
+        } else {
+          std::lock_guard lk(mu_);
+          markDecided(uniq, qo);
+          halfOffset = qo + 1;
+        }
       } else if (checkBack(half, times + 1)) {
         halfOffset = qo + 1;
       } else {

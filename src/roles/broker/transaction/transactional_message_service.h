@@ -12,7 +12,9 @@
 //   one older than transactionTimeOut (or CHECK_IMMUNITY_TIME_IN_SECONDS) appends a renewed copy
 //   (TRANSACTION_CHECK_TIMES + 1) and sends CHECK_TRANSACTION_STATE (oneway) about that copy to a
 //   live producer connection of its PGROUP. Everything is rebuilt from the half/op queues and the
-//   two offsets, so a restart (kill -9 included) loses no decision and applies none twice.
+//   two offsets, so a restart (kill -9 included) loses no decision and applies none twice: in
+//   memory a transaction is decided once by UNIQ_KEY; across restarts a commit is found again
+//   through the index (UNIQ_KEY under the real topic) before a second one is written or checked.
 // Threads: prepare/endTransaction run on network threads (each a few short store appends, no
 // waiting for disk); the check rounds run on the service's own thread (io_context + timer).
 // Lifecycle: construct after the store and managers, start() on masters, shutdown().
@@ -72,6 +74,8 @@ class TransactionalMessageService {
   };
   OpScan scanOps(int64_t opOffset);
   std::string uniqKeyOfHalf(int64_t halfQueueOffset) const;
+  // Whether the half message's transaction already has a committed record in its real topic.
+  bool alreadyCommitted(const RecordView& half, const std::string& uniq) const;
   bool writeOp(int64_t halfQueueOffset);
   void markDecided(const std::string& uniqKey, int64_t halfQueueOffset);
   bool isDecided(const std::string& uniqKey) const;
