@@ -175,6 +175,7 @@ bool TransactionalMessageService::checkBack(const RecordView& half, int32_t chec
     return true;
   }
   auto req = net::RemotingCommand::request(RequestCode::CHECK_TRANSACTION_STATE);
+  req.serializeType = net::SerializeType::Json;  // every client reads JSON (the C++ client only JSON)
   req.extFields.set("tranStateTableOffset", copy.queueOffset);
   req.extFields.set("commitLogOffset", copy.physicalOffset);
   req.extFields.set("msgId", uniq);
