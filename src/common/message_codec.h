@@ -35,37 +35,6 @@ Properties decodeProperties(std::string_view s);
 std::optional<std::string_view> findEncodedProperty(std::string_view props, std::string_view name);
 
 // ---- CommitLog record (§4.1) ----
-// Non-owning view of one record; all string_views point into the parsed buffer.
-struct RecordView {
-  std::string_view raw;  // the whole record (TOTALSIZE bytes)
-  int32_t totalSize = 0;
-  int32_t magic = 0;
-  int32_t bodyCRC = 0;
-  int32_t queueId = 0;
-  int32_t flag = 0;
-  int64_t queueOffset = 0;
-  int64_t physicalOffset = 0;
-  int32_t sysFlag = 0;
-  int64_t bornTimestamp = 0;
-  HostAddress bornHost;
-  int64_t storeTimestamp = 0;
-  HostAddress storeHost;
-  int32_t reconsumeTimes = 0;
-  int64_t preparedTransactionOffset = 0;
-  std::string_view body;
-  std::string_view topic;
-  std::string_view properties;
-};
-
-enum class RecordParse {
-  Ok,         // a valid record
-  Blank,      // end-of-file blank marker (§4.4): skip to the next file
-  Truncated,  // not enough bytes for the record the header announces (or for the header)
-  Corrupt,    // bad magic, inconsistent lengths, or CRC mismatch (when checked)
-};
-// Parses the record starting at `data` (at most `avail` bytes). Recognises magic v1 and v2 (§4.1.1).
-RecordParse parseRecord(const char* data, size_t avail, RecordView& out, bool checkCRC);
-
 // Input of the record encoder: numeric fields plus views of topic, body and encoded properties.
 struct RecordFields {
   int32_t bodyCRC = 0;
@@ -84,6 +53,24 @@ struct RecordFields {
   std::string_view topic;
   std::string_view properties;
 };
+
+// Non-owning view of one parsed record: its fields (all string_views point into the parsed
+// buffer), the whole record, its TOTALSIZE and magic; as RecordFields it can go to the encoder.
+struct RecordView : RecordFields {
+  std::string_view raw;  // the whole record (TOTALSIZE bytes)
+  int32_t totalSize = 0;
+  int32_t magic = 0;
+};
+
+enum class RecordParse {
+  Ok,         // a valid record
+  Blank,      // end-of-file blank marker (§4.4): skip to the next file
+  Truncated,  // not enough bytes for the record the header announces (or for the header)
+  Corrupt,    // bad magic, inconsistent lengths, or CRC mismatch (when checked)
+};
+// Parses the record starting at `data` (at most `avail` bytes). Recognises magic v1 and v2 (§4.1.1).
+RecordParse parseRecord(const char* data, size_t avail, RecordView& out, bool checkCRC);
+
 // TOTALSIZE of the record these fields encode to.
 size_t recordSize(const RecordFields& f);
 // Writes the record (recordSize(f) bytes) at dst; returns the size. Does not compute the CRC.

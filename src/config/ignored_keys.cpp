@@ -18,7 +18,7 @@ constexpr std::string_view kTransientPool =
     "off-heap transient store pool of the Java commit log; rmqnode writes through the page cache";
 constexpr std::string_view kDledger =
     "DLedger setting; DLedger mode is not supported (the key is ignored while enableDLegerCommitLog is false)";
-constexpr std::string_view kHa = "master/slave HA replication setting; not used by this build";
+constexpr std::string_view kHa = "master/slave HA setting rmqnode does not implement";
 constexpr std::string_view kCommercial = "commercial statistics of the Java broker; rmqnode does not collect them";
 constexpr std::string_view kFilterExt =
     "consume-queue extension / bloom-filter bitmap; rmqnode evaluates SQL92 and tag filters on the messages";
@@ -93,12 +93,6 @@ constexpr std::array kIgnored = std::to_array<IgnoredKey>({
     {"dLegerSelfId", "MessageStoreConfig", kDledger},
     {"preferredLeaderId", "MessageStoreConfig", kDledger},
     {"storePathDLedgerCommitLog", "MessageStoreConfig", kDledger},
-    {"haListenPort", "MessageStoreConfig", kHa},
-    {"haMasterAddress", "MessageStoreConfig", kHa},
-    {"haSendHeartbeatInterval", "MessageStoreConfig", kHa},
-    {"haHousekeepingInterval", "MessageStoreConfig", kHa},
-    {"haTransferBatchSize", "MessageStoreConfig", kHa},
-    {"haSlaveFallbehindMax", "MessageStoreConfig", kHa},
     {"slaveTimeout", "MessageStoreConfig", kHa},
     {"offsetCheckInSlave", "MessageStoreConfig", kHa},
     {"enableBatchPush", "MessageStoreConfig", kHa},

@@ -4,8 +4,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "roles/node.h"
+#include "tools/cli/cli_options.h"
 
 namespace rmq::node {
 namespace {
@@ -71,8 +73,11 @@ Result<CliOptions> parseArgs(int argc, char** argv) {
   CliOptions o;
   CLI::Option* namesrv = nullptr;
   auto app = makeApp(o, namesrv);
+  auto tokens = tools::canonicalArgs(*app, argc, argv);  // also -c=FILE, -n=ADDR, -namesrvAddr ADDR
+  std::vector<char*> args;
+  for (auto& t : tokens) args.push_back(t.data());
   try {
-    app->parse(argc, argv);
+    app->parse(static_cast<int>(args.size()), args.data());
   } catch (const CLI::ParseError& e) {
     return usageError(e.what());
   }

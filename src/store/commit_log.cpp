@@ -188,7 +188,9 @@ AppendResult CommitLog::appendBatch(const BatchToStore& b) {
 
 Result<void> CommitLog::appendRaw(int64_t offset, std::string_view bytes) {
   std::lock_guard lock(mu_);
-  if (offset != maxOffset())
+  // An empty slave follows from wherever the master starts it: the beginning of one of its files.
+  bool emptyStart = !files_.last() && offset % files_.fileSize() == 0;
+  if (offset != maxOffset() && !emptyStart)
     return makeError(1, "replicated offset " + std::to_string(offset) + " does not match commit log end " +
                             std::to_string(maxOffset()));
   while (!bytes.empty()) {

@@ -32,6 +32,7 @@ MessageStore::~MessageStore() { shutdown(); }
 const StoreConfig& MessageStore::config() const { return engine_->cfg; }
 const HostAddress& MessageStore::storeHost() const { return engine_->storeHost; }
 void MessageStore::setArrivalListener(ArrivalListener l) { engine_->dispatcher.setListener(std::move(l)); }
+void MessageStore::setAppendListener(std::function<void()> l) { engine_->appendListener = std::move(l); }
 
 Result<void> MessageStore::open() {
   auto& e = *engine_;
@@ -110,11 +111,13 @@ void MessageStore::addWaiter(WaitKind kind, int64_t endOffset, Completion done) 
     if (!e.cfg.syncFlush()) return done(PutStatus::PUT_OK);
     return e.flusher.waitFlushed(endOffset, std::move(done));
   }
-  if (!e.slaveAvailable) return done(PutStatus::SLAVE_NOT_AVAILABLE);
+  if (!e.slaveAvailable || endOffset - e.flusher.slaveAckedOffset() >= e.cfg.haSlaveFallbehindMax)
+    return done(PutStatus::SLAVE_NOT_AVAILABLE);
   e.flusher.waitSlaveAck(endOffset, std::move(done));
 }
 
 void MessageStore::notifySlaveAck(int64_t ackedOffset) { engine_->flusher.notifySlaveAck(ackedOffset); }
+int64_t MessageStore::slaveAckedOffset() const { return engine_->flusher.slaveAckedOffset(); }
 void MessageStore::setSlaveAvailable(bool available) { engine_->slaveAvailable = available; }
 
 int64_t MessageStore::minPhyOffset() const { return engine_->commitLog.minOffset(); }

@@ -19,6 +19,7 @@
 #include <asio/prefer.hpp>
 #include <asio/execution/outstanding_work.hpp>
 #include <asio/system_executor.hpp>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -54,6 +55,10 @@ class MessageStore {
   // Called on the dispatcher thread right after each message reached its consume queue. Set
   // before start(). Must be cheap and non-blocking (e.g. post to the long-poll executor).
   void setArrivalListener(ArrivalListener listener);
+  // Called on the appending thread right after an append/appendBatch published its bytes (the
+  // HA master wakes its slave connections with it: replication starts at the append, not on a
+  // poll). Set before start(). Must be cheap and non-blocking.
+  void setAppendListener(std::function<void()> listener);
 
   // ---- writes ----
   AppendResult append(const MessageToStore& msg);
@@ -72,7 +77,8 @@ class MessageStore {
   }
   // Replication seam (SYNC_MASTER): completes when a slave acked endOffset (notifySlaveAck), or
   // FLUSH_SLAVE_TIMEOUT after syncFlushTimeout, or SLAVE_NOT_AVAILABLE at once when no slave is
-  // connected (setSlaveAvailable). Signature void(PutStatus).
+  // connected (setSlaveAvailable) or the best slave ack is haSlaveFallbehindMax or more behind
+  // endOffset (Java's HAService.isSlaveOK). Signature void(PutStatus).
   template <class Token>
   auto asyncWaitReplicated(int64_t endOffset, Token&& token) {
     return asio::async_initiate<Token, void(PutStatus)>(
@@ -109,9 +115,12 @@ class MessageStore {
   int64_t dispatchedPhyOffset() const;
   // Raw commit log bytes from `offset` up to the end of its file / written end (≤ maxBytes).
   ByteView readCommitLog(int64_t offset, size_t maxBytes) const;
-  // Slave: appends replicated bytes; `offset` must equal maxPhyOffset(). Dispatched like appends.
+  // Slave: appends replicated bytes; `offset` must equal maxPhyOffset(), or, while the commit log
+  // has no file at all, be a multiple of mappedFileSizeCommitLog (a master starts an empty slave
+  // at the beginning of its last file, §9.3). Dispatched like appends.
   Result<void> appendReplicated(int64_t offset, std::string_view bytes);
   void notifySlaveAck(int64_t ackedOffset);  // master: slave reported this durable offset
+  int64_t slaveAckedOffset() const;          // master: highest offset any slave acked (0 = none)
   void setSlaveAvailable(bool available);
 
   // ---- topic/queue management ----

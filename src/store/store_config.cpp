@@ -67,6 +67,17 @@ void StoreConfig::visit(config::FieldVisitor& v) {
   v.field({"accessMessageInMemoryMaxRatio", "Percent of RAM counted as hot data", 0, 100},
           accessMessageInMemoryMaxRatio);
   v.field({"warmMapedFileEnable", "Touch every page of a new mapped file"}, warmMapedFileEnable);
+  v.field({"haListenPort", "Master HA port for slaves (0 = listenPort + 1)", 0, 65535}, haListenPort);
+  v.field({"haSendHeartbeatInterval", "ms between HA heartbeats / slave offset reports", 1, 3600000},
+          haSendHeartbeatInterval);
+  v.field({"haHousekeepingInterval", "ms of HA silence before the connection is dropped", 1, 3600000},
+          haHousekeepingInterval);
+  v.field({"haTransferBatchSize", "Largest body of one HA transfer frame in bytes", 1, 64 << 20},
+          haTransferBatchSize);
+  v.field({"haMasterAddress", "Slave: master HA address ip:port (empty = learned from the name server)"},
+          haMasterAddress);
+  v.field({"haSlaveFallbehindMax", "SYNC_MASTER: bytes a slave may lag before SLAVE_NOT_AVAILABLE", 0,
+           INT32_MAX}, haSlaveFallbehindMax);
   v.field({"flushDelayOffsetInterval", "ms between delayOffset.json writes", 100, 3600000}, flushDelayOffsetInterval);
 }
 

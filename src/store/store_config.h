@@ -55,6 +55,14 @@ struct StoreConfig {
   bool warmMapedFileEnable = false;  // pre-touch new files' pages (Java's warm-up)
   int64_t flushDelayOffsetInterval = 10000;  // ms between delayOffset.json writes
 
+  // HA replication (PROTOCOL.md §9; Java's MessageStoreConfig ha* keys, same defaults).
+  int32_t haListenPort = 0;                     // 0 = listenPort + 1 (what Java's BrokerStartup forces)
+  int32_t haSendHeartbeatInterval = 5000;       // ms: idle master heartbeat frame / slave offset report
+  int32_t haHousekeepingInterval = 20000;       // ms of silence after which an HA connection is dropped
+  int32_t haTransferBatchSize = 32 * 1024;      // bytes: largest body of one master -> slave frame
+  std::string haMasterAddress;                  // slave: fixed master HA "ip:port" (else learned)
+  int32_t haSlaveFallbehindMax = 256 * 1024 * 1024;  // SYNC_MASTER: SLAVE_NOT_AVAILABLE beyond this lag
+
   void visit(config::FieldVisitor& v);
 
   // Derived values.

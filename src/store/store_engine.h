@@ -38,6 +38,7 @@ class StoreEngine {
   std::atomic<bool> shutDown{false};
   std::atomic<bool> diskFull{false};
   std::atomic<bool> slaveAvailable{false};
+  std::function<void()> appendListener;  // set before start (MessageStore::setAppendListener)
   int64_t hotDataBytes = 0;  // RAM × accessMessageInMemoryMaxRatio
   int64_t dispatchedEnd = 0;  // set by recover(): where the dispatcher thread starts
   std::mutex lifecycleMu;

@@ -32,6 +32,7 @@ bool StoreEngine::writeable() const {
 AppendResult StoreEngine::checked(AppendResult r) {
   if (r.ok()) {
     dispatcher.wake();
+    if (appendListener) appendListener();  // the HA master ships the new bytes now
   } else if (r.diskFull) {
     if (!diskFull.exchange(true)) log::error("disk full ({}): store refuses writes until space frees", r.error);
     requestCleanup();

@@ -3,29 +3,33 @@
 // GET_CONSUMER_RUNNING_INFO forwarding.
 #include <doctest/doctest.h>
 
+#include <map>
+#include <set>
+
 #include <atomic>
 #include <mutex>
 
-#include "admin_test_util.h"
+#include "broker_calls.h"
+#include "common/request_code.h"
 #include "common/response_code.h"
+#include "dev_node.h"
 
 using namespace rmq;
 using namespace rmq::test;
-using namespace rmq::test::admin;
 
 TEST_CASE("admin clients: consumer and producer connection lists, producer table") {
   DevNode node;
   REQUIRE(node.start());
   TestClient c;
-  auto addr = node.brokerAddr();
+  auto addr = node.brokerAddr;
   createTopic(c, addr, "ConnTopic", 1);
-  CHECK(call(c, addr, request(RequestCode::GET_CONSUMER_CONNECTION_LIST, {{"consumerGroup", "cg_conn"}})).code ==
+  CHECK(invoke(c, addr, request(RequestCode::GET_CONSUMER_CONNECTION_LIST, {{"consumerGroup", "cg_conn"}})).code ==
         ResponseCode::CONSUMER_NOT_ONLINE);
-  CHECK(call(c, addr, request(RequestCode::GET_PRODUCER_CONNECTION_LIST, {{"producerGroup", "pg_conn"}})).code ==
+  CHECK(invoke(c, addr, request(RequestCode::GET_PRODUCER_CONNECTION_LIST, {{"producerGroup", "pg_conn"}})).code ==
         ResponseCode::SYSTEM_ERROR);
-  REQUIRE(call(c, addr, heartbeatRequest("127.0.0.1@conn", "cg_conn", {"ConnTopic"}, {"pg_conn"})).code == 0);
+  REQUIRE(invoke(c, addr, heartbeatRequest("127.0.0.1@conn", "cg_conn", {"ConnTopic"}, {"pg_conn"})).code == 0);
 
-  auto cc = parseBody(call(c, addr, request(RequestCode::GET_CONSUMER_CONNECTION_LIST, {{"consumerGroup", "cg_conn"}})));
+  auto cc = parseBody(invoke(c, addr, request(RequestCode::GET_CONSUMER_CONNECTION_LIST, {{"consumerGroup", "cg_conn"}})));
   REQUIRE(cc["connectionSet"].Size() == 1);
   CHECK(std::string(cc["connectionSet"][0]["clientId"].GetString()) == "127.0.0.1@conn");
   CHECK(std::string(cc["connectionSet"][0]["clientAddr"].GetString()).starts_with("127.0.0.1:"));
@@ -33,11 +37,11 @@ TEST_CASE("admin clients: consumer and producer connection lists, producer table
   CHECK(std::string(cc["subscriptionTable"]["ConnTopic"]["subString"].GetString()) == "*");
   CHECK(cc.HasMember("messageModel"));
 
-  auto pc = parseBody(call(c, addr, request(RequestCode::GET_PRODUCER_CONNECTION_LIST, {{"producerGroup", "pg_conn"}})));
+  auto pc = parseBody(invoke(c, addr, request(RequestCode::GET_PRODUCER_CONNECTION_LIST, {{"producerGroup", "pg_conn"}})));
   REQUIRE(pc["connectionSet"].Size() == 1);
   CHECK(std::string(pc["connectionSet"][0]["clientId"].GetString()) == "127.0.0.1@conn");
 
-  auto all = parseBody(call(c, addr, request(RequestCode::GET_ALL_PRODUCER_INFO, {})));
+  auto all = parseBody(invoke(c, addr, request(RequestCode::GET_ALL_PRODUCER_INFO, {})));
   REQUIRE(all["data"].HasMember("pg_conn"));
   CHECK(std::string(all["data"]["pg_conn"][0]["clientId"].GetString()) == "127.0.0.1@conn");
 }
@@ -46,23 +50,18 @@ TEST_CASE("admin reset offset: computes offsets by time and pushes RESET_CONSUME
   DevNode node;
   REQUIRE(node.start());
   TestClient c;
-  auto addr = node.brokerAddr();
+  auto addr = node.brokerAddr;
   createTopic(c, addr, "ResetTopic", 2);
-  for (int i = 0; i < 4; ++i) {
-    SendSpec s;
-    s.topic = "ResetTopic";
-    s.queueId = i % 2;
-    sendOk(c, addr, s);
-  }
-  waitDispatched(c, addr, "ResetTopic", 0, 2);
-  waitDispatched(c, addr, "ResetTopic", 1, 2);
+  std::vector<SendSpec> sends;
+  for (int i = 0; i < 4; ++i) sends.push_back({.topic = "ResetTopic", .queueId = i % 2});
+  sendDispatched(c, addr, sends);
   auto reset = [&](const char* ts, const char* force) {
-    return call(c, addr, request(RequestCode::INVOKE_BROKER_TO_RESET_OFFSET,
+    return invoke(c, addr, request(RequestCode::INVOKE_BROKER_TO_RESET_OFFSET,
                                  {{"topic", "ResetTopic"}, {"group", "cg_reset"}, {"timestamp", ts}, {"isForce", force}}));
   };
   CHECK(reset("-1", "true").code == ResponseCode::SYSTEM_ERROR);  // group has no offsets yet
   for (int q = 0; q < 2; ++q) {
-    REQUIRE(call(c, addr, request(RequestCode::UPDATE_CONSUMER_OFFSET,
+    REQUIRE(invoke(c, addr, request(RequestCode::UPDATE_CONSUMER_OFFSET,
                                   {{"consumerGroup", "cg_reset"}, {"topic", "ResetTopic"}, {"queueId", std::to_string(q)},
                                    {"commitOffset", "1"}})).code == 0);
   }
@@ -77,14 +76,14 @@ TEST_CASE("admin reset offset: computes offsets by time and pushes RESET_CONSUME
         pushes.push_back(std::move(cmd));
         co_return std::nullopt;
       });
-  REQUIRE(call(c, addr, heartbeatRequest("127.0.0.1@reset", "cg_reset", {"ResetTopic"})).code == 0);
+  REQUIRE(invoke(c, addr, heartbeatRequest("127.0.0.1@reset", "cg_reset", {"ResetTopic"})).code == 0);
 
   auto toEnd = reset("-1", "true");
   REQUIRE(toEnd.code == 0);
   std::string expected = "{\"offsetTable\":{{\"brokerName\":\"broker-a\",\"queueId\":0,\"topic\":\"ResetTopic\"}:2,"
                          "{\"brokerName\":\"broker-a\",\"queueId\":1,\"topic\":\"ResetTopic\"}:2}}";
   CHECK(bodyOf(toEnd) == expected);
-  REQUIRE(waitFor([&] { std::lock_guard lk(mu); return pushes.size() == 1; }, std::chrono::seconds(5)));
+  REQUIRE(eventually([&] { std::lock_guard lk(mu); return pushes.size() == 1; }, std::chrono::seconds(5)));
   {
     std::lock_guard lk(mu);
     CHECK(pushes[0].body == expected);
@@ -102,53 +101,53 @@ TEST_CASE("admin locks: LOCK_BATCH_MQ grants free or own queues, UNLOCK_BATCH_MQ
   DevNode node;
   REQUIRE(node.start());
   TestClient c;
-  auto addr = node.brokerAddr();
+  auto addr = node.brokerAddr;
   auto body = [](const std::string& client) {
     return "{\"clientId\":\"" + client + "\",\"consumerGroup\":\"cg_lock\",\"mqSet\":["
            "{\"brokerName\":\"broker-a\",\"queueId\":0,\"topic\":\"LockTopic\"},"
            "{\"brokerName\":\"broker-a\",\"queueId\":1,\"topic\":\"LockTopic\"}]}";
   };
   auto lockedCount = [&](const std::string& client) {
-    auto r = call(c, addr, request(RequestCode::LOCK_BATCH_MQ, {}, body(client)));
+    auto r = invoke(c, addr, request(RequestCode::LOCK_BATCH_MQ, {}, body(client)));
     REQUIRE(r.code == 0);
     return static_cast<int>(parseBody(r)["lockOKMQSet"].Size());
   };
   CHECK(lockedCount("A") == 2);
   CHECK(lockedCount("A") == 2);  // refresh by the holder
   CHECK(lockedCount("B") == 0);
-  REQUIRE(call(c, addr, request(RequestCode::UNLOCK_BATCH_MQ, {}, body("B"))).code == 0);  // not B's: no effect
+  REQUIRE(invoke(c, addr, request(RequestCode::UNLOCK_BATCH_MQ, {}, body("B"))).code == 0);  // not B's: no effect
   CHECK(lockedCount("B") == 0);
-  REQUIRE(call(c, addr, request(RequestCode::UNLOCK_BATCH_MQ, {}, body("A"))).code == 0);
+  REQUIRE(invoke(c, addr, request(RequestCode::UNLOCK_BATCH_MQ, {}, body("A"))).code == 0);
   CHECK(lockedCount("B") == 2);
-  CHECK(call(c, addr, request(RequestCode::LOCK_BATCH_MQ, {}, "not json")).code == ResponseCode::SYSTEM_ERROR);
+  CHECK(invoke(c, addr, request(RequestCode::LOCK_BATCH_MQ, {}, "not json")).code == ResponseCode::SYSTEM_ERROR);
 }
 
 TEST_CASE("admin CHECK_CLIENT_CONFIG: TAG always ok, SQL92 compiled, disabled SQL92 refused") {
   auto check = [](TestClient& c, const std::string& addr, const std::string& type, const std::string& expr) {
     std::string body = "{\"clientId\":\"x\",\"group\":\"cg_check\",\"subscriptionData\":{\"topic\":\"T\","
                        "\"expressionType\":\"" + type + "\",\"subString\":\"" + expr + "\"}}";
-    return call(c, addr, request(RequestCode::CHECK_CLIENT_CONFIG, {}, body)).code;
+    return invoke(c, addr, request(RequestCode::CHECK_CLIENT_CONFIG, {}, body)).code;
   };
   {
-    DevNode node("enablePropertyFilter = true\n");
+    DevNode node;
     REQUIRE(node.start());
     TestClient c;
-    CHECK(check(c, node.brokerAddr(), "TAG", "a || b") == 0);
-    CHECK(check(c, node.brokerAddr(), "SQL92", "a > 3 AND b = 'x'") == 0);
-    CHECK(check(c, node.brokerAddr(), "SQL92", "a >>> ") == ResponseCode::SUBSCRIPTION_PARSE_FAILED);
+    CHECK(check(c, node.brokerAddr, "TAG", "a || b") == 0);
+    CHECK(check(c, node.brokerAddr, "SQL92", "a > 3 AND b = 'x'") == 0);
+    CHECK(check(c, node.brokerAddr, "SQL92", "a >>> ") == ResponseCode::SUBSCRIPTION_PARSE_FAILED);
   }
-  DevNode node;
+  DevNode node({.propertyFilter = false});
   REQUIRE(node.start());
   TestClient c;
-  CHECK(check(c, node.brokerAddr(), "SQL92", "a > 3") == ResponseCode::SYSTEM_ERROR);
-  CHECK(check(c, node.brokerAddr(), "TAG", "*") == 0);
+  CHECK(check(c, node.brokerAddr, "SQL92", "a > 3") == ResponseCode::SYSTEM_ERROR);
+  CHECK(check(c, node.brokerAddr, "TAG", "*") == 0);
 }
 
 TEST_CASE("admin GET_CONSUMER_RUNNING_INFO is forwarded to the named consumer and its answer relayed") {
   DevNode node;
   REQUIRE(node.start());
   TestClient c;
-  auto addr = node.brokerAddr();
+  auto addr = node.brokerAddr;
   createTopic(c, addr, "RunTopic", 1);
   c.raw().dispatcher().registerProcessor(
       RequestCode::GET_CONSUMER_RUNNING_INFO,
@@ -157,12 +156,12 @@ TEST_CASE("admin GET_CONSUMER_RUNNING_INFO is forwarded to the named consumer an
         r.body = "{\"properties\":{\"group\":\"" + std::string(cmd.extFields.get("consumerGroup")) + "\"}}";
         co_return r;
       });
-  REQUIRE(call(c, addr, heartbeatRequest("127.0.0.1@run", "cg_run", {"RunTopic"})).code == 0);
-  auto r = call(c, addr, request(RequestCode::GET_CONSUMER_RUNNING_INFO,
+  REQUIRE(invoke(c, addr, heartbeatRequest("127.0.0.1@run", "cg_run", {"RunTopic"})).code == 0);
+  auto r = invoke(c, addr, request(RequestCode::GET_CONSUMER_RUNNING_INFO,
                                  {{"consumerGroup", "cg_run"}, {"clientId", "127.0.0.1@run"}, {"jstackEnable", "false"}}));
   CHECK(r.code == 0);
   CHECK(bodyOf(r) == "{\"properties\":{\"group\":\"cg_run\"}}");
-  auto missing = call(c, addr, request(RequestCode::GET_CONSUMER_RUNNING_INFO,
+  auto missing = invoke(c, addr, request(RequestCode::GET_CONSUMER_RUNNING_INFO,
                                        {{"consumerGroup", "cg_run"}, {"clientId", "nobody"}}));
   CHECK(missing.code == ResponseCode::SYSTEM_ERROR);
 }
@@ -171,7 +170,7 @@ TEST_CASE("admin INVOKE_BROKER_TO_GET_CONSUMER_STATUS gathers every consumer's q
   DevNode node;
   REQUIRE(node.start());
   TestClient c;
-  auto addr = node.brokerAddr();
+  auto addr = node.brokerAddr;
   createTopic(c, addr, "StatusTopic", 1);
   const std::string mq = R"({"brokerName":"broker-a","queueId":0,"topic":"StatusTopic"})";
   c.raw().dispatcher().registerProcessor(
@@ -181,10 +180,10 @@ TEST_CASE("admin INVOKE_BROKER_TO_GET_CONSUMER_STATUS gathers every consumer's q
         if (cmd.extFields.get("topic") == "StatusTopic") r.body = "{\"messageQueueTable\":{" + mq + ":5}}";
         co_return r;
       });
-  CHECK(call(c, addr, request(RequestCode::INVOKE_BROKER_TO_GET_CONSUMER_STATUS,
+  CHECK(invoke(c, addr, request(RequestCode::INVOKE_BROKER_TO_GET_CONSUMER_STATUS,
                               {{"topic", "StatusTopic"}, {"group", "cg_status"}})).code == ResponseCode::SYSTEM_ERROR);
-  REQUIRE(call(c, addr, heartbeatRequest("127.0.0.1@status", "cg_status", {"StatusTopic"})).code == 0);
-  auto r = call(c, addr, request(RequestCode::INVOKE_BROKER_TO_GET_CONSUMER_STATUS,
+  REQUIRE(invoke(c, addr, heartbeatRequest("127.0.0.1@status", "cg_status", {"StatusTopic"})).code == 0);
+  auto r = invoke(c, addr, request(RequestCode::INVOKE_BROKER_TO_GET_CONSUMER_STATUS,
                                  {{"topic", "StatusTopic"}, {"group", "cg_status"}}));
   REQUIRE(r.code == 0);
   CHECK(bodyOf(r) == "{\"consumerTable\":{\"127.0.0.1@status\":{" + mq + ":5}},\"messageQueueTable\":{}}");

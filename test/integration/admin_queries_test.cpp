@@ -3,13 +3,18 @@
 // QUERY_TOPIC_CONSUME_BY_WHO, GET_BROKER_RUNTIME_INFO, CLONE_GROUP_OFFSET, QUERY_CORRECTION_OFFSET.
 #include <doctest/doctest.h>
 
-#include "admin_test_util.h"
+#include <map>
+#include <set>
+
+#include "broker_calls.h"
+#include "common/json.h"
 #include "common/message_id.h"
+#include "common/request_code.h"
 #include "common/response_code.h"
+#include "dev_node.h"
 
 using namespace rmq;
 using namespace rmq::test;
-using namespace rmq::test::admin;
 
 namespace {
 
@@ -27,7 +32,7 @@ std::map<int, const rapidjson::Value*> byQueue(const rapidjson::Value& table, co
 
 void commit(TestClient& c, const std::string& addr, const std::string& group, const std::string& topic, int q,
             int64_t offset) {
-  REQUIRE(call(c, addr, request(RequestCode::UPDATE_CONSUMER_OFFSET,
+  REQUIRE(invoke(c, addr, request(RequestCode::UPDATE_CONSUMER_OFFSET,
                                 {{"consumerGroup", group}, {"topic", topic}, {"queueId", std::to_string(q)},
                                  {"commitOffset", std::to_string(offset)}})).code == 0);
 }
@@ -38,24 +43,20 @@ TEST_CASE("admin queries: by key through the index, by offset id, consume queue 
   DevNode node;
   REQUIRE(node.start());
   TestClient c;
-  auto addr = node.brokerAddr();
+  auto addr = node.brokerAddr;
   createTopic(c, addr, "QueryTopic", 2);
   std::vector<std::string> ids;
-  for (int i = 0; i < 3; ++i) {
-    SendSpec s;
-    s.topic = "QueryTopic";
-    s.keys = i < 2 ? "orderKey" : "otherKey";
-    s.body = "body-" + std::to_string(i);
-    s.queueId = i % 2;
-    ids.push_back(std::string(sendOk(c, addr, s).extFields.get("msgId")));
-  }
-  waitDispatched(c, addr, "QueryTopic", 0, 2);
+  std::vector<SendSpec> sends;
+  for (int i = 0; i < 3; ++i)
+    sends.push_back({.topic = "QueryTopic", .body = "body-" + std::to_string(i), .keys = i < 2 ? "orderKey" : "otherKey",
+                     .queueId = i % 2});
+  for (auto& answer : sendDispatched(c, addr, sends)) ids.push_back(std::string(answer.extFields.get("msgId")));
   auto byKey = [&](const std::string& key) {
-    return call(c, addr, request(RequestCode::QUERY_MESSAGE,
+    return invoke(c, addr, request(RequestCode::QUERY_MESSAGE,
                                  {{"topic", "QueryTopic"}, {"key", key}, {"maxNum", "32"}, {"beginTimestamp", "0"},
                                   {"endTimestamp", std::to_string(INT64_MAX)}}));
   };
-  CHECK(waitFor([&] { return pulledMessages(byKey("orderKey")).size() == 2; }, std::chrono::seconds(5)));
+  CHECK(eventually([&] { return pulledMessages(byKey("orderKey")).size() == 2; }, std::chrono::seconds(5)));
   auto found = byKey("orderKey");
   CHECK(found.code == 0);
   CHECK(extInt(found, "indexLastUpdateTimestamp") > 0);
@@ -65,20 +66,20 @@ TEST_CASE("admin queries: by key through the index, by offset id, consume queue 
   CHECK(bodies == std::set<std::string>{"body-0", "body-1"});
   auto none = byKey("absentKey");
   CHECK(none.code == ResponseCode::QUERY_NOT_FOUND);
-  CHECK(call(c, addr, request(RequestCode::QUERY_MESSAGE, {{"topic", "QueryTopic"}})).code == ResponseCode::SYSTEM_ERROR);
+  CHECK(invoke(c, addr, request(RequestCode::QUERY_MESSAGE, {{"topic", "QueryTopic"}})).code == ResponseCode::SYSTEM_ERROR);
 
   auto id = parseOffsetMsgId(ids[2]);
   REQUIRE(id);
-  auto view = call(c, addr, request(RequestCode::VIEW_MESSAGE_BY_ID, {{"offset", std::to_string(id->commitLogOffset)}}));
+  auto view = invoke(c, addr, request(RequestCode::VIEW_MESSAGE_BY_ID, {{"offset", std::to_string(id->commitLogOffset)}}));
   REQUIRE(view.code == 0);
   auto viewed = pulledMessages(view);
   REQUIRE(viewed.size() == 1);
   CHECK(viewed[0].body == "body-2");
   CHECK(viewed[0].topic == "QueryTopic");
-  CHECK(call(c, addr, request(RequestCode::VIEW_MESSAGE_BY_ID, {{"offset", "999999999"}})).code ==
+  CHECK(invoke(c, addr, request(RequestCode::VIEW_MESSAGE_BY_ID, {{"offset", "999999999"}})).code ==
         ResponseCode::SYSTEM_ERROR);
 
-  auto cq = parseBody(call(c, addr, request(RequestCode::QUERY_CONSUME_QUEUE,
+  auto cq = parseBody(invoke(c, addr, request(RequestCode::QUERY_CONSUME_QUEUE,
                                             {{"topic", "QueryTopic"}, {"queueId", "0"}, {"index", "0"}, {"count", "10"},
                                              {"consumerGroup", "cg"}})));
   CHECK(cq["maxQueueIndex"].GetInt64() == 2);
@@ -86,7 +87,7 @@ TEST_CASE("admin queries: by key through the index, by offset id, consume queue 
   REQUIRE(cq["queueData"].Size() == 2);
   auto first = parseOffsetMsgId(ids[0]);
   CHECK(cq["queueData"][0]["physicOffset"].GetInt64() == first->commitLogOffset);
-  CHECK(call(c, addr, request(RequestCode::QUERY_CONSUME_QUEUE, {{"topic", "QueryTopic"}, {"queueId", "9"}})).code ==
+  CHECK(invoke(c, addr, request(RequestCode::QUERY_CONSUME_QUEUE, {{"topic", "QueryTopic"}, {"queueId", "9"}})).code ==
         ResponseCode::SYSTEM_ERROR);
 }
 
@@ -94,29 +95,24 @@ TEST_CASE("admin stats: topic stats, consume stats, time span, consumers of a to
   DevNode node;
   REQUIRE(node.start());
   TestClient c;
-  auto addr = node.brokerAddr();
+  auto addr = node.brokerAddr;
   createTopic(c, addr, "StatsTopic", 2);
-  for (int i = 0; i < 5; ++i) {
-    SendSpec s;
-    s.topic = "StatsTopic";
-    s.queueId = i < 3 ? 0 : 1;
-    sendOk(c, addr, s);
-  }
-  waitDispatched(c, addr, "StatsTopic", 0, 3);
-  waitDispatched(c, addr, "StatsTopic", 1, 2);
-  auto stats = parseBody(call(c, addr, request(RequestCode::GET_TOPIC_STATS_INFO, {{"topic", "StatsTopic"}})));
+  std::vector<SendSpec> sends;
+  for (int i = 0; i < 5; ++i) sends.push_back({.topic = "StatsTopic", .queueId = i < 3 ? 0 : 1});
+  sendDispatched(c, addr, sends);
+  auto stats = parseBody(invoke(c, addr, request(RequestCode::GET_TOPIC_STATS_INFO, {{"topic", "StatsTopic"}})));
   auto queues = byQueue(stats["offsetTable"], "StatsTopic");
   REQUIRE(queues.size() == 2);
   CHECK((*queues[0])["maxOffset"].GetInt64() == 3);
   CHECK((*queues[1])["maxOffset"].GetInt64() == 2);
   CHECK((*queues[0])["minOffset"].GetInt64() == 0);
   CHECK((*queues[0])["lastUpdateTimestamp"].GetInt64() > 0);
-  CHECK(call(c, addr, request(RequestCode::GET_TOPIC_STATS_INFO, {{"topic", "NoSuchTopic"}})).code ==
+  CHECK(invoke(c, addr, request(RequestCode::GET_TOPIC_STATS_INFO, {{"topic", "NoSuchTopic"}})).code ==
         ResponseCode::TOPIC_NOT_EXIST);
 
   commit(c, addr, "cg_stats", "StatsTopic", 0, 1);
   commit(c, addr, "cg_stats", "StatsTopic", 1, 2);
-  auto cs = parseBody(call(c, addr, request(RequestCode::GET_CONSUME_STATS, {{"consumerGroup", "cg_stats"}})));
+  auto cs = parseBody(invoke(c, addr, request(RequestCode::GET_CONSUME_STATS, {{"consumerGroup", "cg_stats"}})));
   auto cq = byQueue(cs["offsetTable"], "StatsTopic");
   REQUIRE(cq.size() == 2);
   CHECK((*cq[0])["brokerOffset"].GetInt64() == 3);
@@ -125,7 +121,7 @@ TEST_CASE("admin stats: topic stats, consume stats, time span, consumers of a to
   CHECK((*cq[0])["lastTimestamp"].GetInt64() > 0);
   CHECK(cs.HasMember("consumeTps"));
 
-  auto span = parseBody(call(c, addr, request(RequestCode::QUERY_CONSUME_TIME_SPAN,
+  auto span = parseBody(invoke(c, addr, request(RequestCode::QUERY_CONSUME_TIME_SPAN,
                                               {{"topic", "StatsTopic"}, {"group", "cg_stats"}})));
   REQUIRE(span["consumeTimeSpanSet"].Size() == 2);
   auto& s0 = span["consumeTimeSpanSet"][0];
@@ -134,27 +130,27 @@ TEST_CASE("admin stats: topic stats, consume stats, time span, consumers of a to
   CHECK(std::string(s0["messageQueue"]["topic"].GetString()) == "StatsTopic");
   CHECK(s0["delayTime"].GetInt64() >= 0);
 
-  auto who = parseBody(call(c, addr, request(RequestCode::QUERY_TOPIC_CONSUME_BY_WHO, {{"topic", "StatsTopic"}})));
+  auto who = parseBody(invoke(c, addr, request(RequestCode::QUERY_TOPIC_CONSUME_BY_WHO, {{"topic", "StatsTopic"}})));
   REQUIRE(who["groupList"].Size() == 1);
   CHECK(std::string(who["groupList"][0].GetString()) == "cg_stats");
 
-  REQUIRE(call(c, addr, request(RequestCode::CLONE_GROUP_OFFSET,
+  REQUIRE(invoke(c, addr, request(RequestCode::CLONE_GROUP_OFFSET,
                                 {{"srcGroup", "cg_stats"}, {"destGroup", "cg_clone"}, {"topic", "StatsTopic"},
                                  {"offline", "true"}})).code == 0);
-  auto q = call(c, addr, request(RequestCode::QUERY_CONSUMER_OFFSET,
+  auto q = invoke(c, addr, request(RequestCode::QUERY_CONSUMER_OFFSET,
                                  {{"consumerGroup", "cg_clone"}, {"topic", "StatsTopic"}, {"queueId", "1"}}));
   CHECK(q.code == 0);
   CHECK(extInt(q, "offset") == 2);
 
   commit(c, addr, "cg_clone", "StatsTopic", 0, 3);  // cg_stats stays behind on queue 0
-  auto corr = call(c, addr, request(RequestCode::QUERY_CORRECTION_OFFSET,
+  auto corr = invoke(c, addr, request(RequestCode::QUERY_CORRECTION_OFFSET,
                                     {{"topic", "StatsTopic"}, {"compareGroup", "cg_clone"}, {"filterGroups", ""}}));
   REQUIRE(corr.code == 0);
   CHECK(bodyOf(corr) == "{\"correctionOffsets\":{0:1,1:2}}");
 
   // Online consumer with a subscription: broker-wide consume stats list it.
-  REQUIRE(call(c, addr, heartbeatRequest("127.0.0.1@stats", "cg_stats", {"StatsTopic"})).code == 0);
-  auto bcs = parseBody(call(c, addr, request(RequestCode::GET_BROKER_CONSUME_STATS, {{"isOrder", "false"}})));
+  REQUIRE(invoke(c, addr, heartbeatRequest("127.0.0.1@stats", "cg_stats", {"StatsTopic"})).code == 0);
+  auto bcs = parseBody(invoke(c, addr, request(RequestCode::GET_BROKER_CONSUME_STATS, {{"isOrder", "false"}})));
   CHECK(std::string(bcs["brokerAddr"].GetString()) == addr);
   CHECK(bcs["totalDiff"].GetInt64() == 2);  // (3-1) + (2-2)
   REQUIRE(bcs["consumeStatsList"].Size() == 1);
@@ -165,12 +161,12 @@ TEST_CASE("admin runtime info: KVTable with the keys mqadmin brokerStatus and cl
   DevNode node;
   REQUIRE(node.start());
   TestClient c;
-  auto addr = node.brokerAddr();
+  auto addr = node.brokerAddr;
   createTopic(c, addr, "RtTopic", 1);
   SendSpec s;
   s.topic = "RtTopic";
   sendOk(c, addr, s);
-  auto info = parseBody(call(c, addr, request(RequestCode::GET_BROKER_RUNTIME_INFO, {})));
+  auto info = parseBody(invoke(c, addr, request(RequestCode::GET_BROKER_RUNTIME_INFO, {})));
   auto& t = info["table"];
   for (auto key : {"brokerVersion", "brokerVersionDesc", "msgPutTotalTodayNow", "msgGetTotalTodayNow",
                    "msgPutTotalTodayMorning", "msgGetTotalYesterdayMorning", "putTps", "getTransferedTps",
@@ -185,8 +181,8 @@ TEST_CASE("admin runtime info: KVTable with the keys mqadmin brokerStatus and cl
   double ratio = std::stod(t["commitLogDiskRatio"].GetString());
   CHECK(ratio > 0.0);
   CHECK(ratio <= 1.0);
-  CHECK(waitFor([&] {
-    auto again = parseBody(call(c, addr, request(RequestCode::GET_BROKER_RUNTIME_INFO, {})));
+  CHECK(eventually([&] {
+    auto again = parseBody(invoke(c, addr, request(RequestCode::GET_BROKER_RUNTIME_INFO, {})));
     return std::stoll(again["table"]["msgPutTotalTodayNow"].GetString()) >= 1;
   }, std::chrono::seconds(5)));
 }
@@ -195,21 +191,16 @@ TEST_CASE("admin runtime info: pulls show up in the get totals and get TPS figur
   DevNode node;
   REQUIRE(node.start());
   TestClient c;
-  auto addr = node.brokerAddr();
+  auto addr = node.brokerAddr;
   createTopic(c, addr, "RtGetTopic", 1);
-  for (int i = 0; i < 3; ++i) {
-    SendSpec s;
-    s.topic = "RtGetTopic";
-    s.body = "get-" + std::to_string(i);
-    sendOk(c, addr, s);
-  }
-  waitDispatched(c, addr, "RtGetTopic", 0, 3);
-  REQUIRE(pullAll(c, addr, "RtGetTopic", 0).size() == 3);  // one found pull, 3 messages
-  CHECK(pullAll(c, addr, "RtGetTopic", 0, 3).empty());      // one miss (nothing new)
+  sendDispatched(c, addr, {{.topic = "RtGetTopic", .body = "get-0"}, {.topic = "RtGetTopic", .body = "get-1"},
+                           {.topic = "RtGetTopic", .body = "get-2"}});
+  REQUIRE(pullMessages(c, addr, {.group = "cg_admin", .topic = "RtGetTopic"}).size() == 3);  // one found pull, 3 messages
+  CHECK(pullMessages(c, addr, {.group = "cg_admin", .topic = "RtGetTopic", .offset = 3}).empty());  // one miss (nothing new)
   // The sampler reads the counters once a second; wait until it has seen both pulls.
   rapidjson::Document last;
-  CHECK(waitFor([&] {
-    last = parseBody(call(c, addr, request(RequestCode::GET_BROKER_RUNTIME_INFO, {})));
+  CHECK(eventually([&] {
+    last = parseBody(invoke(c, addr, request(RequestCode::GET_BROKER_RUNTIME_INFO, {})));
     auto& t = last["table"];
     return std::stoll(t["msgGetTotalTodayNow"].GetString()) == 3 && std::stod(t["getMissTps"].GetString()) > 0 &&
            std::stod(t["getFoundTps"].GetString()) > 0;
@@ -220,12 +211,12 @@ TEST_CASE("admin runtime info: pulls show up in the get totals and get TPS figur
   CHECK(std::stod(t["getTotalTps"].GetString()) >= std::stod(t["getFoundTps"].GetString()));
   // The pulling group's consume TPS (messages it pulled per second over the last minute).
   auto consumeTps = [&] {
-    auto stats = parseBody(call(c, addr, request(RequestCode::GET_CONSUME_STATS,
+    auto stats = parseBody(invoke(c, addr, request(RequestCode::GET_CONSUME_STATS,
                                                  {{"consumerGroup", "cg_admin"}, {"topic", "RtGetTopic"}})));
     return stats["consumeTps"].GetDouble();
   };
-  CHECK(waitFor([&] { return consumeTps() > 0; }, std::chrono::seconds(5)));
-  auto otherGroup = parseBody(call(c, addr, request(RequestCode::GET_CONSUME_STATS,
+  CHECK(eventually([&] { return consumeTps() > 0; }, std::chrono::seconds(5)));
+  auto otherGroup = parseBody(invoke(c, addr, request(RequestCode::GET_CONSUME_STATS,
                                                     {{"consumerGroup", "cg_idle"}, {"topic", "RtGetTopic"}})));
   CHECK(otherGroup["consumeTps"].GetDouble() == 0.0);
 }
@@ -234,23 +225,18 @@ TEST_CASE("admin offset moved: a pull answered PULL_OFFSET_MOVED stores an OFFSE
   DevNode node;
   REQUIRE(node.start());
   TestClient c;
-  auto addr = node.brokerAddr();
+  auto addr = node.brokerAddr;
   createTopic(c, addr, "MovedTopic", 1);
-  for (int i = 0; i < 2; ++i) {
-    SendSpec s;
-    s.topic = "MovedTopic";
-    sendOk(c, addr, s);
-  }
-  waitDispatched(c, addr, "MovedTopic", 0, 2);
+  sendDispatched(c, addr, {{.topic = "MovedTopic"}, {.topic = "MovedTopic"}});
   PullSpec p;
   p.group = "cg_moved";
   p.topic = "MovedTopic";
   p.offset = 50;
-  auto moved = call(c, addr, pullRequest(p));
+  auto moved = invoke(c, addr, pullRequest(p));
   REQUIRE(moved.code == ResponseCode::PULL_OFFSET_MOVED);
   int64_t offsetNew = extInt(moved, "nextBeginOffset");
-  waitDispatched(c, addr, "OFFSET_MOVED_EVENT", 0, 1);
-  auto events = pullAll(c, addr, "OFFSET_MOVED_EVENT", 0);
+  REQUIRE(dispatched(c, addr, "OFFSET_MOVED_EVENT", 0, 1));
+  auto events = pullMessages(c, addr, {.topic = "OFFSET_MOVED_EVENT"});
   REQUIRE(events.size() == 1);
   CHECK(events[0].tags() == "cg_moved");
   rapidjson::Document ev;
@@ -264,6 +250,6 @@ TEST_CASE("admin offset moved: a pull answered PULL_OFFSET_MOVED stores an OFFSE
   CHECK(ev["offsetNew"].GetInt64() == offsetNew);
   // A pull that is merely at the end (PULL_NOT_FOUND) writes no event.
   p.offset = 2;
-  CHECK(call(c, addr, pullRequest(p)).code == ResponseCode::PULL_NOT_FOUND);
-  CHECK(pullAll(c, addr, "OFFSET_MOVED_EVENT", 0, 1).empty());
+  CHECK(invoke(c, addr, pullRequest(p)).code == ResponseCode::PULL_NOT_FOUND);
+  CHECK(pullMessages(c, addr, {.topic = "OFFSET_MOVED_EVENT", .offset = 1}).empty());
 }

@@ -2,29 +2,33 @@
 // `rmqnode --role=namesrv,master`, including persistence across a restart.
 #include <doctest/doctest.h>
 
-#include "admin_test_util.h"
+#include <map>
+#include <set>
+
+#include "broker_calls.h"
+#include "common/request_code.h"
 #include "common/response_code.h"
+#include "dev_node.h"
 
 using namespace rmq;
 using namespace rmq::test;
-using namespace rmq::test::admin;
 
 TEST_CASE("admin topics: create, validate, list, route, refuse system topics, delete") {
   DevNode node;
   REQUIRE(node.start());
   TestClient c;
-  auto addr = node.brokerAddr();
+  auto addr = node.brokerAddr;
 
-  CHECK(call(c, addr, createTopicRequest("bad topic", 4)).code == ResponseCode::SYSTEM_ERROR);
-  CHECK(call(c, addr, createTopicRequest("TBW102", 4)).code == ResponseCode::SYSTEM_ERROR);
-  CHECK(call(c, addr, createTopicRequest("broker-a", 4)).code == ResponseCode::SYSTEM_ERROR);
-  auto missing = call(c, addr, request(RequestCode::UPDATE_AND_CREATE_TOPIC, {{"topic", "T"}}));
+  CHECK(invoke(c, addr, createTopicRequest("bad topic", 4)).code == ResponseCode::SYSTEM_ERROR);
+  CHECK(invoke(c, addr, createTopicRequest("TBW102", 4)).code == ResponseCode::SYSTEM_ERROR);
+  CHECK(invoke(c, addr, createTopicRequest("broker-a", 4)).code == ResponseCode::SYSTEM_ERROR);
+  auto missing = invoke(c, addr, request(RequestCode::UPDATE_AND_CREATE_TOPIC, {{"topic", "T"}}));
   CHECK(missing.code == ResponseCode::SYSTEM_ERROR);
   CHECK(missing.remark.value_or("").find("readQueueNums") != std::string::npos);
 
-  auto created = call(c, addr, createTopicRequest("AdminTopic", 3, 4));
+  auto created = invoke(c, addr, createTopicRequest("AdminTopic", 3, 4));
   REQUIRE(created.code == 0);
-  auto all = parseBody(call(c, addr, request(RequestCode::GET_ALL_TOPIC_CONFIG, {})));
+  auto all = parseBody(invoke(c, addr, request(RequestCode::GET_ALL_TOPIC_CONFIG, {})));
   REQUIRE(all["topicConfigTable"].HasMember("AdminTopic"));
   auto& t = all["topicConfigTable"]["AdminTopic"];
   CHECK(t["readQueueNums"].GetInt() == 3);
@@ -35,12 +39,12 @@ TEST_CASE("admin topics: create, validate, list, route, refuse system topics, de
   CHECK(all["topicConfigTable"].HasMember("SCHEDULE_TOPIC_XXXX"));
 
   // The broker re-registers at once: the name server routes the new topic.
-  CHECK(waitFor([&] {
-    auto route = c.call(node.namesrvAddr(), request(RequestCode::GET_ROUTEINFO_BY_TOPIC, {{"topic", "AdminTopic"}}));
+  CHECK(eventually([&] {
+    auto route = c.call(node.namesrvAddr, request(RequestCode::GET_ROUTEINFO_BY_TOPIC, {{"topic", "AdminTopic"}}));
     return route.ok() && route->code == 0;
   }, std::chrono::seconds(10)));
 
-  auto sys = parseBody(call(c, addr, request(RequestCode::GET_SYSTEM_TOPIC_LIST_FROM_BROKER, {})));
+  auto sys = parseBody(invoke(c, addr, request(RequestCode::GET_SYSTEM_TOPIC_LIST_FROM_BROKER, {})));
   std::set<std::string> sysTopics;
   for (auto& v : sys["topicList"].GetArray()) sysTopics.insert(v.GetString());
   CHECK(sysTopics.count("SCHEDULE_TOPIC_XXXX"));
@@ -48,10 +52,10 @@ TEST_CASE("admin topics: create, validate, list, route, refuse system topics, de
   CHECK(sysTopics.count("DefaultCluster"));
   CHECK_FALSE(sysTopics.count("AdminTopic"));
 
-  CHECK(call(c, addr, request(RequestCode::DELETE_TOPIC_IN_BROKER, {{"topic", "SCHEDULE_TOPIC_XXXX"}})).code ==
+  CHECK(invoke(c, addr, request(RequestCode::DELETE_TOPIC_IN_BROKER, {{"topic", "SCHEDULE_TOPIC_XXXX"}})).code ==
         ResponseCode::SYSTEM_ERROR);
-  CHECK(call(c, addr, request(RequestCode::DELETE_TOPIC_IN_BROKER, {{"topic", "AdminTopic"}})).code == 0);
-  auto after = parseBody(call(c, addr, request(RequestCode::GET_ALL_TOPIC_CONFIG, {})));
+  CHECK(invoke(c, addr, request(RequestCode::DELETE_TOPIC_IN_BROKER, {{"topic", "AdminTopic"}})).code == 0);
+  auto after = parseBody(invoke(c, addr, request(RequestCode::GET_ALL_TOPIC_CONFIG, {})));
   CHECK_FALSE(after["topicConfigTable"].HasMember("AdminTopic"));
   CHECK(after["topicConfigTable"].HasMember("SCHEDULE_TOPIC_XXXX"));
 }
@@ -60,15 +64,15 @@ TEST_CASE("admin groups: create/update, list with every field, delete with offse
   DevNode node;
   REQUIRE(node.start());
   TestClient c;
-  auto addr = node.brokerAddr();
+  auto addr = node.brokerAddr;
   std::string groupJson =
       R"({"groupName":"cg_admin1","consumeEnable":false,"retryQueueNums":2,"retryMaxTimes":5,"brokerId":0,)"
       R"("whichBrokerWhenConsumeSlowly":1,"consumeBroadcastEnable":true,"consumeFromMinEnable":true,)"
       R"("notifyConsumerIdsChangedEnable":true})";
-  CHECK(call(c, addr, request(RequestCode::UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, {}, "{not json")).code ==
+  CHECK(invoke(c, addr, request(RequestCode::UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, {}, "{not json")).code ==
         ResponseCode::SYSTEM_ERROR);
-  REQUIRE(call(c, addr, request(RequestCode::UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, {}, groupJson)).code == 0);
-  auto all = parseBody(call(c, addr, request(RequestCode::GET_ALL_SUBSCRIPTIONGROUP_CONFIG, {})));
+  REQUIRE(invoke(c, addr, request(RequestCode::UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, {}, groupJson)).code == 0);
+  auto all = parseBody(invoke(c, addr, request(RequestCode::GET_ALL_SUBSCRIPTIONGROUP_CONFIG, {})));
   REQUIRE(all["subscriptionGroupTable"].HasMember("cg_admin1"));
   auto& g = all["subscriptionGroupTable"]["cg_admin1"];
   CHECK(g["consumeEnable"].GetBool() == false);
@@ -78,28 +82,28 @@ TEST_CASE("admin groups: create/update, list with every field, delete with offse
 
   auto commit = request(RequestCode::UPDATE_CONSUMER_OFFSET,
                         {{"consumerGroup", "cg_admin1"}, {"topic", "TBW102"}, {"queueId", "0"}, {"commitOffset", "7"}});
-  REQUIRE(call(c, addr, commit).code == 0);
-  auto offsets = call(c, addr, request(RequestCode::GET_ALL_CONSUMER_OFFSET, {}));
+  REQUIRE(invoke(c, addr, commit).code == 0);
+  auto offsets = invoke(c, addr, request(RequestCode::GET_ALL_CONSUMER_OFFSET, {}));
   CHECK(bodyOf(offsets).find("\"TBW102@cg_admin1\":{0:7}") != std::string::npos);
 
-  CHECK(call(c, addr, request(RequestCode::DELETE_SUBSCRIPTIONGROUP, {})).code == ResponseCode::SYSTEM_ERROR);
-  REQUIRE(call(c, addr, request(RequestCode::DELETE_SUBSCRIPTIONGROUP,
+  CHECK(invoke(c, addr, request(RequestCode::DELETE_SUBSCRIPTIONGROUP, {})).code == ResponseCode::SYSTEM_ERROR);
+  REQUIRE(invoke(c, addr, request(RequestCode::DELETE_SUBSCRIPTIONGROUP,
                                 {{"groupName", "cg_admin1"}, {"removeOffset", "true"}})).code == 0);
-  auto after = parseBody(call(c, addr, request(RequestCode::GET_ALL_SUBSCRIPTIONGROUP_CONFIG, {})));
+  auto after = parseBody(invoke(c, addr, request(RequestCode::GET_ALL_SUBSCRIPTIONGROUP_CONFIG, {})));
   CHECK_FALSE(after["subscriptionGroupTable"].HasMember("cg_admin1"));
-  CHECK(bodyOf(call(c, addr, request(RequestCode::GET_ALL_CONSUMER_OFFSET, {}))).find("cg_admin1") == std::string::npos);
+  CHECK(bodyOf(invoke(c, addr, request(RequestCode::GET_ALL_CONSUMER_OFFSET, {}))).find("cg_admin1") == std::string::npos);
 }
 
 TEST_CASE("admin persistence: topics, groups and offsets survive a restart in Java's file shapes") {
   DevNode node;
   REQUIRE(node.start());
-  auto addr = node.brokerAddr();
+  auto addr = node.brokerAddr;
   {
     TestClient c;
     createTopic(c, addr, "PersistTopic", 2);
-    REQUIRE(call(c, addr, request(RequestCode::UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, {},
+    REQUIRE(invoke(c, addr, request(RequestCode::UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, {},
                                   R"({"groupName":"cg_persist","retryMaxTimes":3})")).code == 0);
-    REQUIRE(call(c, addr, request(RequestCode::UPDATE_CONSUMER_OFFSET,
+    REQUIRE(invoke(c, addr, request(RequestCode::UPDATE_CONSUMER_OFFSET,
                                   {{"consumerGroup", "cg_persist"}, {"topic", "PersistTopic"}, {"queueId", "1"},
                                    {"commitOffset", "42"}})).code == 0);
   }
@@ -113,13 +117,13 @@ TEST_CASE("admin persistence: topics, groups and offsets survive a restart in Ja
 
   REQUIRE(node.proc.restart(std::chrono::seconds(20)));
   TestClient c;
-  auto all = parseBody(call(c, addr, request(RequestCode::GET_ALL_TOPIC_CONFIG, {})));
+  auto all = parseBody(invoke(c, addr, request(RequestCode::GET_ALL_TOPIC_CONFIG, {})));
   REQUIRE(all["topicConfigTable"].HasMember("PersistTopic"));
   CHECK(all["topicConfigTable"]["PersistTopic"]["writeQueueNums"].GetInt() == 2);
-  auto groups = parseBody(call(c, addr, request(RequestCode::GET_ALL_SUBSCRIPTIONGROUP_CONFIG, {})));
+  auto groups = parseBody(invoke(c, addr, request(RequestCode::GET_ALL_SUBSCRIPTIONGROUP_CONFIG, {})));
   REQUIRE(groups["subscriptionGroupTable"].HasMember("cg_persist"));
   CHECK(groups["subscriptionGroupTable"]["cg_persist"]["retryMaxTimes"].GetInt() == 3);
-  auto q = call(c, addr, request(RequestCode::QUERY_CONSUMER_OFFSET,
+  auto q = invoke(c, addr, request(RequestCode::QUERY_CONSUMER_OFFSET,
                                  {{"consumerGroup", "cg_persist"}, {"topic", "PersistTopic"}, {"queueId", "1"}}));
   CHECK(q.code == 0);
   CHECK(extInt(q, "offset") == 42);
@@ -129,22 +133,22 @@ TEST_CASE("admin broker config: GET renders properties with a version, UPDATE is
   DevNode node;
   REQUIRE(node.start());
   TestClient c;
-  auto addr = node.brokerAddr();
-  auto got = call(c, addr, request(RequestCode::GET_BROKER_CONFIG, {}));
+  auto addr = node.brokerAddr;
+  auto got = invoke(c, addr, request(RequestCode::GET_BROKER_CONFIG, {}));
   REQUIRE(got.code == 0);
   CHECK(bodyOf(got).find("brokerName=broker-a\n") != std::string::npos);
   CHECK(bodyOf(got).find("defaultTopicQueueNums=8\n") != std::string::npos);
   CHECK(bodyOf(got).find("flushDiskType=ASYNC_FLUSH\n") != std::string::npos);
   CHECK(got.extFields.get("version").find("\"counter\":0") != std::string::npos);
 
-  auto bad = call(c, addr, request(RequestCode::UPDATE_BROKER_CONFIG, {}, "defaultTopicQueueNums=5\nnoSuchKey=1\n"));
+  auto bad = invoke(c, addr, request(RequestCode::UPDATE_BROKER_CONFIG, {}, "defaultTopicQueueNums=5\nnoSuchKey=1\n"));
   CHECK(bad.code == ResponseCode::SYSTEM_ERROR);
   CHECK(bad.remark.value_or("").find("noSuchKey") != std::string::npos);
-  CHECK(bodyOf(call(c, addr, request(RequestCode::GET_BROKER_CONFIG, {}))).find("defaultTopicQueueNums=8\n") !=
+  CHECK(bodyOf(invoke(c, addr, request(RequestCode::GET_BROKER_CONFIG, {}))).find("defaultTopicQueueNums=8\n") !=
         std::string::npos);
 
-  REQUIRE(call(c, addr, request(RequestCode::UPDATE_BROKER_CONFIG, {}, "defaultTopicQueueNums=5\n")).code == 0);
-  auto again = call(c, addr, request(RequestCode::GET_BROKER_CONFIG, {}));
+  REQUIRE(invoke(c, addr, request(RequestCode::UPDATE_BROKER_CONFIG, {}, "defaultTopicQueueNums=5\n")).code == 0);
+  auto again = invoke(c, addr, request(RequestCode::GET_BROKER_CONFIG, {}));
   CHECK(bodyOf(again).find("defaultTopicQueueNums=5\n") != std::string::npos);
   CHECK(again.extFields.get("version").find("\"counter\":1") != std::string::npos);
 }

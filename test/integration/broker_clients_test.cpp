@@ -3,10 +3,11 @@
 
 #include <atomic>
 
-#include "broker_fixture.h"
+#include "broker_calls.h"
 #include "client/request_headers.h"
 #include "common/request_code.h"
 #include "common/response_code.h"
+#include "dev_node.h"
 #include "namesrv_client.h"
 
 using namespace rmq;
@@ -43,9 +44,9 @@ std::vector<std::string> consumerIds(TestClient& c, const std::string& addr, con
 }  // namespace
 
 TEST_CASE("broker heartbeat: version >= 232, consumer list, notify on join/leave, retry topic routed") {
-  BrokerNode node;
+  DevNode node;
   REQUIRE(node.start());
-  auto addr = node.brokerAddr();
+  auto addr = node.brokerAddr;
   TestClient a, b;
   NotifyCounter na, nb;
   na.attach(a);
@@ -69,8 +70,7 @@ TEST_CASE("broker heartbeat: version >= 232, consumer list, notify on join/leave
   CHECK(na.json);
 
   // Pulls without a subscription in the request use the heartbeat's.
-  REQUIRE(a.call(addr, sendRequest({.topic = "HbT"})).ok());
-  REQUIRE(waitQueueMax(a, addr, "HbT", 0, 1));
+  sendDispatched(a, addr, {{.topic = "HbT"}});
   auto p = a.call(addr, pullRequest({.group = "grp", .topic = "HbT", .sysFlag = 0}));
   REQUIRE(p.ok());
   CHECK(p->code == ResponseCode::SUCCESS);
@@ -90,15 +90,15 @@ TEST_CASE("broker heartbeat: version >= 232, consumer list, notify on join/leave
 
   // The heartbeat created %RETRY%grp and the broker re-registered it with the name server.
   CHECK(eventually([&] {
-    auto r = a.call(node.namesrvAddr(), client::makeRouteRequest("%RETRY%grp"));
+    auto r = a.call(node.namesrvAddr, client::makeRouteRequest("%RETRY%grp"));
     return r.ok() && r->code == ResponseCode::SUCCESS;
   }, 10s));
 }
 
 TEST_CASE("broker send to %RETRY% beyond max reconsume times lands in %DLQ%") {
-  BrokerNode node;
+  DevNode node;
   REQUIRE(node.start());
-  auto addr = node.brokerAddr();
+  auto addr = node.brokerAddr;
   TestClient c;
   REQUIRE(c.call(addr, heartbeatRequest("cid", "rg", {"RtT"})).ok());
   auto retry = c.call(addr, sendRequest({.topic = "%RETRY%rg", .body = "again", .reconsumeTimes = 1, .maxReconsumeTimes = 3}));
@@ -107,14 +107,14 @@ TEST_CASE("broker send to %RETRY% beyond max reconsume times lands in %DLQ%") {
   auto dead = c.call(addr, sendRequest({.topic = "%RETRY%rg", .body = "dead", .reconsumeTimes = 3, .maxReconsumeTimes = 3}));
   REQUIRE(dead.ok());
   CHECK(dead->code == ResponseCode::SUCCESS);
-  REQUIRE(waitQueueMax(c, addr, "%DLQ%rg", 0, 1));
+  REQUIRE(dispatched(c, addr, "%DLQ%rg", 0, 1));
   auto dlq = c.call(addr, pullRequest({.group = "x", .topic = "%DLQ%rg"}));
   REQUIRE(dlq.ok());
   REQUIRE(dlq->code == ResponseCode::SUCCESS);
   auto msgs = pulledMessages(*dlq);
   REQUIRE(msgs.size() == 1);
   CHECK(msgs[0].body == "dead");
-  REQUIRE(waitQueueMax(c, addr, "%RETRY%rg", 0, 1));
+  REQUIRE(dispatched(c, addr, "%RETRY%rg", 0, 1));
   auto r = c.call(addr, pullRequest({.group = "x", .topic = "%RETRY%rg"}));
   REQUIRE(r.ok());
   REQUIRE(r->code == ResponseCode::SUCCESS);
@@ -122,9 +122,9 @@ TEST_CASE("broker send to %RETRY% beyond max reconsume times lands in %DLQ%") {
 }
 
 TEST_CASE("broker expires a client that stops heartbeating and closes its connection") {
-  BrokerNode node("channelExpiredTimeout = 1000");
+  DevNode node({.extraBroker = "channelExpiredTimeout = 1000"});
   REQUIRE(node.start());
-  auto addr = node.brokerAddr();
+  auto addr = node.brokerAddr;
   TestClient silent, observer;
   NotifyCounter seen;
   seen.attach(observer);

@@ -14,11 +14,11 @@
 #include <optional>
 #include <thread>
 
-#include "admin_test_util.h"
-#include "broker_fixture.h"
+#include "broker_calls.h"
 #include "client/request_headers.h"
 #include "common/request_code.h"
 #include "common/response_code.h"
+#include "dev_node.h"
 #include "namesrv_client.h"
 #include "tmpfs_mount.h"
 
@@ -45,8 +45,8 @@ void fillTo(const std::string& dir, double ratio) {
   REQUIRE(out.good());
 }
 
-// The node's TOML with one [store] key's value replaced (BrokerNode writes a default for it).
-void setStoreKey(BrokerNode& node, const std::string& line, const std::string& replacement) {
+// The node's TOML with one [store] key's value replaced (DevNode writes a default for it).
+void setStoreKey(DevNode& node, const std::string& line, const std::string& replacement) {
   std::string toml = node.proc.readFile("node.toml");
   auto pos = toml.find(line);
   REQUIRE(pos != std::string::npos);
@@ -135,7 +135,7 @@ bool sendOne(TestClient& c, const std::string& addr, const std::string& topic, i
 
 // The broker is alive; if not, how it ended (SIGBUS shows as 135) and what it printed. `grace`:
 // how long to wait for an exit first (after a connection was closed under us).
-void requireAlive(BrokerNode& node, std::chrono::milliseconds grace = std::chrono::milliseconds(0)) {
+void requireAlive(DevNode& node, std::chrono::milliseconds grace = std::chrono::milliseconds(0)) {
   std::optional<int> code;
   if (grace.count() > 0) code = node.proc.waitExit(grace);
   if (!code && node.proc.running()) return;
@@ -169,7 +169,7 @@ void checkAckedReadable(TestClient& c, const std::string& addr, const std::strin
 
 // QUERY_MESSAGE by key (index): how many messages it answers.
 size_t queryByKey(TestClient& c, const std::string& addr, const std::string& topic, const std::string& key) {
-  auto r = c.call(addr, admin::request(RequestCode::QUERY_MESSAGE, {{"topic", topic}, {"key", key}, {"maxNum", "32"},
+  auto r = c.call(addr, request(RequestCode::QUERY_MESSAGE, {{"topic", topic}, {"key", key}, {"maxNum", "32"},
                                                              {"beginTimestamp", "0"},
                                                              {"endTimestamp", std::to_string(INT64_MAX)}}));
   return r.ok() && r->code == ResponseCode::SUCCESS ? pulledMessages(*r).size() : 0;
@@ -184,13 +184,13 @@ bool mountDenied(const TmpfsMount& m) {
 }  // namespace
 
 TEST_CASE("disk full (fault point): sends refused with Java's codes, reads served, writes resume by themselves") {
-  BrokerNode node("", "mappedFileSizeConsumeQueue = 600\nmaxIndexNum = 64\nmaxHashSlotNum = 16\n");
+  DevNode node({.extraStore = "mappedFileSizeConsumeQueue = 600\nmaxIndexNum = 64\nmaxHashSlotNum = 16\n"});
   setStoreKey(node, "mappedFileSizeCommitLog = 67108864", "mappedFileSizeCommitLog = 262144");
   std::string flag = node.proc.path("disk-full.flag");
   node.proc.setEnv("RMQNODE_FAULT_ENOSPC", flag);
   REQUIRE(node.start());
   TestClient c;
-  auto addr = node.brokerAddr();
+  auto addr = node.brokerAddr;
   SendLog log;
   int i = 0;
   for (; i < 20; ++i) REQUIRE(sendOne(c, addr, "FullT", i, log, 1000));
@@ -215,15 +215,15 @@ TEST_CASE("disk full (fault point): sends refused with Java's codes, reads serve
 }
 
 TEST_CASE("disk full (48 MB tmpfs): a minute of 8000-byte sends through retention; no crash, nothing acked lost") {
-  BrokerNode node("", "flushDiskType = \"ASYNC_FLUSH\"\nmappedFileSizeConsumeQueue = 60000\n"
-                      "cleanResourceInterval = 2000\n");
+  DevNode node({.extraStore = "flushDiskType = \"ASYNC_FLUSH\"\nmappedFileSizeConsumeQueue = 60000\n"
+                      "cleanResourceInterval = 2000\n"});
   setStoreKey(node, "mappedFileSizeCommitLog = 67108864", "mappedFileSizeCommitLog = 4194304");
   std::string store = node.proc.path("store");
   TmpfsMount mnt(store, "48m");  // declared after the node: unmounted first, whatever happens
   if (mountDenied(mnt)) return;
   REQUIRE(node.start());
   TestClient c;
-  auto addr = node.brokerAddr();
+  auto addr = node.brokerAddr;
   SendLog log;
   int i = 0;
   double maxUsed = 0;
@@ -259,8 +259,8 @@ TEST_CASE("disk full: a Java-written store on a 99 % full disk starts, serves re
     MESSAGE("skipping: fixture " << tarball << " not found");
     return;
   }
-  BrokerNode node("", "mappedFileSizeConsumeQueue = 20000\nmaxHashSlotNum = 1000\nmaxIndexNum = 4000\n"
-                      "cleanResourceInterval = 600000\n");  // no retention pass during the test
+  DevNode node({.extraStore = "mappedFileSizeConsumeQueue = 20000\nmaxHashSlotNum = 1000\nmaxIndexNum = 4000\n"
+                      "cleanResourceInterval = 600000\n"});  // no retention pass during the test
   setStoreKey(node, "mappedFileSizeCommitLog = 67108864", "mappedFileSizeCommitLog = 262144");
   std::string disk = node.proc.path("disk");
   TmpfsMount mnt(disk, "16m");
@@ -272,7 +272,7 @@ TEST_CASE("disk full: a Java-written store on a 99 % full disk starts, serves re
   fillTo(disk, 0.99);
   REQUIRE(node.start());
   TestClient c;
-  auto addr = node.brokerAddr();
+  auto addr = node.brokerAddr;
 
   int64_t total = 0;
   for (int q = 0; q < 4; ++q) total += static_cast<int64_t>(pullAll(c, addr, "TopicTest", q, 0).size());

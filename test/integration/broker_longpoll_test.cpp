@@ -4,20 +4,20 @@
 #include <future>
 #include <thread>
 
-#include "broker_fixture.h"
+#include "broker_calls.h"
 #include "common/response_code.h"
+#include "dev_node.h"
 
 using namespace rmq;
 using namespace rmq::test;
 using namespace std::chrono_literals;
 
 TEST_CASE("broker long poll: a parked pull is answered by the next matching send, well before its timeout") {
-  BrokerNode node;
+  DevNode node;
   REQUIRE(node.start());
   TestClient consumer, producer;
-  auto addr = node.brokerAddr();
-  REQUIRE(producer.call(addr, sendRequest({.topic = "LpT", .tags = "TagA"})).ok());  // creates the topic
-  REQUIRE(waitQueueMax(producer, addr, "LpT", 0, 1));
+  auto addr = node.brokerAddr;
+  sendDispatched(producer, addr, {{.topic = "LpT", .tags = "TagA"}});  // creates the topic
 
   auto start = std::chrono::steady_clock::now();
   auto parked = std::async(std::launch::async, [&] {
@@ -42,12 +42,11 @@ TEST_CASE("broker long poll: a parked pull is answered by the next matching send
 }
 
 TEST_CASE("broker long poll: timeout answers PULL_NOT_FOUND; short polling when long polling is off") {
-  BrokerNode node("longPollingEnable = false\nshortPollingTimeMills = 300");
+  DevNode node({.extraBroker = "longPollingEnable = false\nshortPollingTimeMills = 300"});
   REQUIRE(node.start());
   TestClient c;
-  auto addr = node.brokerAddr();
-  REQUIRE(c.call(addr, sendRequest({.topic = "ToT"})).ok());
-  REQUIRE(waitQueueMax(c, addr, "ToT", 0, 1));
+  auto addr = node.brokerAddr;
+  sendDispatched(c, addr, {{.topic = "ToT"}});
   auto start = std::chrono::steady_clock::now();
   auto r = c.call(addr, pullRequest({.topic = "ToT", .offset = 1, .sysFlag = 0x4 | 0x2, .suspendMillis = 15000}), 30s);
   auto took = std::chrono::steady_clock::now() - start;
@@ -59,10 +58,10 @@ TEST_CASE("broker long poll: timeout answers PULL_NOT_FOUND; short polling when 
 }
 
 TEST_CASE("broker pipelining: a parked pull does not hold SYNC_FLUSH sends or queries on the same connection") {
-  BrokerNode node("", "flushDiskType = \"SYNC_FLUSH\"");
+  DevNode node({.extraStore = "flushDiskType = \"SYNC_FLUSH\""});
   REQUIRE(node.start());
   TestClient c;  // one connection for everything below
-  auto addr = node.brokerAddr();
+  auto addr = node.brokerAddr;
   REQUIRE(c.call(addr, sendRequest({.topic = "PipeT", .queueId = 0})).ok());
   auto parked = std::async(std::launch::async, [&] {
     return c.call(addr, pullRequest({.topic = "PipeT", .queueId = 1, .sysFlag = 0x4 | 0x2, .suspendMillis = 15000}), 30s);
@@ -86,12 +85,11 @@ TEST_CASE("broker pipelining: a parked pull does not hold SYNC_FLUSH sends or qu
 }
 
 TEST_CASE("broker shutdown answers parked pulls") {
-  BrokerNode node;
+  DevNode node;
   REQUIRE(node.start());
   TestClient c;
-  auto addr = node.brokerAddr();
-  REQUIRE(c.call(addr, sendRequest({.topic = "ShutT"})).ok());
-  REQUIRE(waitQueueMax(c, addr, "ShutT", 0, 1));
+  auto addr = node.brokerAddr;
+  sendDispatched(c, addr, {{.topic = "ShutT"}});
   auto parked = std::async(std::launch::async, [&] {
     return c.call(addr, pullRequest({.topic = "ShutT", .offset = 1, .sysFlag = 0x4 | 0x2, .suspendMillis = 15000}), 30s);
   });

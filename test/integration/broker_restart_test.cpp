@@ -7,10 +7,11 @@
 #include <set>
 #include <thread>
 
-#include "broker_fixture.h"
+#include "broker_calls.h"
 #include "client/request_headers.h"
 #include "common/request_code.h"
 #include "common/response_code.h"
+#include "dev_node.h"
 #include "namesrv_client.h"
 
 using namespace rmq;
@@ -18,14 +19,15 @@ using namespace rmq::test;
 using namespace std::chrono_literals;
 
 TEST_CASE("broker restart: committed offsets and messages survive a clean stop") {
-  BrokerNode node;
+  DevNode node;
   REQUIRE(node.start());
-  auto addr = node.brokerAddr();
+  auto addr = node.brokerAddr;
   {
     TestClient c;
-    for (int i = 0; i < 10; ++i) REQUIRE(c.call(addr, sendRequest({.topic = "RsT", .body = std::to_string(i)})).ok());
+    std::vector<SendSpec> sends;
+    for (int i = 0; i < 10; ++i) sends.push_back({.topic = "RsT", .body = std::to_string(i)});
+    sendDispatched(c, addr, sends);
     REQUIRE(c.call(addr, client::makeUpdateConsumerOffset("g", "RsT", 0, 7)).ok());
-    REQUIRE(waitQueueMax(c, addr, "RsT", 0, 10));
   }
   REQUIRE(node.proc.stop() == 0);
   CHECK(node.proc.readFile("store/config/consumerOffset.json").find("RsT@g") != std::string::npos);
@@ -44,9 +46,9 @@ TEST_CASE("broker restart: committed offsets and messages survive a clean stop")
 }
 
 TEST_CASE("broker kill -9 under SYNC_FLUSH load: every acknowledged message is pulled back after restart") {
-  BrokerNode node("", "flushDiskType = \"SYNC_FLUSH\"");
+  DevNode node({.extraStore = "flushDiskType = \"SYNC_FLUSH\""});
   REQUIRE(node.start());
-  auto addr = node.brokerAddr();
+  auto addr = node.brokerAddr;
   std::mutex mu;
   std::set<std::string> acked;  // bodies acknowledged with SEND_OK
   std::atomic<bool> stop{false};
@@ -79,7 +81,7 @@ TEST_CASE("broker kill -9 under SYNC_FLUSH load: every acknowledged message is p
     int64_t ackedInQueue = std::count_if(acked.begin(), acked.end(), [q](const std::string& b) {
       return b.rfind("p" + std::to_string(q) + "-", 0) == 0;
     });
-    CHECK(waitQueueMax(c, addr, "CrashT", q, ackedInQueue));
+    CHECK(dispatched(c, addr, "CrashT", q, ackedInQueue));
     int64_t offset = 0;
     for (int guard = 0; guard < 100000; ++guard) {
       auto r = c.call(addr, pullRequest({.topic = "CrashT", .queueId = q, .offset = offset}));

@@ -1,21 +1,22 @@
 // Broker send and pull over real sockets against `rmqnode --role=namesrv,master`.
 #include <doctest/doctest.h>
 
-#include "broker_fixture.h"
+#include "broker_calls.h"
 #include "client/request_headers.h"
 #include "common/message_id.h"
 #include "common/request_code.h"
 #include "common/response_code.h"
+#include "dev_node.h"
 #include "namesrv_client.h"
 
 using namespace rmq;
 using namespace rmq::test;
 
 TEST_CASE("broker send: codes 10, 310, 320 store messages and answer every send field") {
-  BrokerNode node;
+  DevNode node;
   REQUIRE(node.start());
   TestClient c;
-  auto addr = node.brokerAddr();
+  auto addr = node.brokerAddr;
 
   auto v1 = c.call(addr, sendRequest({.topic = "SendT", .body = "one", .tags = "TagA", .code = 10}));
   REQUIRE(v1.ok());
@@ -42,7 +43,7 @@ TEST_CASE("broker send: codes 10, 310, 320 store messages and answer every send 
   std::string ids(b->extFields.get("msgId"));
   CHECK(std::count(ids.begin(), ids.end(), ',') == 2);
 
-  REQUIRE(waitQueueMax(c, addr, "SendT", 0, 5));
+  REQUIRE(dispatched(c, addr, "SendT", 0, 5));
   auto pulled = c.call(addr, pullRequest({.topic = "SendT"}));
   REQUIRE(pulled.ok());
   REQUIRE(pulled->code == ResponseCode::SUCCESS);
@@ -59,10 +60,10 @@ TEST_CASE("broker send: codes 10, 310, 320 store messages and answer every send 
 }
 
 TEST_CASE("broker send: MESSAGE_ILLEGAL, TOPIC_NOT_EXIST, NO_PERMISSION, bad headers; server keeps serving") {
-  BrokerNode node("", "maxMessageSize = 1024");
+  DevNode node({.extraStore = "maxMessageSize = 1024"});
   REQUIRE(node.start());
   TestClient c;
-  auto addr = node.brokerAddr();
+  auto addr = node.brokerAddr;
 
   auto badName = c.call(addr, sendRequest({.topic = "bad topic!"}));
   REQUIRE(badName.ok());
@@ -93,17 +94,13 @@ TEST_CASE("broker send: MESSAGE_ILLEGAL, TOPIC_NOT_EXIST, NO_PERMISSION, bad hea
 }
 
 TEST_CASE("broker pull: statuses, offsets fields, tag filter, offset moved") {
-  BrokerNode node;
+  DevNode node({.propertyFilter = false});
   REQUIRE(node.start());
   TestClient c;
-  auto addr = node.brokerAddr();
-  for (int i = 0; i < 6; ++i) {
-    auto r = c.call(addr, sendRequest({.topic = "PullT", .body = "m" + std::to_string(i), .tags = i % 2 ? "TagB" : "TagA"}));
-    REQUIRE(r.ok());
-    REQUIRE(r->code == ResponseCode::SUCCESS);
-  }
-
-  REQUIRE(waitQueueMax(c, addr, "PullT", 0, 6));
+  auto addr = node.brokerAddr;
+  std::vector<SendSpec> sends;
+  for (int i = 0; i < 6; ++i) sends.push_back({.topic = "PullT", .body = "m" + std::to_string(i), .tags = i % 2 ? "TagB" : "TagA"});
+  sendDispatched(c, addr, sends);
   auto all = c.call(addr, pullRequest({.topic = "PullT", .maxMsgNums = 4}));
   REQUIRE(all.ok());
   REQUIRE(all->code == ResponseCode::SUCCESS);
@@ -156,15 +153,13 @@ TEST_CASE("broker pull: statuses, offsets fields, tag filter, offset moved") {
 }
 
 TEST_CASE("broker pull: SQL92 filter when enablePropertyFilter=true; parse errors are code 23") {
-  BrokerNode node("enablePropertyFilter = true");
+  DevNode node;  // SQL92 filtering is on
   REQUIRE(node.start());
   TestClient c;
-  auto addr = node.brokerAddr();
-  for (int i = 0; i < 4; ++i) {
-    auto r = c.call(addr, sendRequest({.topic = "SqlT", .extraProps = {{"a", std::to_string(i)}}}));
-    REQUIRE(r.ok());
-  }
-  REQUIRE(waitQueueMax(c, addr, "SqlT", 0, 4));
+  auto addr = node.brokerAddr;
+  std::vector<SendSpec> sends;
+  for (int i = 0; i < 4; ++i) sends.push_back({.topic = "SqlT", .extraProps = {{"a", std::to_string(i)}}});
+  sendDispatched(c, addr, sends);
   auto hit = c.call(addr, pullRequest({.topic = "SqlT", .subscription = "a >= 2", .expressionType = "SQL92"}));
   REQUIRE(hit.ok());
   REQUIRE(hit->code == ResponseCode::SUCCESS);
@@ -177,13 +172,11 @@ TEST_CASE("broker pull: SQL92 filter when enablePropertyFilter=true; parse error
 }
 
 TEST_CASE("broker offsets: queue positions, new-group offset 0, commit and piggy-backed commit") {
-  BrokerNode node;
+  DevNode node;
   REQUIRE(node.start());
   TestClient c;
-  auto addr = node.brokerAddr();
-  for (int i = 0; i < 3; ++i) REQUIRE(c.call(addr, sendRequest({.topic = "OffT", .queueId = 2})).ok());
-
-  REQUIRE(waitQueueMax(c, addr, "OffT", 2, 3));
+  auto addr = node.brokerAddr;
+  sendDispatched(c, addr, {{.topic = "OffT", .queueId = 2}, {.topic = "OffT", .queueId = 2}, {.topic = "OffT", .queueId = 2}});
   auto maxOff = c.call(addr, client::makeQueueOffsetRequest(RequestCode::GET_MAX_OFFSET, "OffT", 2));
   REQUIRE(maxOff.ok());
   CHECK(extInt(*maxOff, "offset") == 3);

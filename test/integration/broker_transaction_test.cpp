@@ -6,13 +6,15 @@
 
 #include <mutex>
 
-#include "admin_test_util.h"
+#include "broker_calls.h"
+#include "dev_node.h"
+#include "test_client.h"
 #include "common/message_codec.h"
+#include "common/request_code.h"
 #include "common/response_code.h"
 
 using namespace rmq;
 using namespace rmq::test;
-using namespace rmq::test::admin;
 
 namespace {
 
@@ -44,6 +46,17 @@ net::RemotingCommand endTransaction(const std::string& group, int64_t halfQueueO
                   {"transactionId", msgId}});
 }
 
+// Messages of topic/queueId from `offset` (group "cg_tx_test").
+std::vector<MessageExt> pullAt(TestClient& c, const std::string& addr, const std::string& topic, int32_t queueId,
+                               int64_t offset = 0, const std::string& group = "cg_tx_test") {
+  PullSpec p;
+  p.group = group;
+  p.topic = topic;
+  p.queueId = queueId;
+  p.offset = offset;
+  return pullMessages(c, addr, p);
+}
+
 // A property's value, "<none>" when absent.
 std::string propOf(const MessageExt& m, std::string_view name) {
   auto* v = m.property(name);
@@ -52,8 +65,8 @@ std::string propOf(const MessageExt& m, std::string_view name) {
 
 // The half record at `halfOffset` (REQUIREd).
 MessageExt halfAt(TestClient& c, const std::string& addr, int64_t halfOffset) {
-  waitDispatched(c, addr, kHalf, 0, halfOffset + 1);
-  auto msgs = pullAll(c, addr, kHalf, 0, halfOffset, "cg_tx_test");
+  REQUIRE(dispatched(c, addr, kHalf, 0, halfOffset + 1));
+  auto msgs = pullAt(c, addr, kHalf, 0, halfOffset, "cg_tx_test");
   REQUIRE(!msgs.empty());
   return msgs[0];
 }
@@ -95,7 +108,7 @@ struct CheckInbox {
 // Answers a check with a decision (as a client does, fromTransactionCheck=true).
 void answer(TestClient& c, const std::string& addr, const std::string& group, const net::RemotingCommand& check,
             int decision) {
-  auto r = call(c, addr,
+  auto r = invoke(c, addr,
                 endTransaction(group, check.extFields.getInt("tranStateTableOffset").value_or(-1),
                                check.extFields.getInt("commitLogOffset").value_or(-1), decision,
                                std::string(check.extFields.get("msgId")), true));
@@ -105,10 +118,10 @@ void answer(TestClient& c, const std::string& addr, const std::string& group, co
 }  // namespace
 
 TEST_CASE("broker transaction: half invisible, commit with RocketMQ's bits and op record, rollback, decided once") {
-  BrokerNode node("transactionCheckInterval = 600000\n");
+  DevNode node({.extraBroker = "transactionCheckInterval = 600000\n"});
   REQUIRE(node.start());
   TestClient c;
-  auto addr = node.brokerAddr();
+  auto addr = node.brokerAddr;
   createTopic(c, addr, "TxTopic", 2);
 
   auto sent = sendOk(c, addr, halfSpec("TxTopic", "order-666", "pg_tx"));
@@ -123,18 +136,18 @@ TEST_CASE("broker transaction: half invisible, commit with RocketMQ's bits and o
   std::string uniq = propOf(half, "UNIQ_KEY");
 
   // Wrong group / offsets are refused and change nothing.
-  auto wrong = call(c, addr, endTransaction("other", 0, half.commitLogOffset, 8, uniq, false));
+  auto wrong = invoke(c, addr, endTransaction("other", 0, half.commitLogOffset, 8, uniq, false));
   CHECK(wrong.code == ResponseCode::SYSTEM_ERROR);
   CHECK(wrong.remark.value_or("") == "The producer group wrong");
-  auto badOffset = call(c, addr, endTransaction("pg_tx", 5, half.commitLogOffset, 8, uniq, false));
+  auto badOffset = invoke(c, addr, endTransaction("pg_tx", 5, half.commitLogOffset, 8, uniq, false));
   CHECK(badOffset.remark.value_or("") == "The transaction state table offset wrong");
-  auto missing = call(c, addr, endTransaction("pg_tx", 0, half.commitLogOffset + 1, 8, uniq, false));
+  auto missing = invoke(c, addr, endTransaction("pg_tx", 0, half.commitLogOffset + 1, 8, uniq, false));
   CHECK(missing.remark.value_or("") == "Find prepared transaction message failed");
 
-  auto commit = call(c, addr, endTransaction("pg_tx", 0, half.commitLogOffset, 8, uniq, false));
+  auto commit = invoke(c, addr, endTransaction("pg_tx", 0, half.commitLogOffset, 8, uniq, false));
   CHECK_MESSAGE(commit.code == 0, commit.remark.value_or(""));
-  waitDispatched(c, addr, "TxTopic", 1, 1);
-  auto committed = pullAll(c, addr, "TxTopic", 1);
+  REQUIRE(dispatched(c, addr, "TxTopic", 1, 1));
+  auto committed = pullAt(c, addr, "TxTopic", 1);
   REQUIRE(committed.size() == 1);
   auto& m = committed[0];
   CHECK(m.body == "order-666");
@@ -147,7 +160,7 @@ TEST_CASE("broker transaction: half invisible, commit with RocketMQ's bits and o
   CHECK(propOf(m, "TAGS") == "TagT");
   CHECK(propOf(m, "UNIQ_KEY") == uniq);
   // Queryable by key (index) like any message.
-  auto byKey = call(c, addr, request(RequestCode::QUERY_MESSAGE, {{"topic", "TxTopic"}, {"key", "key-order-666"},
+  auto byKey = invoke(c, addr, request(RequestCode::QUERY_MESSAGE, {{"topic", "TxTopic"}, {"key", "key-order-666"},
                                                                    {"maxNum", "32"}, {"beginTimestamp", "0"},
                                                                    {"endTimestamp", "9223372036854775807"}}));
   CHECK(byKey.code == 0);
@@ -158,8 +171,8 @@ TEST_CASE("broker transaction: half invisible, commit with RocketMQ's bits and o
   CHECK(inTopic);
 
   // The op record, exactly as RocketMQ writes it.
-  waitDispatched(c, addr, kOp, 0, 1);
-  auto ops = pullAll(c, addr, kOp, 0, 0, "cg_tx_test");
+  REQUIRE(dispatched(c, addr, kOp, 0, 1));
+  auto ops = pullAt(c, addr, kOp, 0, 0, "cg_tx_test");
   REQUIRE(ops.size() == 1);
   CHECK(ops[0].body == "0");
   CHECK(propOf(ops[0], "TAGS") == "d");
@@ -167,15 +180,15 @@ TEST_CASE("broker transaction: half invisible, commit with RocketMQ's bits and o
   CHECK(ops[0].properties.size() == 2);
 
   // A second commit of the same transaction changes nothing.
-  CHECK(call(c, addr, endTransaction("pg_tx", 0, half.commitLogOffset, 8, uniq, false)).code == 0);
+  CHECK(invoke(c, addr, endTransaction("pg_tx", 0, half.commitLogOffset, 8, uniq, false)).code == 0);
 
   // Rollback: an op record, nothing delivered.
   sendOk(c, addr, halfSpec("TxTopic", "order-777", "pg_tx"));
   MessageExt half2 = halfAt(c, addr, 1);
-  auto rb = call(c, addr, endTransaction("pg_tx", 1, half2.commitLogOffset, 12, propOf(half2, "UNIQ_KEY"), false));
+  auto rb = invoke(c, addr, endTransaction("pg_tx", 1, half2.commitLogOffset, 12, propOf(half2, "UNIQ_KEY"), false));
   CHECK(rb.code == 0);
-  waitDispatched(c, addr, kOp, 0, 2);
-  auto ops2 = pullAll(c, addr, kOp, 0, 1, "cg_tx_test");
+  REQUIRE(dispatched(c, addr, kOp, 0, 2));
+  auto ops2 = pullAt(c, addr, kOp, 0, 1, "cg_tx_test");
   REQUIRE(ops2.size() == 1);
   CHECK(ops2[0].body == "1");
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -187,22 +200,22 @@ TEST_CASE("broker transaction: half invisible, commit with RocketMQ's bits and o
   node.proc.kill();
   REQUIRE(node.proc.restart(std::chrono::seconds(20)));
   TestClient c2;
-  auto again = call(c2, addr, endTransaction("pg_tx", 0, half.commitLogOffset, 8, uniq, false));
+  auto again = invoke(c2, addr, endTransaction("pg_tx", 0, half.commitLogOffset, 8, uniq, false));
   CHECK_MESSAGE(again.code == 0, again.remark.value_or(""));
-  waitDispatched(c2, addr, kOp, 0, 3);  // its op record, nothing else
+  REQUIRE(dispatched(c2, addr, kOp, 0, 3));  // its op record, nothing else
   CHECK(maxOffset(c2, addr, "TxTopic", 1) == 1);
 
   // rejectTransactionMessage: half messages refused with NO_PERMISSION.
-  auto cfg = call(c2, addr, request(RequestCode::UPDATE_BROKER_CONFIG, {}, "rejectTransactionMessage=true\n"));
+  auto cfg = invoke(c2, addr, request(RequestCode::UPDATE_BROKER_CONFIG, {}, "rejectTransactionMessage=true\n"));
   REQUIRE(cfg.code == 0);
-  auto refused = call(c2, addr, sendRequest(halfSpec("TxTopic", "order-000", "pg_tx")));
+  auto refused = invoke(c2, addr, sendRequest(halfSpec("TxTopic", "order-000", "pg_tx")));
   CHECK(refused.code == ResponseCode::NO_PERMISSION);
 }
 
 TEST_CASE("broker transaction: check-back to the producer, discard after transactionCheckMax, kill -9 before the decision") {
-  BrokerNode node("transactionCheckInterval = 300\ntransactionTimeOut = 1000\ntransactionCheckMax = 5\n");
+  DevNode node({.extraBroker = "transactionCheckInterval = 300\ntransactionTimeOut = 1000\ntransactionCheckMax = 5\n"});
   REQUIRE(node.start());
-  auto addr = node.brokerAddr();
+  auto addr = node.brokerAddr;
   {
     TestClient admin;
     createTopic(admin, addr, "TxCheck", 2);
@@ -210,11 +223,11 @@ TEST_CASE("broker transaction: check-back to the producer, discard after transac
   CheckInbox inbox;
   TestClient producer;
   inbox.attach(producer);
-  REQUIRE(call(producer, addr, heartbeatRequest("127.0.0.1@tx-1", "", {}, {"pg_check"})).code == 0);
+  REQUIRE(invoke(producer, addr, heartbeatRequest("127.0.0.1@tx-1", "", {}, {"pg_check"})).code == 0);
 
   // 888: unknown at first; the check arrives about the renewed copy, the answer commits it.
   sendOk(producer, addr, halfSpec("TxCheck", "order-888", "pg_check"));
-  bool gotCheck = waitFor([&] { return inbox.findByBody("order-888").has_value(); }, std::chrono::seconds(20));
+  bool gotCheck = eventually([&] { return inbox.findByBody("order-888").has_value(); }, std::chrono::seconds(20));
   if (!gotCheck) MESSAGE(node.brokerLog());
   REQUIRE(gotCheck);
   auto check = *inbox.findByBody("order-888");
@@ -228,19 +241,19 @@ TEST_CASE("broker transaction: check-back to the producer, discard after transac
         propOf(*checked, "TRANSACTION_CHECK_TIMES"));
   CHECK(std::string(check.extFields.get("msgId")) == propOf(*checked, "UNIQ_KEY"));
   // The second check (unanswered first one) is the one answered COMMIT, as the seeds' example.
-  REQUIRE(waitFor([&] { return inbox.countByBody("order-888") >= 2; }, std::chrono::seconds(20)));
+  REQUIRE(eventually([&] { return inbox.countByBody("order-888") >= 2; }, std::chrono::seconds(20)));
   answer(producer, addr, "pg_check", *inbox.findByBody("order-888"), 8);
-  waitDispatched(producer, addr, "TxCheck", 1, 1);
-  auto got = pullAll(producer, addr, "TxCheck", 1);
+  REQUIRE(dispatched(producer, addr, "TxCheck", 1, 1));
+  auto got = pullAt(producer, addr, "TxCheck", 1);
   REQUIRE(got.size() == 1);
   CHECK(got[0].body == "order-888");
 
   // 555: never answered: after 5 checks it goes to TRANS_CHECK_MAX_TIME_TOPIC.
   sendOk(producer, addr, halfSpec("TxCheck", "order-555", "pg_check"));
-  REQUIRE(waitFor([&] { return maxOffset(producer, addr, "TRANS_CHECK_MAX_TIME_TOPIC", 0) == 1; },
+  REQUIRE(eventually([&] { return maxOffset(producer, addr, "TRANS_CHECK_MAX_TIME_TOPIC", 0) == 1; },
                   std::chrono::seconds(30)));
   CHECK(inbox.countByBody("order-555") == 5);
-  auto discarded = pullAll(producer, addr, "TRANS_CHECK_MAX_TIME_TOPIC", 0, 0, "cg_tx_test");
+  auto discarded = pullAt(producer, addr, "TRANS_CHECK_MAX_TIME_TOPIC", 0, 0, "cg_tx_test");
   REQUIRE(discarded.size() == 1);
   CHECK(discarded[0].body == "order-555");
 
@@ -251,13 +264,13 @@ TEST_CASE("broker transaction: check-back to the producer, discard after transac
   CheckInbox inbox2;
   TestClient producer2;
   inbox2.attach(producer2);
-  REQUIRE(call(producer2, addr, heartbeatRequest("127.0.0.1@tx-2", "", {}, {"pg_check"})).code == 0);
-  REQUIRE(waitFor([&] { return inbox2.findByBody("order-999").has_value(); }, std::chrono::seconds(20)));
+  REQUIRE(invoke(producer2, addr, heartbeatRequest("127.0.0.1@tx-2", "", {}, {"pg_check"})).code == 0);
+  REQUIRE(eventually([&] { return inbox2.findByBody("order-999").has_value(); }, std::chrono::seconds(20)));
   answer(producer2, addr, "pg_check", *inbox2.findByBody("order-999"), 8);
-  waitDispatched(producer2, addr, "TxCheck", 1, 2);
+  REQUIRE(dispatched(producer2, addr, "TxCheck", 1, 2));
   // Later rounds neither deliver it again nor check decided transactions again.
   std::this_thread::sleep_for(std::chrono::seconds(2));
-  auto all = pullAll(producer2, addr, "TxCheck", 1);
+  auto all = pullAt(producer2, addr, "TxCheck", 1);
   REQUIRE(all.size() == 2);
   CHECK(all[0].body == "order-888");
   CHECK(all[1].body == "order-999");

@@ -9,8 +9,9 @@
 #include "client/message_helpers.h"
 #include "client/producer.h"
 #include "client/pull_consumer.h"
-#include "client_node.h"
 #include "common/response_code.h"
+#include "client_fixture.h"
+#include "dev_node.h"
 
 using namespace rmq;
 using namespace rmq::client;
@@ -34,7 +35,7 @@ TEST_CASE("client admin API: topics, KV, brokers, groups and message queries") {
   auto created = admin.run(admin.asyncCreateTopic(spec, "DefaultCluster"));
   REQUIRE_MESSAGE(created.ok(), created.error().message);
   CHECK(created->size() == 1);
-  REQUIRE(waitUntil([&] { return admin.run(admin.asyncTopicRoute(topic)).ok(); }, std::chrono::seconds(10)));
+  REQUIRE(eventually([&] { return admin.run(admin.asyncTopicRoute(topic)).ok(); }, std::chrono::seconds(10)));
   auto route = admin.run(admin.asyncTopicRoute(topic));
   REQUIRE(route->queueDatas.size() == 1);
   CHECK(route->queueDatas[0].writeQueueNums == 3);
@@ -42,9 +43,7 @@ TEST_CASE("client admin API: topics, KV, brokers, groups and message queries") {
   REQUIRE(topics.ok());
   CHECK(std::find(topics->begin(), topics->end(), topic) != topics->end());
 
-  ProducerOptions po;
-  po.group = uniqueName("adminpg");
-  po.client = node.clientConfig();
+  ProducerOptions po = producerOptions(node, uniqueName("adminpg"));
   Producer producer(po);
   REQUIRE(producer.start().ok());
   auto sent = producer.send(makeMessage(topic, "TagA", "orderKey42", "admin body"));
@@ -53,7 +52,7 @@ TEST_CASE("client admin API: topics, KV, brokers, groups and message queries") {
   // The consume queue and index are written asynchronously after the send: wait for them.
   int64_t total = 0;
   size_t queueCount = 0;
-  CHECK(waitUntil([&] {
+  CHECK(eventually([&] {
     auto stats = admin.run(admin.asyncTopicStats(topic));
     if (!stats.ok()) return false;
     queueCount = stats->size();
@@ -63,7 +62,7 @@ TEST_CASE("client admin API: topics, KV, brokers, groups and message queries") {
   }, std::chrono::seconds(10)));
   CHECK(queueCount == 3);
   CHECK(total == 1);
-  CHECK(waitUntil([&] { return admin.run(admin.asyncQueryMessageByKey(topic, "orderKey42", 32, 0, INT64_MAX)).ok(); },
+  CHECK(eventually([&] { return admin.run(admin.asyncQueryMessageByKey(topic, "orderKey42", 32, 0, INT64_MAX)).ok(); },
                   std::chrono::seconds(10)));
 
   auto byId = admin.run(admin.asyncViewMessage(sent->offsetMsgId));
@@ -104,10 +103,7 @@ TEST_CASE("client admin API: topics, KV, brokers, groups and message queries") {
   gs.groupName = group;
   auto updated = admin.run(admin.asyncUpdateSubscriptionGroup(node.brokerAddr, gs));
   REQUIRE_MESSAGE(updated.ok(), updated.error().message);
-  PullConsumerOptions co;
-  co.group = group;
-  co.client = node.clientConfig();
-  PullConsumer pc(co);
+  PullConsumer pc(pullOptions(node, group));
   REQUIRE(pc.start().ok());
   REQUIRE(pc.updateConsumeOffset(sent->queue, 1).ok());
   auto consume = admin.run(admin.asyncConsumeStats(group, topic));
@@ -127,7 +123,7 @@ TEST_CASE("client admin API: topics, KV, brokers, groups and message queries") {
   REQUIRE(admin.run(admin.asyncDeleteSubscriptionGroup(node.brokerAddr, group, true)).ok());
 
   REQUIRE(admin.run(admin.asyncDeleteTopic(topic, "DefaultCluster")).ok());
-  CHECK(waitUntil([&] { return !admin.run(admin.asyncTopicRoute(topic)).ok(); }, std::chrono::seconds(10)));
+  CHECK(eventually([&] { return !admin.run(admin.asyncTopicRoute(topic)).ok(); }, std::chrono::seconds(10)));
   producer.shutdown();
   admin.shutdown();
 }

@@ -11,10 +11,11 @@
 #include "client/message_helpers.h"
 #include "client/producer.h"
 #include "client/pull_consumer.h"
-#include "client_node.h"
 #include "common/message_codec.h"
 #include "common/message_id.h"
 #include "common/response_code.h"
+#include "client_fixture.h"
+#include "dev_node.h"
 
 using namespace rmq;
 using namespace rmq::client;
@@ -22,29 +23,11 @@ using namespace rmq::test;
 
 namespace {
 
-// Pulls every message of every queue of `topic` from offset 0.
-std::vector<MessageExt> pullAll(PullConsumer& pc, const std::string& topic) {
-  std::vector<MessageExt> out;
-  auto queues = pc.fetchSubscribeMessageQueues(topic);
-  REQUIRE_MESSAGE(queues.ok(), queues.error().message);
-  for (const auto& mq : *queues) {
-    int64_t offset = 0;
-    for (int guard = 0; guard < 100; ++guard) {
-      auto r = pc.pull(mq, "*", offset, 32);
-      REQUIRE_MESSAGE(r.ok(), r.error().message);
-      if (r->status != PullStatus::FOUND) break;
-      for (auto& m : r->messages) out.push_back(std::move(m));
-      offset = r->nextBeginOffset;
-    }
-  }
-  return out;
-}
-
 // The broker dispatches to the consume queue asynchronously (a few ms): pull until `expected`
 // messages are visible (or 10 s pass), then return what is there.
 std::vector<MessageExt> pullExpected(PullConsumer& pc, const std::string& topic, size_t expected) {
   std::vector<MessageExt> got;
-  waitUntil([&] {
+  eventually([&] {
     got = pullAll(pc, topic);
     return got.size() >= expected;
   }, std::chrono::seconds(10));
@@ -66,16 +49,8 @@ struct Fixture {
   Fixture() {
     REQUIRE(node.start());
     REQUIRE(node.createTopic(topic, 4));
-    ProducerOptions po;
-    po.group = uniqueName("pg");
-    po.client = node.clientConfig();
-    producer = std::make_unique<Producer>(po);
-    REQUIRE(producer->start().ok());
-    PullConsumerOptions co;
-    co.group = uniqueName("verify");
-    co.client = node.clientConfig();
-    puller = std::make_unique<PullConsumer>(co);
-    REQUIRE(puller->start().ok());
+    producer = startProducer(producerOptions(node));
+    puller = startPullConsumer(pullOptions(node, uniqueName("verify")));
   }
   ~Fixture() {
     puller->shutdown();
@@ -128,7 +103,7 @@ TEST_CASE("client producer: awaitable, callback and oneway sends all arrive") {
   CHECK(cb->status == SendStatus::SEND_OK);
   REQUIRE(f.producer->sendOneway(makeMessage(f.topic, "", "", "oneway")).ok());
   std::set<std::string> bodies;
-  REQUIRE(waitUntil([&] {
+  REQUIRE(eventually([&] {
     bodies.clear();
     for (auto& m : pullAll(*f.puller, f.topic)) bodies.insert(m.body);
     return bodies.size() == 3;
@@ -209,7 +184,7 @@ TEST_CASE("client producer: a new topic is auto-created through TBW102") {
   REQUIRE_MESSAGE(r.ok(), r.error().message);
   CHECK(r->status == SendStatus::SEND_OK);
   std::vector<MessageExt> got;
-  REQUIRE(waitUntil([&] {
+  REQUIRE(eventually([&] {
     auto q = f.puller->fetchSubscribeMessageQueues(fresh);
     if (!q.ok()) return false;
     got = pullAll(*f.puller, fresh);
@@ -225,7 +200,7 @@ TEST_CASE("client producer: delay level holds the message back") {
   auto sentAt = std::chrono::steady_clock::now();
   REQUIRE(f.producer->send(m).ok());
   CHECK(pullAll(*f.puller, f.topic).empty());
-  REQUIRE(waitUntil([&] { return pullAll(*f.puller, f.topic).size() == 1; }, std::chrono::seconds(10)));
+  REQUIRE(eventually([&] { return pullAll(*f.puller, f.topic).size() == 1; }, std::chrono::seconds(10)));
   CHECK(std::chrono::steady_clock::now() - sentAt >= std::chrono::milliseconds(900));
 }
 
@@ -234,9 +209,7 @@ TEST_CASE("client producer: a dead first name server is skipped; a dead broker i
   REQUIRE(node.start());
   std::string topic = uniqueName("FailTopic");
   REQUIRE(node.createTopic(topic, 2));
-  ProducerOptions po;
-  po.group = uniqueName("pg");
-  po.client = node.clientConfig();
+  ProducerOptions po = producerOptions(node);
   po.client.namesrvAddr = "127.0.0.1:" + std::to_string(freePort()) + ";" + node.namesrvAddr;
   po.sendMsgTimeout = std::chrono::milliseconds(2000);
   Producer producer(po);
@@ -245,7 +218,7 @@ TEST_CASE("client producer: a dead first name server is skipped; a dead broker i
   REQUIRE_MESSAGE(r.ok(), r.error().message);
   CHECK(r->status == SendStatus::SEND_OK);
 
-  node.node.kill();
+  node.proc.kill();
   auto failed = producer.send(makeMessage(topic, "", "", "nobody listens"));
   REQUIRE_FALSE(failed.ok());
   CHECK(failed.error().code < 0);  // transport error, after the retries

@@ -7,7 +7,8 @@
 #include "client/message_helpers.h"
 #include "client/producer.h"
 #include "client/pull_consumer.h"
-#include "client_node.h"
+#include "client_fixture.h"
+#include "dev_node.h"
 
 using namespace rmq;
 using namespace rmq::client;
@@ -18,14 +19,8 @@ TEST_CASE("client pull consumer: statuses, long poll wake-up, SQL92 and offsets"
   REQUIRE(node.start());
   std::string topic = uniqueName("PullTopic");
   REQUIRE(node.createTopic(topic, 1));
-  ProducerOptions po;
-  po.group = uniqueName("pg");
-  po.client = node.clientConfig();
-  Producer producer(po);
-  REQUIRE(producer.start().ok());
-  PullConsumerOptions co;
-  co.group = uniqueName("pullg");
-  co.client = node.clientConfig();
+  auto producer = startProducer(producerOptions(node));
+  PullConsumerOptions co = pullOptions(node, uniqueName("pullg"));
   co.brokerSuspendMaxTime = std::chrono::milliseconds(5000);
   PullConsumer pc(co);
   REQUIRE(pc.start().ok());
@@ -42,10 +37,10 @@ TEST_CASE("client pull consumer: statuses, long poll wake-up, SQL92 and offsets"
   for (int i = 0; i < 3; ++i) {
     Message m = makeMessage(topic, i == 1 ? "TagB" : "TagA", "", "m" + std::to_string(i));
     m.putProperty("n", std::to_string(i));
-    REQUIRE(producer.send(m, mq).ok());
+    REQUIRE(producer->send(m, mq).ok());
   }
 
-  REQUIRE(waitUntil([&] { auto m = pc.maxOffset(mq); return m.ok() && *m == 3; }, std::chrono::seconds(10)));
+  REQUIRE(eventually([&] { auto m = pc.maxOffset(mq); return m.ok() && *m == 3; }, std::chrono::seconds(10)));
   auto found = pc.pull(mq, "*", 0, 32);
   REQUIRE(found.ok());
   CHECK(found->status == PullStatus::FOUND);
@@ -86,7 +81,7 @@ TEST_CASE("client pull consumer: statuses, long poll wake-up, SQL92 and offsets"
   auto parked = std::async(std::launch::async, [&] { return pc.pullBlockIfNotFound(mq, "*", 3, 32); });
   CHECK(parked.wait_for(std::chrono::milliseconds(500)) == std::future_status::timeout);
   auto sendStart = std::chrono::steady_clock::now();
-  REQUIRE(producer.send(makeMessage(topic, "TagA", "", "wake"), mq).ok());
+  REQUIRE(producer->send(makeMessage(topic, "TagA", "", "wake"), mq).ok());
   REQUIRE(parked.wait_for(std::chrono::seconds(4)) == std::future_status::ready);
   auto woke = parked.get();
   REQUIRE(woke.ok());
@@ -108,5 +103,5 @@ TEST_CASE("client pull consumer: statuses, long poll wake-up, SQL92 and offsets"
   CHECK(*stored == 2);
 
   pc.shutdown();
-  producer.shutdown();
+  producer->shutdown();
 }

@@ -12,7 +12,8 @@
 #include "client/producer.h"
 #include "client/pull_consumer.h"
 #include "client/push_consumer.h"
-#include "client_node.h"
+#include "client_fixture.h"
+#include "dev_node.h"
 
 using namespace rmq;
 using namespace rmq::client;
@@ -46,31 +47,13 @@ struct Ledger {
   int of(const std::string& member) { std::lock_guard lk(mu); return countByMember[member]; }
 };
 
-PushConsumerOptions pushOptions(const DevNode& node, const std::string& group) {
-  PushConsumerOptions o;
-  o.group = group;
-  o.client = node.clientConfig();
+PushConsumerOptions fastPushOptions(const DevNode& node, const std::string& group) {
+  PushConsumerOptions o = pushOptions(node, group);
   o.consumeFromWhere = ConsumeFromWhere::CONSUME_FROM_FIRST_OFFSET;
   o.persistConsumerOffsetInterval = std::chrono::milliseconds(500);
   o.rebalanceInterval = std::chrono::milliseconds(2000);  // picks up %RETRY% routes quickly
   o.consumeThreadMin = o.consumeThreadMax = 4;
   return o;
-}
-
-void sendBodies(Producer& p, const std::string& topic, const std::string& prefix, int n) {
-  for (int i = 0; i < n; ++i) {
-    auto r = p.send(makeMessage(topic, "TagA", "", prefix + std::to_string(i)));
-    REQUIRE_MESSAGE(r.ok(), r.error().message);
-  }
-}
-
-std::unique_ptr<Producer> startProducer(const DevNode& node) {
-  ProducerOptions po;
-  po.group = uniqueName("pg");
-  po.client = node.clientConfig();
-  auto p = std::make_unique<Producer>(po);
-  REQUIRE(p->start().ok());
-  return p;
 }
 
 }  // namespace
@@ -80,20 +63,20 @@ TEST_CASE("client push consumer: clustering rebalance as a second member joins a
   REQUIRE(node.start());
   std::string topic = uniqueName("PushTopic");
   REQUIRE(node.createTopic(topic, 4));
-  auto producer = startProducer(node);
+  auto producer = startProducer(producerOptions(node));
   std::string group = uniqueName("cg");
   Ledger ledger;
 
-  PushConsumer a(pushOptions(node, group));
+  PushConsumer a(fastPushOptions(node, group));
   REQUIRE(a.subscribe(topic, "*").ok());
   a.registerListener(ledger.listener("A"));
   REQUIRE(a.start().ok());
   sendBodies(*producer, topic, "r1-", 40);
-  REQUIRE(waitUntil([&] { return ledger.distinct() == 40; }, std::chrono::seconds(20)));
+  REQUIRE(eventually([&] { return ledger.distinct() == 40; }, std::chrono::seconds(20)));
   CHECK(ledger.of("A") == 40);
   a.persistOffsetsNow();
 
-  PushConsumer b(pushOptions(node, group));
+  PushConsumer b(fastPushOptions(node, group));
   REQUIRE(b.subscribe(topic, "*").ok());
   b.registerListener(ledger.listener("B"));
   REQUIRE(b.start().ok());
@@ -103,25 +86,25 @@ TEST_CASE("client push consumer: clustering rebalance as a second member joins a
     for (auto& q : c.assignedQueues()) n += q.topic == topic;
     return n;
   };
-  REQUIRE(waitUntil([&] {
+  REQUIRE(eventually([&] {
     a.rebalanceNow();
     b.rebalanceNow();
     return topicQueues(a) == 2 && topicQueues(b) == 2;
   }, std::chrono::seconds(20)));
   sendBodies(*producer, topic, "r2-", 40);
-  REQUIRE(waitUntil([&] { return ledger.distinct() == 80; }, std::chrono::seconds(20)));
+  REQUIRE(eventually([&] { return ledger.distinct() == 80; }, std::chrono::seconds(20)));
   CHECK(ledger.of("B") > 0);
   CHECK(ledger.of("A") > 40);
   CHECK(ledger.total() == 80);  // nothing consumed twice
   b.persistOffsetsNow();
 
   b.shutdown();
-  REQUIRE(waitUntil([&] {
+  REQUIRE(eventually([&] {
     a.rebalanceNow();
     return topicQueues(a) == 4;
   }, std::chrono::seconds(20)));
   sendBodies(*producer, topic, "r3-", 40);
-  REQUIRE(waitUntil([&] { return ledger.distinct() == 120; }, std::chrono::seconds(20)));
+  REQUIRE(eventually([&] { return ledger.distinct() == 120; }, std::chrono::seconds(20)));
   CHECK(ledger.total() == 120);
   a.shutdown();
   producer->shutdown();
@@ -132,14 +115,14 @@ TEST_CASE("client push consumer: broadcasting delivers every message to every me
   REQUIRE(node.start());
   std::string topic = uniqueName("BcTopic");
   REQUIRE(node.createTopic(topic, 2));
-  auto producer = startProducer(node);
+  auto producer = startProducer(producerOptions(node));
   std::string group = uniqueName("bg");
-  auto offsetDir = std::filesystem::path(node.node.dir()) / "offsets";
+  auto offsetDir = std::filesystem::path(node.proc.dir()) / "offsets";
   Ledger one, two;
   std::vector<std::unique_ptr<PushConsumer>> members;
   int k = 0;
   for (Ledger* l : {&one, &two}) {
-    auto o = pushOptions(node, group);
+    auto o = fastPushOptions(node, group);
     o.messageModel = MessageModel::BROADCASTING;
     o.client.instanceName = "member" + std::to_string(k++);
     o.offsetStoreDir = offsetDir.string();
@@ -150,7 +133,7 @@ TEST_CASE("client push consumer: broadcasting delivers every message to every me
     members.push_back(std::move(c));
   }
   sendBodies(*producer, topic, "b-", 20);
-  REQUIRE(waitUntil([&] { return one.distinct() == 20 && two.distinct() == 20; }, std::chrono::seconds(20)));
+  REQUIRE(eventually([&] { return one.distinct() == 20 && two.distinct() == 20; }, std::chrono::seconds(20)));
   CHECK(one.total() == 20);
   CHECK(two.total() == 20);
   for (auto& m : members) m->shutdown();
@@ -165,7 +148,7 @@ TEST_CASE("client push consumer: consume from timestamp (Java semantics) and tag
   REQUIRE(node.start());
   std::string topic = uniqueName("TsTopic");
   REQUIRE(node.createTopic(topic, 1));
-  auto producer = startProducer(node);
+  auto producer = startProducer(producerOptions(node));
   sendBodies(*producer, topic, "old-", 5);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   int64_t cut = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -176,14 +159,11 @@ TEST_CASE("client push consumer: consume from timestamp (Java semantics) and tag
 
   // The offset CONSUME_FROM_TIMESTAMP starts from when the broker has none stored: the first
   // message stored at or after the timestamp.
-  PullConsumerOptions po;
-  po.group = uniqueName("tsprobe");
-  po.client = node.clientConfig();
-  PullConsumer probe(po);
+  PullConsumer probe(pullOptions(node, uniqueName("tsprobe")));
   REQUIRE(probe.start().ok());
   auto queues = probe.fetchSubscribeMessageQueues(topic);
   REQUIRE(queues.ok());
-  REQUIRE(waitUntil([&] { auto m = probe.maxOffset(queues->front()); return m.ok() && *m == 11; }, std::chrono::seconds(10)));
+  REQUIRE(eventually([&] { auto m = probe.maxOffset(queues->front()); return m.ok() && *m == 11; }, std::chrono::seconds(10)));
   auto startAt = probe.searchOffset(queues->front(), cut);
   REQUIRE_MESSAGE(startAt.ok(), startAt.error().message);
   CHECK(*startAt == 5);
@@ -193,14 +173,14 @@ TEST_CASE("client push consumer: consume from timestamp (Java semantics) and tag
   // QUERY_CONSUMER_OFFSET (PROTOCOL.md 8.6), so - exactly like the Java client - it consumes
   // from 0; the timestamp only applies when the broker has no offset (QUERY_NOT_FOUND).
   Ledger ledger;
-  auto o = pushOptions(node, uniqueName("tsg"));
+  auto o = fastPushOptions(node, uniqueName("tsg"));
   o.consumeFromWhere = ConsumeFromWhere::CONSUME_FROM_TIMESTAMP;
   o.consumeTimestampMs = cut;
   PushConsumer c(o);
   REQUIRE(c.subscribe(topic, "TagA || TagC").ok());
   c.registerListener(ledger.listener("C"));
   REQUIRE(c.start().ok());
-  REQUIRE(waitUntil([&] { return ledger.distinct() == 10; }, std::chrono::seconds(20)));
+  REQUIRE(eventually([&] { return ledger.distinct() == 10; }, std::chrono::seconds(20)));
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   {
     std::lock_guard lk(ledger.mu);
@@ -216,10 +196,10 @@ TEST_CASE("client push consumer: RECONSUME_LATER redelivers through the retry to
   REQUIRE(node.start());
   std::string topic = uniqueName("RetryTopic");
   REQUIRE(node.createTopic(topic, 1));
-  auto producer = startProducer(node);
+  auto producer = startProducer(producerOptions(node));
   std::mutex mu;
   std::vector<std::pair<std::string, int>> deliveries;  // topic, reconsumeTimes
-  PushConsumer c(pushOptions(node, uniqueName("rg")));
+  PushConsumer c(fastPushOptions(node, uniqueName("rg")));
   REQUIRE(c.subscribe(topic, "*").ok());
   c.registerListener([&](const std::vector<MessageExt>& msgs, const MessageQueue&) {
     std::lock_guard lk(mu);
@@ -228,7 +208,7 @@ TEST_CASE("client push consumer: RECONSUME_LATER redelivers through the retry to
   });
   REQUIRE(c.start().ok());
   REQUIRE(producer->send(makeMessage(topic, "", "", "retry-me")).ok());
-  REQUIRE(waitUntil([&] { std::lock_guard lk(mu); return deliveries.size() >= 2; }, std::chrono::seconds(30)));
+  REQUIRE(eventually([&] { std::lock_guard lk(mu); return deliveries.size() >= 2; }, std::chrono::seconds(30)));
   {
     std::lock_guard lk(mu);
     CHECK(deliveries[0].second == 0);
@@ -244,19 +224,19 @@ TEST_CASE("client push consumer: SQL92 subscription filters on properties") {
   REQUIRE(node.start());
   std::string topic = uniqueName("SqlTopic");
   REQUIRE(node.createTopic(topic, 2));
-  auto producer = startProducer(node);
+  auto producer = startProducer(producerOptions(node));
   for (int i = 0; i < 10; ++i) {
     Message m = makeMessage(topic, i % 2 ? "TagA" : "TagB", "", "s" + std::to_string(i));
     m.putProperty("n", std::to_string(i));
     REQUIRE(producer->send(m).ok());
   }
   Ledger ledger;
-  PushConsumer c(pushOptions(node, uniqueName("sqlg")));
+  PushConsumer c(fastPushOptions(node, uniqueName("sqlg")));
   REQUIRE(c.subscribe(topic, "n >= 4 AND TAGS = 'TagA'", filter::ExpressionType::Sql92).ok());
   CHECK(c.subscribe(topic, "n >>= 4", filter::ExpressionType::Sql92).error().code == 23);
   c.registerListener(ledger.listener("S"));
   REQUIRE(c.start().ok());
-  REQUIRE(waitUntil([&] { return ledger.distinct() == 3; }, std::chrono::seconds(20)));  // s5, s7, s9
+  REQUIRE(eventually([&] { return ledger.distinct() == 3; }, std::chrono::seconds(20)));  // s5, s7, s9
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   CHECK(ledger.total() == 3);
   {

@@ -12,7 +12,8 @@
 #include "client/message_helpers.h"
 #include "client/push_consumer.h"
 #include "client/transaction_producer.h"
-#include "client_node.h"
+#include "dev_node.h"
+#include "node_process.h"
 
 using namespace rmq;
 using namespace rmq::client;
@@ -76,7 +77,7 @@ struct Received {
 }  // namespace
 
 TEST_CASE("client transaction producer: 666 commit, 777 roll back, 888 by check-back; kill -9 before the decision") {
-  DevNode node(kFastChecks);
+  DevNode node({.extraBroker = kFastChecks});
   REQUIRE(node.start());
   const std::string topic = uniqueName("TxSeed");
   REQUIRE(node.createTopic(topic, 4));
@@ -113,7 +114,7 @@ TEST_CASE("client transaction producer: 666 commit, 777 roll back, 888 by check-
       if (tail != "777") expected.insert(body);
     }
   }
-  REQUIRE(waitUntil([&] { return got.snapshot() == expected; }, std::chrono::seconds(40)));
+  REQUIRE(eventually([&] { return got.snapshot() == expected; }, std::chrono::seconds(40)));
   for (int i = 0; i < 3; ++i) CHECK(seed.checksOf("order-" + std::to_string(i) + "-888") == 2);
   for (int i = 0; i < 3; ++i) CHECK(seed.checksOf("order-" + std::to_string(i) + "-666") == 0);
   {
@@ -126,12 +127,12 @@ TEST_CASE("client transaction producer: 666 commit, 777 roll back, 888 by check-
   }
 
   // kill -9 between the half message and the decision.
-  seed.onExecuteKill = [&] { node.node.kill(); };
+  seed.onExecuteKill = [&] { node.proc.kill(); };
   auto killed = producer.sendMessageInTransaction(makeMessage(topic, "TagTx", "", "kill-999"));
   REQUIRE(killed.ok());
-  REQUIRE(node.node.restart(std::chrono::seconds(20)));
+  REQUIRE(node.proc.restart(std::chrono::seconds(20)));
   expected.insert("kill-999");
-  REQUIRE(waitUntil([&] { return got.snapshot() == expected; }, std::chrono::seconds(60)));
+  REQUIRE(eventually([&] { return got.snapshot() == expected; }, std::chrono::seconds(60)));
   CHECK(seed.checksOf("kill-999") >= 2);
 
   // Nothing more arrives: no 777, nothing twice.

@@ -8,9 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "admin_test_util.h"
-#include "broker_fixture.h"
+#include "broker_calls.h"
+#include "common/request_code.h"
 #include "common/response_code.h"
+#include "dev_node.h"
 #include "namesrv_client.h"
 #include "seed_configs.h"
 
@@ -63,7 +64,7 @@ struct SeedBroker {
 };
 
 // brokerAddrs of `brokerName` in the name server's cluster info ("" when absent).
-std::string registeredAddrs(BlockingClient& c, const std::string& ns, const std::string& cluster,
+std::string registeredAddrs(TestClient& c, const std::string& ns, const std::string& cluster,
                             const std::string& brokerName) {
   auto info = c.call(ns, RequestCode::GET_BROKER_CLUSTER_INFO);
   if (!info || info->code != 0) return "";
@@ -88,23 +89,23 @@ TEST_CASE("seed master configs (SYNC_MASTER broker-a, ASYNC_MASTER broker-b) sta
     INFO(name);
     SeedBroker b(name + ".properties", "master", {nsByName});
     REQUIRE(b.start());
-    BlockingClient nc;
+    TestClient nc;
     CHECK(eventually([&] { return registeredAddrs(nc, ns.addr, "rocketmq-cluster", name) == "0=" + b.addr() + ";"; },
                      20s));
 
     TestClient c;
-    admin::createTopic(c, b.addr(), "SeedT", 4);  // autoCreateTopicEnable=false in these files
+    createTopic(c, b.addr(), "SeedT", 4);  // autoCreateTopicEnable=false in these files
     // broker-a is a SYNC_MASTER without a slave: as in Java, the message is stored and the answer
     // is SLAVE_NOT_AVAILABLE; broker-b (ASYNC_MASTER) answers SUCCESS.
-    auto sent = admin::call(c, b.addr(), sendRequest({.topic = "SeedT", .body = "from a migrated config", .keys = "k1"}));
+    auto sent = invoke(c, b.addr(), sendRequest({.topic = "SeedT", .body = "from a migrated config", .keys = "k1"}));
     CHECK(sent.code == (name == "broker-a" ? ResponseCode::SLAVE_NOT_AVAILABLE : ResponseCode::SUCCESS));
-    admin::waitDispatched(c, b.addr(), "SeedT", 0, 1);
+    REQUIRE(dispatched(c, b.addr(), "SeedT", 0, 1));
     // autoCreateSubscriptionGroup=false is taken: a pull needs the group created first.
     PullSpec pull{.group = "seed_cg", .topic = "SeedT"};
-    CHECK(admin::call(c, b.addr(), pullRequest(pull)).code == ResponseCode::SUBSCRIPTION_GROUP_NOT_EXIST);
-    REQUIRE(admin::call(c, b.addr(), admin::request(RequestCode::UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, {},
+    CHECK(invoke(c, b.addr(), pullRequest(pull)).code == ResponseCode::SUBSCRIPTION_GROUP_NOT_EXIST);
+    REQUIRE(invoke(c, b.addr(), request(RequestCode::UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, {},
                                                     R"({"groupName":"seed_cg"})")).code == 0);
-    auto pulled = admin::pullAll(c, b.addr(), "SeedT", 0, 0, "seed_cg");
+    auto pulled = pullMessages(c, b.addr(), {.group = "seed_cg", .topic = "SeedT"});
     REQUIRE(pulled.size() == 1);
     CHECK(pulled[0].body == "from a migrated config");
 
@@ -138,11 +139,11 @@ TEST_CASE("seed slave configs (brokerRole=SLAVE, brokerId=1) start the slave rol
     REQUIRE(b.start());
     // Registered under its master's broker name with its own id.
     const std::string brokerName = name.substr(0, name.size() - 2);
-    BlockingClient nc;
+    TestClient nc;
     CHECK(eventually(
         [&] { return registeredAddrs(nc, ns.addr, "rocketmq-cluster", brokerName) == "1=" + b.addr() + ";"; }, 20s));
     TestClient c;
-    auto info = c.call(b.addr(), admin::request(RequestCode::GET_BROKER_RUNTIME_INFO, {}));
+    auto info = c.call(b.addr(), request(RequestCode::GET_BROKER_RUNTIME_INFO, {}));
     REQUIRE(info.ok());
     CHECK(info->code == 0);
     // --role=master on a slave's file is refused with a pointer to --role=slave.
@@ -189,8 +190,8 @@ TEST_CASE("a typo in a RocketMQ key stops start-up with the suggestion, file and
 TEST_CASE("rmqnode -c with a TOML using RocketMQ keys: 4.4 spellings taken, paths honoured, the rest warned about") {
   // [broker]: a Java thread-pool key; [store]: the 4.4 spelling of the consume queue file size, a
   // consume queue directory apart from the root and a Java-only key.
-  BrokerNode node("sendMessageThreadPoolNums = 16\nautoCreateTopicEnable = false\n",
-                  "mapedFileSizeConsumeQueue = 6000\nstorePathConsumeQueue = \"CQ\"\ntransientStorePoolEnable = true\n");
+  DevNode node({.extraBroker = "sendMessageThreadPoolNums = 16\nautoCreateTopicEnable = false\n",
+                .extraStore = "mapedFileSizeConsumeQueue = 6000\nstorePathConsumeQueue = \"CQ\"\ntransientStorePoolEnable = true\n"});
   auto toml = node.proc.readFile("node.toml");
   replaceAll(toml, "\"CQ\"", "\"" + node.proc.path("cq") + "\"");
   node.proc.writeFile("node.toml", toml);
@@ -201,9 +202,9 @@ TEST_CASE("rmqnode -c with a TOML using RocketMQ keys: 4.4 spellings taken, path
 
   REQUIRE(node.start());
   TestClient c;
-  admin::createTopic(c, node.brokerAddr(), "TomlT", 1);
-  admin::sendOk(c, node.brokerAddr(), {.topic = "TomlT", .body = "toml"});
-  admin::waitDispatched(c, node.brokerAddr(), "TomlT", 0, 1);
+  createTopic(c, node.brokerAddr, "TomlT", 1);
+  sendOk(c, node.brokerAddr, {.topic = "TomlT", .body = "toml"});
+  REQUIRE(dispatched(c, node.brokerAddr, "TomlT", 0, 1));
   CHECK(fs::file_size(node.proc.path("cq/TomlT/0/00000000000000000000")) == 6000);
   CHECK(!fs::exists(node.proc.path("store/consumequeue")));
   auto log = node.brokerLog();

@@ -3,37 +3,9 @@
 #include <fmt/format.h>
 #include <zlib.h>
 
-#include <thread>
-
-#include "common/json.h"
 #include "common/request_code.h"
 
 namespace rmq::test {
-
-BlockingClient::BlockingClient()
-    : pool_(std::make_unique<net::IoPool>(1)), client_(nullptr) {
-  pool_->start();
-  client_ = std::make_unique<net::RemotingClient>(*pool_);
-}
-
-BlockingClient::~BlockingClient() {
-  client_->shutdown();
-  client_.reset();
-  pool_->stop();
-}
-
-Result<net::RemotingCommand> BlockingClient::call(const std::string& addr, int code, Fields fields, std::string body,
-                                                  int version) {
-  auto cmd = net::RemotingCommand::request(code);
-  for (auto& [k, v] : fields) cmd.extFields.set(k, v);
-  cmd.body = std::move(body);
-  cmd.version = version;
-  return send(addr, std::move(cmd));
-}
-
-Result<net::RemotingCommand> BlockingClient::send(const std::string& addr, net::RemotingCommand cmd) {
-  return client_->invokeSync(addr, std::move(cmd), std::chrono::milliseconds(5000));
-}
 
 std::string registerBody(int64_t counter, std::initializer_list<std::string> topics) {
   std::string table;
@@ -66,22 +38,6 @@ net::RemotingCommand registerRequest(const std::string& cluster, const std::stri
   cmd.extFields.set("bodyCrc32", static_cast<int64_t>(static_cast<int32_t>(crc & 0x7FFFFFFF)));
   cmd.body = body;
   return cmd;
-}
-
-rapidjson::Document parseJson(const std::string& text) {
-  rapidjson::Document doc;
-  auto r = json::parse(text, doc);
-  if (!r) doc.SetNull();
-  return doc;
-}
-
-bool eventually(const std::function<bool()>& cond, std::chrono::milliseconds timeout) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!cond()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return true;
 }
 
 }  // namespace rmq::test

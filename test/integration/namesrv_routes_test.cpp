@@ -15,7 +15,7 @@ namespace RC = rmq::RequestCode;
 
 namespace {
 
-std::string routeBody(BlockingClient& c, const std::string& addr, const std::string& topic, int version,
+std::string routeBody(TestClient& c, const std::string& addr, const std::string& topic, int version,
                       bool standardOnly = false) {
   auto r = standardOnly ? c.call(addr, RC::GET_ROUTEINFO_BY_TOPIC, {{"topic", topic}, {"acceptStandardJsonOnly", "true"}},
                                  {}, version)
@@ -28,16 +28,16 @@ std::string routeBody(BlockingClient& c, const std::string& addr, const std::str
 TEST_CASE("namesrv: masters and slaves of two clusters, routes, cluster info, topic lists") {
   Namesrv ns;
   REQUIRE_MESSAGE(ns.node.start(), ns.node.stderrText());
-  BlockingClient c;
+  TestClient c;
 
-  auto a0 = c.send(ns.addr, registerRequest("c1", "broker-a", 0, "127.0.0.1:30911", registerBody(1, {"TopicA:4", "OnlyA:2"})));
+  auto a0 = c.call(ns.addr, registerRequest("c1", "broker-a", 0, "127.0.0.1:30911", registerBody(1, {"TopicA:4", "OnlyA:2"})));
   REQUIRE(codeOf(a0) == 0);
   CHECK_FALSE(a0->extFields.contains("masterAddr"));
-  auto a1 = c.send(ns.addr, registerRequest("c1", "broker-a", 1, "127.0.0.1:31911", registerBody(1, {"TopicA:4"})));
+  auto a1 = c.call(ns.addr, registerRequest("c1", "broker-a", 1, "127.0.0.1:31911", registerBody(1, {"TopicA:4"})));
   REQUIRE(codeOf(a1) == 0);
   CHECK(a1->extFields.get("masterAddr") == "127.0.0.1:30911");
   CHECK(a1->extFields.get("haServerAddr") == "127.0.0.1:30911-ha");
-  REQUIRE(codeOf(c.send(ns.addr, registerRequest("c2", "broker-b", 0, "127.0.0.1:32911",
+  REQUIRE(codeOf(c.call(ns.addr, registerRequest("c2", "broker-b", 0, "127.0.0.1:32911",
                                                  registerBody(1, {"TopicA:8", "OnlyB:1:6:2"})))) == 0);
 
   SUBCASE("route in fastjson form (old clients) and standard JSON (>= 4.9.4 or acceptStandardJsonOnly)") {
@@ -139,18 +139,18 @@ TEST_CASE("namesrv: masters and slaves of two clusters, routes, cluster info, to
     z.resize(size);
     auto req = registerRequest("c3", "broker-z", 0, "127.0.0.1:33911", z);
     req.extFields.setBool("compressed", true);
-    REQUIRE(codeOf(c.send(ns.addr, req)) == 0);
+    REQUIRE(codeOf(c.call(ns.addr, req)) == 0);
     CHECK(routeBody(c, ns.addr, "Zipped", 407).find("\"writeQueueNums\":3") != std::string::npos);
 
     auto badCrc = registerRequest("c3", "broker-y", 0, "127.0.0.1:34911", registerBody(1, {"Y:1"}));
     badCrc.extFields.set("bodyCrc32", "12345");
-    auto r = c.send(ns.addr, badCrc);
+    auto r = c.call(ns.addr, badCrc);
     CHECK(codeOf(r) == ResponseCode::SYSTEM_ERROR);
     CHECK(r->remark.value_or("") == "crc32 not match");
     CHECK(routeBody(c, ns.addr, "Y", 407).empty());
 
     auto garbage = registerRequest("c3", "broker-x", 0, "127.0.0.1:35911", "{not json");
-    CHECK(codeOf(c.send(ns.addr, garbage)) == ResponseCode::SYSTEM_ERROR);
+    CHECK(codeOf(c.call(ns.addr, garbage)) == ResponseCode::SYSTEM_ERROR);
     auto missing = c.call(ns.addr, RC::REGISTER_BROKER, {{"brokerName", "x"}});
     CHECK(codeOf(missing) == ResponseCode::SYSTEM_ERROR);
     CHECK(missing->remark.value_or("").find("brokerAddr") != std::string::npos);
@@ -161,8 +161,8 @@ TEST_CASE("namesrv: masters and slaves of two clusters, routes, cluster info, to
 TEST_CASE("namesrv: brokers expire without registration, and at once when their connection closes") {
   Namesrv ns("brokerExpiredMillis = 800\nscanNotActiveBrokerInterval = 100\n");
   REQUIRE_MESSAGE(ns.node.start(), ns.node.stderrText());
-  BlockingClient c;
-  REQUIRE(codeOf(c.send(ns.addr, registerRequest("c1", "broker-a", 0, "127.0.0.1:30911", registerBody(1, {"Exp:1"})))) == 0);
+  TestClient c;
+  REQUIRE(codeOf(c.call(ns.addr, registerRequest("c1", "broker-a", 0, "127.0.0.1:30911", registerBody(1, {"Exp:1"})))) == 0);
   CHECK(!routeBody(c, ns.addr, "Exp", 407).empty());
   CHECK(eventually([&] { return routeBody(c, ns.addr, "Exp", 407).empty(); }, std::chrono::seconds(5)));
   // Routes go first, the log line right after.
@@ -174,12 +174,12 @@ TEST_CASE("namesrv: brokers expire without registration, and at once when their 
 TEST_CASE("namesrv: connection close removes the brokers registered over it") {
   Namesrv ns;  // default 120 s expiry: only the close can remove the broker
   REQUIRE_MESSAGE(ns.node.start(), ns.node.stderrText());
-  BlockingClient observer;
+  TestClient observer;
   {
-    BlockingClient broker;
-    REQUIRE(codeOf(broker.send(ns.addr, registerRequest("c1", "broker-a", 0, "127.0.0.1:30911",
+    TestClient broker;
+    REQUIRE(codeOf(broker.call(ns.addr, registerRequest("c1", "broker-a", 0, "127.0.0.1:30911",
                                                        registerBody(1, {"Closing:1"})))) == 0);
-    REQUIRE(codeOf(observer.send(ns.addr, registerRequest("c1", "broker-b", 0, "127.0.0.1:30912",
+    REQUIRE(codeOf(observer.call(ns.addr, registerRequest("c1", "broker-b", 0, "127.0.0.1:30912",
                                                          registerBody(1, {"Closing:1"})))) == 0);
     CHECK(parseJson(routeBody(observer, ns.addr, "Closing", 407))["queueDatas"].Size() == 2);
   }  // broker's connection closes here

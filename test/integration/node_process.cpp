@@ -38,6 +38,16 @@ sockaddr_in loopback(uint16_t port) {
   return a;
 }
 
+// `op` (::bind or ::connect) of a fresh TCP socket to 127.0.0.1:port succeeded.
+bool onLoopbackSocket(uint16_t port, int (*op)(int, const sockaddr*, socklen_t)) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return false;
+  auto a = loopback(port);
+  bool ok = op(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  ::close(fd);
+  return ok;
+}
+
 }  // namespace
 
 uint16_t freePort() {
@@ -50,14 +60,24 @@ uint16_t freePort() {
   return ntohs(a.sin_port);
 }
 
-bool portAccepts(uint16_t port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return false;
-  auto a = loopback(port);
-  bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
-  ::close(fd);
-  return ok;
+uint16_t freeBrokerPort() {
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    uint16_t p = freePort();
+    if (p > 1030 && p < 65000 && onLoopbackSocket(p - 2, ::bind) && onLoopbackSocket(p + 1, ::bind)) return p;
+  }
+  return freePort();
 }
+
+bool eventually(const std::function<bool()>& cond, std::chrono::milliseconds timeout) {
+  auto deadline = Clock::now() + timeout;
+  while (!cond()) {
+    if (Clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return true;
+}
+
+bool portAccepts(uint16_t port) { return onLoopbackSocket(port, ::connect); }
 
 std::string readWholeFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -188,15 +208,6 @@ RunResult NodeProcess::run(const std::vector<std::string>& args, std::chrono::mi
   r.out = readFile("run_stdout.txt");
   r.err = readFile("run_stderr.txt");
   return r;
-}
-
-std::string namesrvToml(const NodeProcess& node, uint16_t port, const std::string& extra) {
-  return "logDir = \"" + node.path("logs") + "\"\n" +
-         "[namesrv]\n"
-         "bindAddress = \"127.0.0.1\"\n"
-         "listenPort = " + std::to_string(port) + "\n" +
-         "kvConfigPath = \"" + node.path("namesrv/kvConfig.json") + "\"\n" +
-         "configStorePath = \"" + node.path("namesrv/namesrv.properties") + "\"\n" + extra;
 }
 
 }  // namespace rmq::test

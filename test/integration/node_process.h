@@ -4,6 +4,12 @@
 // child's $HOME, so RocketMQ-style defaults ($HOME/store, $HOME/namesrv, logs) stay inside it.
 // The child's stdout/stderr go to <dir>/stdout.txt and <dir>/stderr.txt.
 //
+// The fixture family: NodeProcess (this file: a process, ports, waits), node_config.h (TOML of a
+// name server / broker in a NodeProcess's directory), dev_node.h (DevNode: name server + master
+// in one process), test_client.h (TestClient), broker_requests.h / broker_calls.h (requests and
+// send / dispatch / pull helpers), client_fixture.h (client-library clients of a DevNode),
+// namesrv_client.h (Namesrv, registration), tools_util.h.
+//
 //   rmq::test::NodeProcess ns;
 //   uint16_t port = rmq::test::freePort();
 //   ns.writeFile("ns.toml", rmq::test::namesrvToml(ns, port, "brokerExpiredMillis = 1000\n"));
@@ -17,6 +23,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -26,8 +33,12 @@ namespace rmq::test {
 
 // A TCP port on 127.0.0.1 that was free a moment ago (bind to port 0, read it, close).
 uint16_t freePort();
+// A free port p whose neighbours a broker also binds look free: p - 2 (VIP channel), p + 1 (HA).
+uint16_t freeBrokerPort();
 // True when 127.0.0.1:port accepts a TCP connection.
 bool portAccepts(uint16_t port);
+// Polls `cond` every 50 ms until it holds (true) or `timeout` passes (false).
+bool eventually(const std::function<bool()>& cond, std::chrono::milliseconds timeout);
 std::string readWholeFile(const std::string& path);
 
 struct RunResult {
@@ -88,9 +99,5 @@ class NodeProcess {
   pid_t pid_ = -1;
   std::optional<int> lastExit_;
 };
-
-// Name server TOML for tests: listen on 127.0.0.1:port, logs in <dir>/logs, KV config in
-// <dir>/namesrv/kvConfig.json, plus `extra` lines (in the [namesrv] table).
-std::string namesrvToml(const NodeProcess& node, uint16_t port, const std::string& extra = "");
 
 }  // namespace rmq::test

@@ -5,6 +5,7 @@
 #include "client/message_helpers.h"
 #include "client/producer.h"
 #include "client/push_consumer.h"
+#include "client_fixture.h"
 #include "tools_util.h"
 
 using namespace rmq;
@@ -15,19 +16,10 @@ namespace {
 
 std::vector<client::SendResult> sendSome(const DevNode& node, const std::string& topic, int n, const std::string& group,
                                          const std::string& tag = "TagA") {
-  client::ProducerOptions po;
-  po.group = group;
-  po.client = node.clientConfig();
-  client::Producer producer(po);
-  REQUIRE(producer.start());
-  std::vector<client::SendResult> out;
-  for (int i = 0; i < n; ++i) {
-    auto r = producer.send(client::makeMessage(topic, tag, "key-" + std::to_string(i), "body-" + std::to_string(i)));
-    REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
-    out.push_back(*r);
-  }
-  producer.shutdown();
-  return out;
+  auto producer = startProducer(producerOptions(node, group));
+  auto sent = sendBodies(*producer, topic, "body-", n, tag, "key-");
+  producer->shutdown();
+  return sent;
 }
 
 }  // namespace
@@ -42,7 +34,7 @@ TEST_CASE("rmqadmin topic verbs: updateTopic, topicList, topicRoute, topicStatus
   CHECK(created.out.find("create topic to " + node.brokerAddr + " success.") != std::string::npos);
   CHECK(created.out.find("TopicConfig [topicName=" + topic + ", readQueueNums=3, writeQueueNums=3, perm=RW-") !=
         std::string::npos);
-  REQUIRE(waitUntil([&] { return admin(node, "topicRoute", {"-t", topic}).exitCode == 0; }, std::chrono::seconds(10)));
+  REQUIRE(eventually([&] { return admin(node, "topicRoute", {"-t", topic}).exitCode == 0; }, std::chrono::seconds(10)));
 
   auto list = admin(node, "topicList");
   REQUIRE(list.exitCode == 0);
@@ -75,7 +67,7 @@ TEST_CASE("rmqadmin topic verbs: updateTopic, topicList, topicRoute, topicStatus
     for (auto& row : rows(status, "queues").GetArray()) sum += num(row, "#Max Offset");
     return sum;
   };
-  CHECK(waitUntil([&] { return sumMax() == 7; }, std::chrono::seconds(10)));
+  CHECK(eventually([&] { return sumMax() == 7; }, std::chrono::seconds(10)));
   auto& qs = rows(status, "queues");
   REQUIRE(qs.Size() == 3);
   int64_t total = 0;
@@ -151,9 +143,7 @@ TEST_CASE("rmqadmin group verbs: updateSubGroup, consumerProgress, consumer/prod
   CHECK(sub.out.find("retryMaxTimes=5") != std::string::npos);
 
   sendSome(node, topic, 10, uniqueName("PG"));
-  client::PushConsumerOptions co;
-  co.group = group;
-  co.client = node.clientConfig();
+  client::PushConsumerOptions co = pushOptions(node, group);
   co.consumeFromWhere = client::ConsumeFromWhere::CONSUME_FROM_FIRST_OFFSET;
   co.persistConsumerOffsetInterval = std::chrono::milliseconds(200);
   client::PushConsumer consumer(co);
@@ -164,7 +154,7 @@ TEST_CASE("rmqadmin group verbs: updateSubGroup, consumerProgress, consumer/prod
     return client::ConsumeStatus::CONSUME_SUCCESS;
   });
   REQUIRE(consumer.start());
-  REQUIRE(waitUntil([&] { return consumed.load() >= 10; }, std::chrono::seconds(20)));
+  REQUIRE(eventually([&] { return consumed.load() >= 10; }, std::chrono::seconds(20)));
 
   // Offsets are committed asynchronously: wait until the progress lists the topic's queues with
   // nothing left to consume.
@@ -178,7 +168,7 @@ TEST_CASE("rmqadmin group verbs: updateSubGroup, consumerProgress, consumer/prod
     }
   };
   int64_t brokerTotal = 0, diff = -1;
-  CHECK(waitUntil([&] {
+  CHECK(eventually([&] {
     progress = adminJson(node, "consumerProgress", {"-g", group});
     topicTotals(brokerTotal, diff);
     return brokerTotal == 10 && diff == 0;
@@ -193,7 +183,7 @@ TEST_CASE("rmqadmin group verbs: updateSubGroup, consumerProgress, consumer/prod
   // Without -g: one line per group found through its %RETRY% topic, with its online consumer.
   const rapidjson::Value* groupRow = nullptr;
   rapidjson::Document allGroups;
-  CHECK(waitUntil([&] {
+  CHECK(eventually([&] {
     allGroups = adminJson(node, "consumerProgress");
     groupRow = nullptr;
     for (auto& row : rows(allGroups, "groups").GetArray())
@@ -233,9 +223,9 @@ TEST_CASE("rmqadmin group verbs: updateSubGroup, consumerProgress, consumer/prod
   client::Producer producer(po);
   REQUIRE(producer.start());
   REQUIRE(producer.send(client::makeMessage(topic, "TagA", "", "one more")));
-  REQUIRE(waitUntil([&] { consumer.persistOffsetsNow(); return consumed.load() >= 11; }, std::chrono::seconds(10)));
+  REQUIRE(eventually([&] { consumer.persistOffsetsNow(); return consumed.load() >= 11; }, std::chrono::seconds(10)));
   rapidjson::Document pc;
-  REQUIRE(waitUntil([&] {
+  REQUIRE(eventually([&] {
     auto r = admin(node, "producerConnection", {"-g", po.group, "-t", topic, "--json"});
     if (r.exitCode != 0) return false;
     pc.Parse(r.out.c_str());
@@ -249,7 +239,7 @@ TEST_CASE("rmqadmin group verbs: updateSubGroup, consumerProgress, consumer/prod
   auto& offsets = rows(reset, "offsets");
   CHECK(offsets.Size() == 2);
   for (auto& row : offsets.GetArray()) CHECK(num(row, "#offset") == 0);
-  CHECK(waitUntil([&] { return consumed.load() >= before + 11; }, std::chrono::seconds(20)));
+  CHECK(eventually([&] { return consumed.load() >= before + 11; }, std::chrono::seconds(20)));
   producer.shutdown();
   consumer.shutdown();
 

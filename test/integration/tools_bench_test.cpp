@@ -82,7 +82,7 @@ TEST_CASE("rmqbench producer and consumer against rmqnode: counts match what the
   // Stored: 400 + 100 + 50 plus one warm-up send per run.
   const int64_t stored = 400 + 100 + 50 + 3;
   int64_t total = 0;
-  CHECK(waitUntil([&] {  // consume queues are written by the store's dispatch, just after the sends
+  CHECK(eventually([&] {  // consume queues are written by the store's dispatch, just after the sends
     auto status = adminJson(node, "topicStatus", {"-t", topic});
     total = 0;
     for (auto& row : rows(status, "queues").GetArray()) total += num(row, "#Max Offset");

@@ -1,13 +1,13 @@
 #pragma once
 // Helpers for the rmqadmin / rmqbench integration tests: run a tool binary against a DevNode
-// (client_node.h) and read its --json output.
+// (dev_node.h) and read its --json output.
 #include <doctest/doctest.h>
 #include <rapidjson/document.h>
 
 #include <string>
 #include <vector>
 
-#include "client_node.h"
+#include "dev_node.h"
 #include "common/json.h"
 #include "node_process.h"
 

@@ -41,6 +41,7 @@ class ScheduleMessageService;    // broker-admin: delay levels, delayOffset.json
 class ClientManager;             // broker-core: producer/consumer registries (client_manager.h)
 class PullRequestHold;           // broker-core: parked long-poll pulls (pull_request_hold.h)
 class TransactionalMessageService;  // half messages, END_TRANSACTION, check-back (transaction/)
+class BrokerReplication;         // HA master / slave follower (replication/broker_replication.h)
 
 struct BrokerContext {
   net::IoPool& io;
@@ -69,6 +70,9 @@ struct BrokerContext {
   std::function<asio::awaitable<void>()> registerBrokerAllNow;
   // Set by the controller before any processor runs (send path: TRAN_MSG; END_TRANSACTION).
   TransactionalMessageService* transactions = nullptr;
+  // Set by the controller before any processor runs (null in component tests): the registrar
+  // hands it the name servers' answer, runtime info reads its HA figures.
+  BrokerReplication* replication = nullptr;
 
   void registerProcessor(int code, net::RequestHandler handler) {
     dispatcher.registerProcessor(code, std::move(handler));

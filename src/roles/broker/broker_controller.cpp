@@ -25,6 +25,7 @@
 #include "roles/broker/processors/end_transaction_processor.h"
 #include "roles/broker/transaction/transactional_message_service.h"
 #include "roles/broker/processors/send_processor.h"
+#include "roles/broker/replication/broker_replication.h"
 #include "roles/broker/metadata/subscription_group_manager.h"
 #include "roles/broker/metadata/topic_config_manager.h"
 #include "store/message_store.h"
@@ -138,9 +139,15 @@ Result<void> BrokerController::start() {
     hold->notifyMessageArriving(topic, queueId, queueOffset + 1, tagsCode, props);
   });
 
+  // Replication: a master binds its HA port now (before the store starts, so every append wakes
+  // the slave connections); a slave starts following once the store runs.
+  replication_ = std::make_unique<BrokerReplication>(*ctx_);
+  if (auto r = replication_->bind(); !r)
+    return makeError(r.error().code, "HA port " + std::to_string(storeConfig_.haListenPort) + ": " + r.error().message);
+  ctx_->replication = replication_.get();
+
   // Registration hooks exist before any processor can run (the first registration is at the end).
-  std::string haAddr = config_.brokerIP2 + ":" + std::to_string(config_.listenPort + 1);
-  registrar_ = std::make_unique<NamesrvRegistrar>(*ctx_, haAddr);
+  registrar_ = std::make_unique<NamesrvRegistrar>(*ctx_, replication_->haServerAddr());
   ctx_->registerBrokerAllSoon = [r = registrar_.get()] { r->registerSoon(); };
   ctx_->registerBrokerAllNow = [r = registrar_.get()] { return r->registerNow(); };
   topics_->setOnTopicCreated([r = registrar_.get()](const TopicConfig&) { r->registerSoon(); });
@@ -164,10 +171,12 @@ Result<void> BrokerController::start() {
   if (!storeConfig_.isSlave()) schedule_->start();
   if (!storeConfig_.isSlave()) transactions_->start();
   startHousekeeping();
+  replication_->start();
 
   registrar_->start();
-  log::info("broker {} ({}) started at {}, store {}, {}", config_.brokerName, config_.brokerClusterName,
-            config_.brokerAddr(), storeConfig_.rootDir(), storeConfig_.flushDiskType);
+  log::info("broker {} ({}) id {} started at {} as {}, HA {}, store {}, {}", config_.brokerName,
+            config_.brokerClusterName, config_.brokerId, config_.brokerAddr(), storeConfig_.brokerRole,
+            replication_->haServerAddr(), storeConfig_.rootDir(), storeConfig_.flushDiskType);
   return {};
 }
 
@@ -186,6 +195,9 @@ void BrokerController::shutdown() {
   if (registrar_) registrar_->stop();
   if (server_) server_->stop();
   if (vipServer_) vipServer_->stop();
+  // After the drain (SYNC_MASTER sends in flight still get their slave ack), before the
+  // background thread and the store stop.
+  if (replication_) replication_->stop();
   pullHold_->wakeAll();  // anything that parked during the drain
   topics_->setOnTopicCreated(nullptr);
   schedule_->shutdown();

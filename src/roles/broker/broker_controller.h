@@ -1,14 +1,16 @@
 #pragma once
-// BrokerController: the master broker role. Owns the store, the metadata managers, the client
+// BrokerController: the broker role (master or slave). Owns the store, the metadata managers, the client
 // registry, long-poll parking, the remoting servers (listenPort and the VIP port listenPort-2,
-// sharing one dispatcher), name-server registration and the periodic housekeeping.
+// sharing one dispatcher), name-server registration, replication (BrokerReplication: the HA port
+// of a master, the HA client and metadata sync of a slave) and the periodic housekeeping.
 //
 // Lifecycle (called from the main thread, never from a network thread):
 //   start(): resolve defaults, open + recover the store, load topics/groups/offsets/delay offsets,
-//            register processors, start the store, servers, delay service and registration.
+//            register processors, bind the HA port (master), start the store, servers, delay
+//            service (master), replication (slave) and registration.
 //   shutdown(): stop accepting sends (SERVICE_NOT_AVAILABLE), answer parked pulls, unregister from
 //            the name servers, drain and stop the servers, stop the delay service, persist
-//            offsets/configs, shut the store down cleanly (flush, checkpoint, remove `abort`).
+//            offsets/configs, stop replication, shut the store down cleanly (flush, checkpoint, remove `abort`).
 // Threads: network threads from the IoPool; one "background" thread for periodic file writes
 // (consumer offsets) and client expiry; the store's and the delay service's own threads.
 #include <asio/executor_work_guard.hpp>
@@ -44,6 +46,7 @@ class SendProcessor;
 class PullProcessor;
 class ClientProcessor;
 class OffsetProcessor;
+class BrokerReplication;
 
 class BrokerController {
  public:
@@ -87,6 +90,7 @@ class BrokerController {
   std::unique_ptr<net::RemotingServer> server_;
   std::unique_ptr<net::RemotingServer> vipServer_;
   std::unique_ptr<NamesrvRegistrar> registrar_;
+  std::unique_ptr<BrokerReplication> replication_;  // HA master acceptor or slave follower + metadata sync
 
   asio::io_context background_;
   std::unique_ptr<asio::executor_work_guard<asio::io_context::executor_type>> backgroundGuard_;

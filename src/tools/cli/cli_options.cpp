@@ -105,10 +105,19 @@ std::vector<std::string> optionSpellings(const CLI::App& sub) {
   return out;
 }
 
-// mqadmin (commons-cli) and the tools' earlier parser take an option's long name after one dash
-// ("-topic T", "-namesrvAddr=A"), its short name after two ("--t T") and "-t=T" for "-t T"; CLI11
-// would read "-topic" as -t with the value "opic" and "-t=T" as the value "=T". Appends `token`
-// in CLI11's spelling to `out`; other tokens are kept.
+size_t editDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+// Appends `token` in CLI11's spelling to `out` (see canonicalArgs).
 void appendCanonical(const CLI::App& sub, const std::string& token, std::vector<std::string>& out) {
   if (token.size() >= 3 && token[0] == '-') {
     bool twoDashes = token[1] == '-';
@@ -132,19 +141,13 @@ void appendCanonical(const CLI::App& sub, const std::string& token, std::vector<
   out.push_back(token);
 }
 
-size_t editDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
 }  // namespace
+
+std::vector<std::string> canonicalArgs(const CLI::App& app, int argc, char** argv, int from) {
+  std::vector<std::string> out(argv, argv + std::min(from, argc));
+  for (int i = from; i < argc; ++i) appendCanonical(app, argv[i], out);
+  return out;
+}
 
 std::optional<std::string> OptionValues::get(std::initializer_list<std::string> names) const {
   for (auto& n : names)
@@ -257,8 +260,7 @@ std::variant<int, SubcommandCli::Invocation> SubcommandCli::parse(int argc, char
   }
   CLI::App* sub = find(name);
   if (!sub) return unknownName(name);
-  std::vector<std::string> tokens(argv, argv + 2);
-  for (int i = 2; i < argc; ++i) appendCanonical(*sub, argv[i], tokens);
+  std::vector<std::string> tokens = canonicalArgs(*sub, argc, argv, 2);
   std::vector<char*> args;
   for (auto& t : tokens) args.push_back(t.data());
   try {

@@ -64,6 +64,12 @@ class OptionValues {
 // off, case ignored), or "" when none is close.
 std::string closestName(const std::string& word, const std::vector<std::string>& candidates);
 
+// argv with mqadmin's (commons-cli) spellings of `app`'s options rewritten to CLI11's, from
+// argv[from] on: a long name after one dash ("-topic T", "-namesrvAddr=A"), a short name after two
+// ("--t T"), "-t=T" for "-t T". CLI11 would read "-topic" as -t with the value "opic" and "-t=T"
+// as the value "=T". Other tokens are kept.
+std::vector<std::string> canonicalArgs(const CLI::App& app, int argc, char** argv, int from = 1);
+
 // One executable's subcommands. Exit codes of what it answers itself: 0 for help, 2 for a usage
 // error (printed to stderr with the relevant help).
 class SubcommandCli {

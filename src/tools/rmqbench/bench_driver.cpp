@@ -92,4 +92,20 @@ std::string describeLoad(const LoadOptions& o) {
   return fmt::format("{} s", o.seconds);
 }
 
+std::vector<OptionSpec> loadOptionSpecs(const char* workersText, const char* what) {
+  return {{"-t <workers>", workersText, kInteger},
+          {"-d <seconds>", "duration (default 10 unless -c)", kNumber},
+          {"-c <count>", std::string("stop after this many ") + what, kInteger}};
+}
+
+LoadOptions readLoad(OptionValues& args) {
+  LoadOptions load;
+  load.workers = static_cast<int>(args.getInt({"t"}, 1));
+  load.count = args.getInt({"c"}, 0);
+  load.seconds = args.getDouble({"d"}, load.count > 0 ? 0 : 10);
+  if (load.workers < 1) args.addError("-t must be >= 1");
+  if (load.seconds <= 0 && load.count <= 0) args.addError("give a duration (-d) or a count (-c)");
+  return load;
+}
+
 }  // namespace rmq::bench

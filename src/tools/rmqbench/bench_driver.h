@@ -11,6 +11,8 @@
 
 #include <asio/io_context.hpp>
 #include <string>
+#include <vector>
+#include "tools/rmqbench/bench_registry.h"
 #include "tools/rmqbench/bench_stats.h"
 
 namespace rmq::bench {
@@ -44,5 +46,12 @@ class LoadBudget {
 
 // "10 s" / "1000 ops" / "1000 ops or 10 s", for the header line.
 std::string describeLoad(const LoadOptions& options);
+
+// The command line of a load: "-t <workers>" (`workersText`), "-d <seconds>" (default 10 unless
+// -c), "-c <count>" (stop after this many `what`).
+std::vector<OptionSpec> loadOptionSpecs(const char* workersText, const char* what);
+// LoadOptions from -t (default 1), -c and -d; records a problem in args when -t < 1 or when
+// neither -d nor -c gives an end.
+LoadOptions readLoad(OptionValues& args);
 
 }  // namespace rmq::bench

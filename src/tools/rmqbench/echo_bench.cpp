@@ -74,17 +74,13 @@ std::vector<std::shared_ptr<net::TcpConnection>> connectAll(net::IoPool& pool, u
 }
 
 int runEcho(OptionValues& args) {
-  LoadOptions load;
+  LoadOptions load = readLoad(args);
   int connections = static_cast<int>(args.getInt({"connections"}, 1));
-  load.workers = static_cast<int>(args.getInt({"t"}, 1));
   int bodySize = static_cast<int>(args.getInt({"s"}, 1024));
-  load.count = args.getInt({"c"}, 0);
-  load.seconds = args.getDouble({"d"}, load.count > 0 ? 0 : 10);
   int clientThreads = static_cast<int>(args.getInt({"client-threads"}, 1));
   int serverThreads = static_cast<int>(args.getInt({"server-threads"}, 1));
-  if ((connections < 1 || load.workers < 1 || bodySize < 0 || clientThreads < 1 ||
-                                serverThreads < 1 || (load.seconds <= 0 && load.count <= 0)))
-    args.addError("counts must be positive, and -d or -c must be given");
+  if (connections < 1 || bodySize < 0 || clientThreads < 1 || serverThreads < 1)
+    args.addError("--connections, --client-threads, --server-threads must be >= 1 and -s >= 0");
   if (!args.errors().empty()) return 2;
 
   net::IoPool serverPool(static_cast<size_t>(serverThreads)), clientPool(static_cast<size_t>(clientThreads));
@@ -120,16 +116,18 @@ int runEcho(OptionValues& args) {
   return meter.ok() > 0 ? 0 : 1;
 }
 
-Registrar registrar("echo", "loopback limit: in-process remoting server + clients, send-shaped frames",
-                    {{"--connections <n>", "default 1", kInteger},
-                     {"-t <workers>", "concurrent requests (default 1)", kInteger},
-                     {"-s <bytes>", "body size (default 1024)", kInteger},
-                     {"-d <seconds>", "duration (default 10 unless -c)", kNumber},
-                     {"-c <count>", "stop after this many requests", kInteger},
-                     {"--client-threads <n>", "default 1", kInteger},
-                     {"--server-threads <n>", "default 1", kInteger},
-                     {"--reply-body", "answer with the request's body too"},
-                     jsonOption()},
+std::vector<OptionSpec> echoOptions() {
+  auto options = loadOptionSpecs("concurrent requests (default 1)", "requests");
+  options.insert(options.end(), {{"--connections <n>", "default 1", kInteger},
+                                 {"-s <bytes>", "body size (default 1024)", kInteger},
+                                 {"--client-threads <n>", "default 1", kInteger},
+                                 {"--server-threads <n>", "default 1", kInteger},
+                                 {"--reply-body", "answer with the request's body too"},
+                                 jsonOption()});
+  return options;
+}
+
+Registrar registrar("echo", "loopback limit: in-process remoting server + clients, send-shaped frames", echoOptions(),
                     &runEcho);
 
 }  // namespace

@@ -57,10 +57,8 @@ bool readOptions(OptionValues& args, ProducerBenchOptions& o) {
   o.topic = args.get({"topic"}, "BenchmarkTest");
   o.tag = args.get({"tag"}, "TagA");
   o.group = args.get({"group"}, "benchmark_producer");
-  o.load.workers = static_cast<int>(args.getInt({"t"}, 1));
+  o.load = readLoad(args);
   o.bodySize = static_cast<int>(args.getInt({"s"}, 1024));
-  o.load.count = args.getInt({"c"}, 0);
-  o.load.seconds = args.getDouble({"d"}, o.load.count > 0 ? 0 : 10);
   o.instances = static_cast<int>(args.getInt({"instances"}, 1));
   o.batch = static_cast<int>(args.getInt({"batch"}, 1));
   o.delayLevel = static_cast<int>(args.getInt({"delay-level"}, 0));
@@ -69,9 +67,8 @@ bool readOptions(OptionValues& args, ProducerBenchOptions& o) {
   o.async = args.flag("async");
   o.blocking = args.flag("blocking");
   o.json = args.flag("json");
-  if (o.load.workers < 1 || o.bodySize < 1 || o.instances < 1 || o.batch < 1 || o.delayLevel < 0)
-    args.addError("-t, -s, --instances, --batch must be >= 1 and --delay-level >= 0");
-  if (o.load.seconds <= 0 && o.load.count <= 0) args.addError("give a duration (-d) or a count (-c)");
+  if (o.bodySize < 1 || o.instances < 1 || o.batch < 1 || o.delayLevel < 0)
+    args.addError("-s, --instances, --batch must be >= 1 and --delay-level >= 0");
   if (o.load.rate > 0 && (o.async || o.blocking)) args.addError("--tps paces sync (coroutine) sends only");
   if (o.async && o.blocking) args.addError("--async and --blocking exclude each other");
   if (o.async && o.batch > 1) args.addError("--batch works with sync and --blocking sends only");
@@ -189,24 +186,26 @@ int runProducer(OptionValues& args) {
   return meter.ok() > 0 ? 0 : 1;
 }
 
+std::vector<OptionSpec> producerOptions() {
+  auto options = loadOptionSpecs("concurrent senders (default 1)", "sends");
+  options.insert(options.end(), {namesrvOption(),
+                                 {"--topic <topic>", "default BenchmarkTest"},
+                                 {"-s <bytes>", "body size (default 1024)", kInteger},
+                                 {"--instances <n>", "Producer objects, one connection each (default 1)", kInteger},
+                                 {"--async", "callback sends, -t in flight"},
+                                 {"--blocking", "OS threads calling the blocking send"},
+                                 {"--batch <n>", "messages per request (default 1)", kInteger},
+                                 {"--tag <tag>", "default TagA"},
+                                 {"--keys", "a unique key per message"},
+                                 {"--delay-level <n>", "delay level (default 0)", kInteger},
+                                 {"--tps <n>", "pace sync sends to this total rate", kNumber},
+                                 {"--group <group>", "default benchmark_producer"},
+                                 jsonOption()});
+  return options;
+}
+
 Registrar registrar("producer", "send load through the client library (sync / async / blocking, batch, delay)",
-                    {namesrvOption(),
-                     {"--topic <topic>", "default BenchmarkTest"},
-                     {"-t <workers>", "concurrent senders (default 1)", kInteger},
-                     {"-s <bytes>", "body size (default 1024)", kInteger},
-                     {"-d <seconds>", "duration (default 10 unless -c)", kNumber},
-                     {"-c <count>", "stop after this many sends", kInteger},
-                     {"--instances <n>", "Producer objects, one connection each (default 1)", kInteger},
-                     {"--async", "callback sends, -t in flight"},
-                     {"--blocking", "OS threads calling the blocking send"},
-                     {"--batch <n>", "messages per request (default 1)", kInteger},
-                     {"--tag <tag>", "default TagA"},
-                     {"--keys", "a unique key per message"},
-                     {"--delay-level <n>", "delay level (default 0)", kInteger},
-                     {"--tps <n>", "pace sync sends to this total rate", kNumber},
-                     {"--group <group>", "default benchmark_producer"},
-                     jsonOption()},
-                    &runProducer);
+                    producerOptions(), &runProducer);
 
 }  // namespace
 }  // namespace rmq::bench

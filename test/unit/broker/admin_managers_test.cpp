@@ -205,6 +205,20 @@ TEST_CASE("consumer offsets accept Java's and standard JSON forms") {
   CHECK(m.queryOffset("g", "T", 0) == 5);  // a rejected document changes nothing
 }
 
+TEST_CASE("slave offset sync merges: the master's entries win key by key, local-only keys stay") {
+  ConsumerOffsetManager m("");
+  m.commitOffset("g", "T", 0, 3);
+  m.commitOffset("g", "T", 1, 4);
+  m.commitOffset("local", "T", 0, 7);  // committed on the slave only
+  REQUIRE(m.decodeAndMerge("{\"offsetTable\":{\"T@g\":{0:10},\"U@g\":{2:5}}}"));
+  CHECK(m.queryOffset("g", "T", 0) == 10);
+  CHECK(m.queryOffset("g", "T", 1) == -1);  // Java's putAll replaces the whole topic@group entry
+  CHECK(m.queryOffset("g", "U", 2) == 5);
+  CHECK(m.queryOffset("local", "T", 0) == 7);
+  CHECK_FALSE(m.decodeAndMerge("{\"offsetTable\":{\"T@g\":{0:\"x\"}}}"));
+  CHECK(m.queryOffset("g", "T", 0) == 10);  // a rejected document changes nothing
+}
+
 TEST_CASE("subscriptionGroup.json round trip with every field") {
   TempDir dir;
   SubscriptionGroupConfig g;

@@ -29,20 +29,29 @@ void PullRequestHold::add(const std::string& topic, int32_t queueId, const std::
   parked_.fetch_add(1, std::memory_order_relaxed);
 }
 
-void PullRequestHold::remove(const std::string& topic, int32_t queueId, const std::shared_ptr<Waiter>& w) {
-  std::lock_guard lock(mu_);
+template <class Pred>
+void PullRequestHold::takeLocked(std::string_view topic, int32_t queueId, Pred&& pred,
+                                 std::vector<std::shared_ptr<Waiter>>& out) {
   auto t = table_.find(topic);
   if (t == table_.end()) return;
   auto q = t->second.find(queueId);
   if (q == t->second.end()) return;
   auto& list = q->second;
-  auto it = std::find(list.begin(), list.end(), w);
-  if (it == list.end()) return;  // already taken by a notification
-  *it = std::move(list.back());
-  list.pop_back();
-  parked_.fetch_sub(1, std::memory_order_relaxed);
+  for (size_t i = 0; i < list.size();) {
+    if (!pred(list[i])) { ++i; continue; }
+    out.push_back(std::move(list[i]));
+    list[i] = std::move(list.back());
+    list.pop_back();
+    parked_.fetch_sub(1, std::memory_order_relaxed);
+  }
   if (list.empty()) t->second.erase(q);
   if (t->second.empty()) table_.erase(t);
+}
+
+void PullRequestHold::remove(const std::string& topic, int32_t queueId, const std::shared_ptr<Waiter>& w) {
+  std::vector<std::shared_ptr<Waiter>> taken;  // empty when a notification took it first
+  std::lock_guard lock(mu_);
+  takeLocked(topic, queueId, [&](const std::shared_ptr<Waiter>& x) { return x == w; }, taken);
 }
 
 asio::awaitable<bool> PullRequestHold::wait(std::string topic, int32_t queueId, int64_t offset,
@@ -68,27 +77,14 @@ void PullRequestHold::notifyMessageArriving(std::string_view topic, int32_t queu
   std::vector<std::shared_ptr<Waiter>> ready;
   {
     std::lock_guard lock(mu_);
-    auto t = table_.find(topic);
-    if (t == table_.end()) return;
-    auto q = t->second.find(queueId);
-    if (q == t->second.end()) return;
-    auto& list = q->second;
-    for (size_t i = 0; i < list.size();) {
-      auto& w = list[i];
-      bool match = maxOffset > w->offset;
-      if (match && w->filter) {
-        if (tagsCode && !w->filter->matchesTagsCode(*tagsCode)) match = false;
-        if (match && w->filter->type() == filter::ExpressionType::Sql92)
-          match = w->filter->matchesProperties(filter::RawProperties(properties));
-      }
-      if (!match) { ++i; continue; }
-      ready.push_back(std::move(w));
-      list[i] = std::move(list.back());
-      list.pop_back();
-      parked_.fetch_sub(1, std::memory_order_relaxed);
-    }
-    if (list.empty()) t->second.erase(q);
-    if (t->second.empty()) table_.erase(t);
+    auto matches = [&](const std::shared_ptr<Waiter>& w) {
+      if (maxOffset <= w->offset) return false;
+      if (!w->filter) return true;
+      if (tagsCode && !w->filter->matchesTagsCode(*tagsCode)) return false;
+      return w->filter->type() != filter::ExpressionType::Sql92 ||
+             w->filter->matchesProperties(filter::RawProperties(properties));
+    };
+    takeLocked(topic, queueId, matches, ready);
   }
   for (auto& w : ready) wake(w);
 }

@@ -54,6 +54,9 @@ class PullRequestHold {
   void add(const std::string& topic, int32_t queueId, const std::shared_ptr<Waiter>& w);
   void remove(const std::string& topic, int32_t queueId, const std::shared_ptr<Waiter>& w);
   static void wake(const std::shared_ptr<Waiter>& w);
+  // Moves the waiters of topic/queueId that `pred` accepts to `out` (mu_ held); drops emptied entries.
+  template <class Pred>
+  void takeLocked(std::string_view topic, int32_t queueId, Pred&& pred, std::vector<std::shared_ptr<Waiter>>& out);
 
   mutable std::mutex mu_;
   std::unordered_map<std::string, QueueWaiters, StringHash, std::equal_to<>> table_;

@@ -160,12 +160,12 @@ std::string ConsumerOffsetManager::encode(bool pretty) const {
   return w.take();
 }
 
-Result<void> ConsumerOffsetManager::decodeAndReplace(std::string_view text) {
+Result<ConsumerOffsetManager::Table> ConsumerOffsetManager::decode(std::string_view text) {
   auto doc = json::parse(text);
   if (!doc) return doc.error();
   const rapidjson::Value& root = *doc;
   if (!root.IsObject()) return makeError(1, "consumer offset wrapper is not an object");
-  std::unordered_map<std::string, QueueOffsets> fresh;
+  Table fresh;
   if (auto t = root.FindMember("offsetTable"); t != root.MemberEnd() && t->value.IsObject()) {
     for (auto& m : t->value.GetObject()) {
       if (!m.value.IsObject()) return makeError(1, "consumer offset entry is not an object");
@@ -176,8 +176,22 @@ Result<void> ConsumerOffsetManager::decodeAndReplace(std::string_view text) {
       }
     }
   }
+  return fresh;
+}
+
+Result<void> ConsumerOffsetManager::decodeAndReplace(std::string_view text) {
+  auto fresh = decode(text);
+  if (!fresh) return fresh.error();
   std::lock_guard lk(mu_);
-  table_ = std::move(fresh);
+  table_ = std::move(*fresh);
+  return {};
+}
+
+Result<void> ConsumerOffsetManager::decodeAndMerge(std::string_view text) {
+  auto fresh = decode(text);
+  if (!fresh) return fresh.error();
+  std::lock_guard lk(mu_);
+  for (auto& [k, offsets] : *fresh) table_[k] = std::move(offsets);
   return {};
 }
 

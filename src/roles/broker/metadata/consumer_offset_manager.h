@@ -45,11 +45,16 @@ class ConsumerOffsetManager {
   // ConsumerOffsetSerializeWrapper: {"offsetTable":{"t@g":{0:1,1:2}}} (unquoted int keys).
   std::string encode(bool pretty = false) const;
   Result<void> decodeAndReplace(std::string_view json);
+  // Slave sync (Java's offsetTable.putAll): the wrapper's entries replace ours key by key; keys
+  // only we have stay.
+  Result<void> decodeAndMerge(std::string_view json);
   bool empty() const;
 
   static std::string key(std::string_view topic, std::string_view group);
 
  private:
+  using Table = std::unordered_map<std::string, QueueOffsets>;
+  static Result<Table> decode(std::string_view json);
   std::string dir_;
   mutable std::mutex mu_;
   std::unordered_map<std::string, QueueOffsets> table_;

@@ -81,26 +81,7 @@ Result<void> SubscriptionGroupManager::load() {
   return {};
 }
 
-void SubscriptionGroupManager::setPersistExecutor(std::function<void(std::function<void()>)> exec) {
-  std::lock_guard lk(mu_);
-  persistExec_ = std::move(exec);
-}
-
-void SubscriptionGroupManager::persistSoon() {
-  std::function<void(std::function<void()>)> exec;
-  {
-    std::lock_guard lk(mu_);
-    exec = persistExec_;
-  }
-  auto job = [this] {
-    if (auto r = persist(); !r) log::error("persist subscriptionGroup.json: {}", r.error().message);
-  };
-  if (exec) {
-    exec(job);
-  } else {
-    job();
-  }
-}
+void SubscriptionGroupManager::setPersistExecutor(PersistSoon::Executor exec) { persistSoon_.setExecutor(std::move(exec)); }
 
 Result<void> SubscriptionGroupManager::persist() const {
   if (dir_.empty()) return {};
@@ -125,7 +106,7 @@ std::optional<SubscriptionGroupConfig> SubscriptionGroupManager::findOrAutoCreat
     version_.next();
   }
   log::info("auto-created subscription group {}", group);
-  persistSoon();
+  persistSoon_();
   return g;
 }
 
@@ -136,7 +117,7 @@ void SubscriptionGroupManager::update(const SubscriptionGroupConfig& config) {
     version_.next();
   }
   log::info("create/update subscription group {}", config.groupName);
-  persistSoon();
+  persistSoon_();
 }
 
 bool SubscriptionGroupManager::remove(std::string_view group) {
@@ -146,7 +127,7 @@ bool SubscriptionGroupManager::remove(std::string_view group) {
     version_.next();
   }
   log::info("deleted subscription group {}", group);
-  persistSoon();
+  persistSoon_();
   return true;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "roles/broker/metadata/persist_soon.h"
 #include "roles/broker/metadata/topic_config.h"
 
 namespace rmq::broker {
@@ -39,7 +40,7 @@ class SubscriptionGroupManager {
   Result<void> persist() const;
   // Where change-triggered persistence runs (default: synchronously in the caller). The broker
   // hands jobs to its background thread so admin requests never write files on network threads.
-  void setPersistExecutor(std::function<void(std::function<void()>)> exec);
+  void setPersistExecutor(PersistSoon::Executor exec);
   std::string filePath() const;
 
   std::optional<SubscriptionGroupConfig> find(std::string_view group) const;
@@ -58,8 +59,7 @@ class SubscriptionGroupManager {
  private:
   std::string dir_;
   bool autoCreate_;
-  void persistSoon();  // after a change: persist() via the persist executor
-  std::function<void(std::function<void()>)> persistExec_;
+  PersistSoon persistSoon_{"subscriptionGroup.json", [this] { return persist(); }};  // after a change
   mutable std::mutex mu_;
   std::unordered_map<std::string, SubscriptionGroupConfig> table_;
   DataVersion version_;

@@ -74,26 +74,7 @@ Result<void> TopicConfigManager::load() {
   return {};
 }
 
-void TopicConfigManager::setPersistExecutor(std::function<void(std::function<void()>)> exec) {
-  std::lock_guard lk(mu_);
-  persistExec_ = std::move(exec);
-}
-
-void TopicConfigManager::persistSoon() {
-  std::function<void(std::function<void()>)> exec;
-  {
-    std::lock_guard lk(mu_);
-    exec = persistExec_;
-  }
-  auto job = [this] {
-    if (auto r = persist(); !r) log::error("persist topics.json: {}", r.error().message);
-  };
-  if (exec) {
-    exec(job);
-  } else {
-    job();
-  }
-}
+void TopicConfigManager::setPersistExecutor(PersistSoon::Executor exec) { persistSoon_.setExecutor(std::move(exec)); }
 
 Result<void> TopicConfigManager::persist() const {
   if (opts_.configDir.empty()) return {};
@@ -142,7 +123,7 @@ void TopicConfigManager::updateTopicConfig(const TopicConfig& config) {
     putLocked(config);
     version_.next();
   }
-  persistSoon();
+  persistSoon_();
 }
 
 bool TopicConfigManager::deleteTopicConfig(std::string_view topic) {
@@ -152,7 +133,7 @@ bool TopicConfigManager::deleteTopicConfig(std::string_view topic) {
     version_.next();
   }
   log::info("delete topic config {}", topic);
-  persistSoon();
+  persistSoon_();
   return true;
 }
 
@@ -199,7 +180,7 @@ std::optional<TopicConfig> TopicConfigManager::createTopicInSendMessageMethod(
   }
   log::info("auto-created topic {} from {} ({} queues)", topic, defaultTopic, fresh.writeQueueNums);
   if (created) *created = true;
-  persistSoon();
+  persistSoon_();
   notifyCreated(fresh);
   return fresh;
 }
@@ -222,7 +203,7 @@ TopicConfig TopicConfigManager::createTopicInSendMessageBackMethod(std::string_v
   }
   log::info("created topic {} ({} queues, perm {})", topic, queueNums, p);
   if (created) *created = true;
-  persistSoon();
+  persistSoon_();
   notifyCreated(fresh);
   return fresh;
 }
@@ -241,7 +222,7 @@ void TopicConfigManager::updateOrderTopicConfig(const std::vector<std::string>& 
     }
     if (changed) version_.next();
   }
-  if (changed) persistSoon();
+  if (changed) persistSoon_();
 }
 
 void TopicConfigManager::replaceAll(const DataVersion& version, const std::vector<TopicConfig>& configs) {
@@ -251,7 +232,7 @@ void TopicConfigManager::replaceAll(const DataVersion& version, const std::vecto
     for (auto& c : configs) table_[c.topicName] = c;
     version_ = version;
   }
-  persistSoon();
+  persistSoon_();
 }
 
 void TopicConfigManager::setOnTopicCreated(std::function<void(const TopicConfig&)> hook) {

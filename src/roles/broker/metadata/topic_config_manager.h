@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "roles/broker/metadata/persist_soon.h"
 #include "roles/broker/broker_config.h"
 #include "roles/broker/metadata/topic_config.h"
 
@@ -44,7 +45,7 @@ class TopicConfigManager {
   Result<void> persist() const;
   // Where change-triggered persistence runs (default: synchronously in the caller). The broker
   // hands jobs to its background thread so admin requests never write files on network threads.
-  void setPersistExecutor(std::function<void(std::function<void()>)> exec);
+  void setPersistExecutor(PersistSoon::Executor exec);
   std::string filePath() const;
 
   std::optional<TopicConfig> find(std::string_view topic) const;
@@ -92,8 +93,7 @@ class TopicConfigManager {
   void notifyCreated(const TopicConfig& c);
 
   TopicConfigManagerOptions opts_;
-  void persistSoon();  // after a change: persist() via the persist executor
-  std::function<void(std::function<void()>)> persistExec_;
+  PersistSoon persistSoon_{"topics.json", [this] { return persist(); }};  // after a change
   mutable std::mutex mu_;
   std::unordered_map<std::string, TopicConfig> table_;
   DataVersion version_;

@@ -111,8 +111,19 @@ RemotingCommand PullProcessor::readOnce(const Prepared& p, bool firstRun, bool& 
                                   f ? &storeFilter : nullptr);
   int code = pullResponseCode(r.status, h.queueOffset);
   auto resp = RemotingCommand::response(code, std::string(store::toString(r.status)));
+  // suggestWhichBrokerId as Java's PullMessageProcessor (§8.5): without slaveReadEnable always
+  // the master (0); with it whichBrokerWhenConsumeSlowly when the data read is cold (more than
+  // accessMessageInMemoryMaxRatio of RAM behind the commit log end), else the group's brokerId.
+  // A slave answers the same way (a slave without slaveReadEnable still serves, suggesting 0).
   int64_t suggest = 0;
   if (ctx_.config.slaveReadEnable) suggest = r.suggestPullingFromSlave ? p.whichBrokerWhenConsumeSlowly : p.groupBrokerId;
+  if (code == ResponseCode::PULL_OFFSET_MOVED && ctx_.storeConfig.isSlave()) {
+    // A slave never corrects offsets (Java without offsetCheckInSlave): retry, at the group's
+    // broker (the master by default), which may simply have data the slave has not received yet.
+    code = ResponseCode::PULL_RETRY_IMMEDIATELY;
+    resp.code = code;
+    suggest = p.groupBrokerId;
+  }
   resp.extFields.set("suggestWhichBrokerId", suggest);
   resp.extFields.set("nextBeginOffset", r.nextBeginOffset);
   resp.extFields.set("minOffset", r.minOffset);
@@ -129,7 +140,7 @@ RemotingCommand PullProcessor::readOnce(const Prepared& p, bool firstRun, bool& 
     getStats().found(h.consumerGroup, h.topic, static_cast<int64_t>(r.records.size()));
   } else {
     getStats().miss();
-    if (code == ResponseCode::PULL_OFFSET_MOVED && !ctx_.storeConfig.isSlave())
+    if (code == ResponseCode::PULL_OFFSET_MOVED)
       storeOffsetMovedEvent(ctx_, {h.consumerGroup, h.topic, h.queueId, h.queueOffset, r.nextBeginOffset});
   }
   suspend = firstRun && code == ResponseCode::PULL_NOT_FOUND && h.has(pullflag::SUSPEND) && !ctx_.isShuttingDown();

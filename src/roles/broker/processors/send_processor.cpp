@@ -104,6 +104,15 @@ std::optional<RemotingCommand> SendProcessor::resolveTarget(const SendHeader& h,
   return std::nullopt;
 }
 
+// Java answers all three with SERVICE_NOT_AVAILABLE (DefaultMessageStore.checkStoreStatus); the
+// remark says which one it is.
+std::string SendProcessor::notWriteableReason() const {
+  if (ctx_.isShuttingDown()) return "broker is shutting down";
+  if (ctx_.storeConfig.isSlave())
+    return "broker[" + ctx_.config.brokerAddr() + "] is a slave (brokerRole=SLAVE): messages are put to its master";
+  return ctx_.store.remarkFor(store::PutStatus::SERVICE_NOT_AVAILABLE);
+}
+
 asio::awaitable<int> SendProcessor::awaitDurability(int64_t endOffset) {
   int code = ResponseCode::SUCCESS;
   if (ctx_.store.needsDurabilityWait()) {
@@ -123,9 +132,7 @@ asio::awaitable<std::optional<RemotingCommand>> SendProcessor::handle(net::Conne
   if (!header) co_return sendResponse(cfg, header.error().code, header.error().message);
   const SendHeader& h = *header;
   if (ctx_.isShuttingDown() || !ctx_.store.isWriteable())
-    co_return sendResponse(cfg, ResponseCode::SERVICE_NOT_AVAILABLE,
-                           ctx_.isShuttingDown() ? "broker is shutting down"
-                                                 : ctx_.store.remarkFor(store::PutStatus::SERVICE_NOT_AVAILABLE));
+    co_return sendResponse(cfg, ResponseCode::SERVICE_NOT_AVAILABLE, notWriteableReason());
   Target target;
   if (auto err = resolveTarget(h, target)) co_return std::move(*err);
 

@@ -36,6 +36,7 @@ class SendProcessor {
   std::optional<net::RemotingCommand> resolveTarget(const SendHeader& h, Target& target);
   std::optional<net::RemotingCommand> checkRetryTopic(const SendHeader& h, Target& target);
   asio::awaitable<int> awaitDurability(int64_t endOffset);
+  std::string notWriteableReason() const;
 
   BrokerContext& ctx_;
 };

@@ -16,6 +16,14 @@ using namespace admin;
 
 namespace {
 
+// Java's AdminBrokerProcessor.validateSlave: topics and groups change on the master only (the
+// slave takes them from the master's metadata sync).
+std::optional<RemotingCommand> refuseOnSlave(const BrokerContext& ctx) {
+  if (!ctx.storeConfig.isSlave()) return std::nullopt;
+  return failure(ResponseCode::SYSTEM_ERROR,
+                 "Can't modify topic or subscription group from slave broker, please execute it from master broker.");
+}
+
 Result<TopicConfig> topicFromHeader(const RemotingCommand& cmd) {
   auto topic = requireString(cmd, "topic");
   if (!topic) return topic.error();
@@ -43,6 +51,7 @@ Result<TopicConfig> topicFromHeader(const RemotingCommand& cmd) {
 }
 
 Reply updateAndCreateTopic(BrokerContext& ctx, net::ConnectionPtr conn, RemotingCommand cmd) {
+  if (auto refused = refuseOnSlave(ctx)) co_return std::move(*refused);
   auto config = topicFromHeader(cmd);
   if (!config) co_return failure(config.error());
   std::string remark;
@@ -58,6 +67,7 @@ Reply updateAndCreateTopic(BrokerContext& ctx, net::ConnectionPtr conn, Remoting
 }
 
 Reply deleteTopic(BrokerContext& ctx, net::ConnectionPtr conn, RemotingCommand cmd) {
+  if (auto refused = refuseOnSlave(ctx)) co_return std::move(*refused);
   auto topic = requireString(cmd, "topic");
   if (!topic) co_return failure(topic.error());
   if (ctx.topics.isSystemTopic(*topic)) {
@@ -86,6 +96,7 @@ Reply systemTopicList(BrokerContext& ctx) {
 }
 
 Reply updateGroup(BrokerContext& ctx, net::ConnectionPtr conn, RemotingCommand cmd) {
+  if (auto refused = refuseOnSlave(ctx)) co_return std::move(*refused);
   auto g = SubscriptionGroupConfig::fromJson(cmd.body);
   if (!g) co_return failure(ResponseCode::SYSTEM_ERROR, "bad SubscriptionGroupConfig body: " + g.error().message);
   log::info("updateAndCreateSubscriptionGroup {} from {}", g->groupName, conn->remoteAddress());
@@ -94,6 +105,7 @@ Reply updateGroup(BrokerContext& ctx, net::ConnectionPtr conn, RemotingCommand c
 }
 
 Reply deleteGroup(BrokerContext& ctx, net::ConnectionPtr conn, RemotingCommand cmd) {
+  if (auto refused = refuseOnSlave(ctx)) co_return std::move(*refused);
   auto group = requireString(cmd, "groupName");
   if (!group) co_return failure(group.error());
   bool removeOffset = optBool(cmd, "removeOffset", false);

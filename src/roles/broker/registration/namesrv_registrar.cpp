@@ -13,6 +13,7 @@
 #include "common/request_code.h"
 #include "common/response_code.h"
 #include "roles/broker/metadata/topic_config_manager.h"
+#include "roles/broker/replication/broker_replication.h"
 
 namespace rmq::broker {
 
@@ -133,6 +134,8 @@ asio::awaitable<void> NamesrvRegistrar::registerOne(std::string addr, std::strin
     co_return;
   }
   ++succeeded_;
+  // RegisterBrokerResponseHeader: a slave learns its master's remoting and HA addresses (§9.4).
+  if (ctx_.replication) ctx_.replication->onRegistered(res->extFields.get("masterAddr"), res->extFields.get("haServerAddr"));
   applyOrderTopics(res->body);
 }
 

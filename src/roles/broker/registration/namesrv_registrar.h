@@ -2,7 +2,8 @@
 // NamesrvRegistrar: keeps this broker registered with every name server of namesrvAddr
 // (PROTOCOL.md §7.7, §8.8): REGISTER_BROKER to all of them in parallel at start and every
 // registerNameServerPeriod, an extra full registration soon after a topic is created, and
-// UNREGISTER_BROKER on shutdown.
+// UNREGISTER_BROKER on shutdown. Every answer's masterAddr / haServerAddr go to
+// BrokerReplication::onRegistered (a slave follows the master the name servers name).
 // Threads: the periodic loop runs as a coroutine on one network io_context; RemotingClient calls
 // are asynchronous, so nothing blocks a network thread. start()/stop() from the controller thread.
 #include <asio/awaitable.hpp>

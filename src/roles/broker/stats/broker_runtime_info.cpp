@@ -13,6 +13,7 @@
 #include "roles/broker/stats/broker_stats.h"
 #include "roles/broker/metadata/json_text.h"
 #include "roles/broker/delivery/schedule_message_service.h"
+#include "roles/broker/replication/broker_replication.h"
 #include "roles/broker/metadata/topic_config.h"
 #include "store/message_store.h"
 
@@ -204,6 +205,7 @@ std::string encodeRuntimeInfo(BrokerContext& ctx, const PutStatsSampler* sampler
           fmt::format("{},{}", it == offsets.end() ? 0 : it->second, std::max<int64_t>(max, 0)));
     }
   }
+  if (ctx.replication) ctx.replication->appendRuntimeInfo(kv);
   json::Writer w;
   w.beginObject().key("table").beginObject();
   for (auto& [k, v] : kv) w.key(k).value(v);

@@ -1,56 +1,12 @@
-#include "broker_fixture.h"
-
-#include <cstdio>
+#include "broker_requests.h"
 
 #include "client/heartbeat.h"
 #include "client/request_headers.h"
 #include "common/message_codec.h"
 #include "common/request_code.h"
-#include "namesrv_client.h"
+#include "test_client.h"
 
 namespace rmq::test {
-
-BrokerNode::BrokerNode(std::string extraBroker, std::string extraStore) {
-  nsPort = freePort();
-  brokerPort = freePort();
-  std::string toml = "logDir = \"" + proc.path("logs") + "\"\n" +
-                     "[namesrv]\n"
-                     "bindAddress = \"127.0.0.1\"\n"
-                     "listenPort = " + std::to_string(nsPort) + "\n" +
-                     "kvConfigPath = \"" + proc.path("namesrv/kvConfig.json") + "\"\n" +
-                     "configStorePath = \"" + proc.path("namesrv/namesrv.properties") + "\"\n" +
-                     "[broker]\n"
-                     "brokerIP1 = \"127.0.0.1\"\n"
-                     "brokerName = \"broker-a\"\n"
-                     "listenPort = " + std::to_string(brokerPort) + "\n" + extraBroker + "\n" +
-                     "[store]\n"
-                     "storePathRootDir = \"" + proc.path("store") + "\"\n" +
-                     "mappedFileSizeCommitLog = 67108864\n" + extraStore + "\n";
-  proc.writeFile("node.toml", toml);
-  proc.setArgs({"--role=namesrv,master", "-c", proc.path("node.toml")});
-  proc.waitForPorts({nsPort, brokerPort});
-}
-
-bool BrokerNode::start() {
-  if (proc.start(std::chrono::seconds(20))) return true;
-  std::fprintf(stderr, "rmqnode did not start:\n%s\n%s\n", proc.stdoutText().c_str(), proc.stderrText().c_str());
-  return false;
-}
-
-TestClient::TestClient() : pool_(std::make_unique<net::IoPool>(1)) {
-  pool_->start();
-  client_ = std::make_unique<net::RemotingClient>(*pool_);
-}
-
-TestClient::~TestClient() {
-  client_->shutdown();
-  pool_->stop();
-}
-
-Result<net::RemotingCommand> TestClient::call(const std::string& addr, net::RemotingCommand req,
-                                              std::chrono::milliseconds timeout) {
-  return client_->invokeSync(addr, std::move(req), timeout);
-}
 
 net::RemotingCommand sendRequest(const SendSpec& s) {
   client::SendMessageHeader h;
@@ -102,23 +58,12 @@ net::RemotingCommand pullRequest(const PullSpec& p) {
 }
 
 std::vector<MessageExt> pulledMessages(const net::RemotingCommand& resp) {
-  std::string bytes = resp.body;
-  for (auto& seg : resp.bodySegments) bytes.append(seg.data, seg.size);
-  auto msgs = decodeMessages(bytes);
+  auto msgs = decodeMessages(bodyOf(resp));
   return msgs.ok() ? std::move(*msgs) : std::vector<MessageExt>{};
 }
 
 int64_t extInt(const net::RemotingCommand& resp, std::string_view key) {
   return resp.extFields.getInt(key).value_or(-999);
-}
-
-bool waitQueueMax(TestClient& c, const std::string& addr, const std::string& topic, int32_t queueId, int64_t count) {
-  return eventually(
-      [&] {
-        auto r = c.call(addr, client::makeQueueOffsetRequest(RequestCode::GET_MAX_OFFSET, topic, queueId));
-        return r.ok() && extInt(*r, "offset") >= count;
-      },
-      std::chrono::seconds(10));
 }
 
 net::RemotingCommand heartbeatRequest(const std::string& clientId, const std::string& consumerGroup,
@@ -139,6 +84,13 @@ net::RemotingCommand heartbeatRequest(const std::string& clientId, const std::st
   auto cmd = net::RemotingCommand::request(RequestCode::HEART_BEAT);
   cmd.body = client::encodeHeartbeat(clientId, producerGroups, consumers);
   return cmd;
+}
+
+net::RemotingCommand createTopicRequest(const std::string& topic, int queues, int perm) {
+  return request(RequestCode::UPDATE_AND_CREATE_TOPIC,
+                 {{"topic", topic}, {"defaultTopic", "TBW102"}, {"readQueueNums", std::to_string(queues)},
+                  {"writeQueueNums", std::to_string(queues)}, {"perm", std::to_string(perm)},
+                  {"topicFilterType", "SINGLE_TAG"}, {"topicSysFlag", "0"}, {"order", "false"}});
 }
 
 }  // namespace rmq::test

@@ -1,0 +1,285 @@
+#include "repl/ha_master.h"
+
+#include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
+#include <asio/experimental/as_tuple.hpp>
+#include <asio/post.hpp>
+#include <asio/steady_timer.hpp>
+#include <asio/use_awaitable.hpp>
+#include <asio/write.hpp>
+#include <future>
+
+#include "common/log.h"
+#include "repl/ha_protocol.h"
+#include "repl/ha_watchdog.h"
+
+namespace rmq::repl {
+
+namespace {
+using asio::use_awaitable;
+using asio::experimental::as_tuple;
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+std::string endpointText(const asio::ip::tcp::socket& s) {
+  asio::error_code ec;
+  auto ep = s.remote_endpoint(ec);
+  return ec ? std::string("?") : ep.address().to_string() + ":" + std::to_string(ep.port());
+}
+}  // namespace
+
+class HaMaster::Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(HaMaster& master, asio::ip::tcp::socket socket)
+      : m_(master),
+        socket_(std::move(socket)),
+        wakeTimer_(socket_.get_executor()),
+        watchTimer_(socket_.get_executor()),
+        address_(endpointText(socket_)),
+        lastRead_(Clock::now()) {}
+
+  void start() {
+    auto self = shared_from_this();
+    asio::co_spawn(socket_.get_executor(), readLoop(self), asio::detached);
+    asio::co_spawn(socket_.get_executor(), writeLoop(self), asio::detached);
+    asio::co_spawn(socket_.get_executor(), watchdog(self), asio::detached);
+  }
+
+  // HA thread only.
+  void close(const std::string& why) {
+    if (closed_) return;
+    closed_ = true;
+    log::info("HA: slave {} disconnected: {}", address_, why);
+    asio::error_code ec;
+    socket_.close(ec);
+    wakeTimer_.cancel();
+    watchTimer_.cancel();
+    if (parked_.exchange(false)) m_.idleWriters_.fetch_sub(1);
+    m_.removeConnection(this);
+  }
+
+  // Any thread: wakes the writer if it is parked waiting for data.
+  void wakeIfParked() {
+    if (!parked_.exchange(false)) return;
+    m_.idleWriters_.fetch_sub(1);
+    asio::post(socket_.get_executor(), [self = shared_from_this()] { self->wakeTimer_.cancel(); });
+  }
+
+  SlaveInfo info() const {
+    return SlaveInfo{address_, requestOffset_.load(), ackOffset_.load(), nextTransfer_.load()};
+  }
+  int64_t ackOffset() const { return ackOffset_.load(); }
+
+ private:
+  asio::awaitable<void> readLoop(std::shared_ptr<Connection> self) {
+    std::array<char, 4096> buf;
+    ReportReader reports;
+    for (;;) {
+      auto readBuf = asio::buffer(buf);
+      auto [ec, n] = co_await socket_.async_read_some(readBuf, as_tuple(use_awaitable));
+      if (ec) {
+        close(ec == asio::error::eof ? "closed by the slave" : "read failed: " + ec.message());
+        co_return;
+      }
+      lastRead_ = Clock::now();
+      auto report = reports.feed(std::string_view(buf.data(), n));
+      if (!report) continue;
+      ackOffset_ = *report;
+      if (requestOffset_ < 0) {
+        requestOffset_ = *report;
+        log::info("HA: slave {} requests offset {}", address_, *report);
+        wakeTimer_.cancel();  // the writer waits for this first report
+      } else if (*report > m_.store_.maxPhyOffset()) {
+        log::warn("HA: slave {} reports offset {} beyond the master's commit log end {}", address_, *report,
+                  m_.store_.maxPhyOffset());
+        close("slave ahead of the master");
+        co_return;
+      }
+      m_.store_.notifySlaveAck(*report);
+    }
+  }
+
+  // Where the stream starts (Java's WriteSocketService): a report of 0 means the beginning of the
+  // master's last commit log file, anything else that offset.
+  int64_t startOffset() const {
+    int64_t requested = requestOffset_.load();
+    if (requested != 0) return requested;
+    int64_t max = m_.store_.maxPhyOffset();
+    return std::max<int64_t>(0, max - max % m_.cfg_.mappedFileSizeCommitLog);
+  }
+
+  asio::awaitable<bool> send(int64_t offset, std::string_view body) {
+    auto header = encodeFrameHeader(offset, static_cast<int32_t>(body.size()));
+    const std::array<asio::const_buffer, 2> bufs{asio::buffer(header), asio::buffer(body.data(), body.size())};
+    auto [ec, n] = co_await asio::async_write(socket_, bufs, as_tuple(use_awaitable));
+    if (ec) {
+      close("write failed: " + ec.message());
+      co_return false;
+    }
+    lastWrite_ = Clock::now();
+    co_return true;
+  }
+
+  // Parks until onAppended() or `timeout`; returns at once when data arrived meanwhile.
+  asio::awaitable<void> park(int64_t next, Clock::duration timeout) {
+    parked_ = true;
+    m_.idleWriters_.fetch_add(1);
+    if (m_.store_.readCommitLog(next, 1) || closed_) {  // appended between our read and parking
+      if (parked_.exchange(false)) m_.idleWriters_.fetch_sub(1);
+      co_return;
+    }
+    wakeTimer_.expires_after(timeout);
+    co_await wakeTimer_.async_wait(as_tuple(use_awaitable));
+    if (parked_.exchange(false)) m_.idleWriters_.fetch_sub(1);
+  }
+
+  asio::awaitable<void> writeLoop(std::shared_ptr<Connection> self) {
+    while (requestOffset_ < 0) {  // nothing is sent before the slave's first report
+      if (closed_) co_return;
+      wakeTimer_.expires_after(milliseconds(1000));
+      co_await wakeTimer_.async_wait(as_tuple(use_awaitable));
+    }
+    int64_t next = startOffset();
+    nextTransfer_ = next;
+    log::info("HA: master transfers to slave {} from offset {} (slave requested {})", address_, next,
+              requestOffset_.load());
+    if (next < m_.store_.minPhyOffset())
+      log::warn("HA: slave {} starts at {}, before the master's oldest commit log offset {}: it cannot catch up",
+                address_, next, m_.store_.minPhyOffset());
+    const auto heartbeat = milliseconds(m_.cfg_.haSendHeartbeatInterval);
+    const auto batch = static_cast<size_t>(m_.cfg_.haTransferBatchSize);
+    lastWrite_ = Clock::now();
+    while (!closed_) {
+      auto view = m_.store_.readCommitLog(next, batch);  // never crosses a file; keeps its file alive
+      if (view) {
+        if (!co_await send(next, view.bytes)) co_return;
+        next += static_cast<int64_t>(view.bytes.size());
+        nextTransfer_ = next;
+        continue;
+      }
+      auto idle = Clock::now() - lastWrite_;
+      if (idle >= heartbeat) {
+        const std::string_view heartbeatBody;
+        if (!co_await send(next, heartbeatBody)) co_return;
+        continue;
+      }
+      const auto timeout = heartbeat - idle;
+      co_await park(next, timeout);
+    }
+  }
+
+  // Drops a slave that sent nothing for haHousekeepingInterval (Java's ReadSocketService check).
+  asio::awaitable<void> watchdog(std::shared_ptr<Connection> self) {
+    const std::string peer = "slave " + address_;
+    const auto limit = milliseconds(m_.cfg_.haHousekeepingInterval);
+    bool silent = co_await awaitPeerSilence(watchTimer_, lastRead_, limit, closed_, peer);
+    if (silent) close("housekeeping: slave silent");
+  }
+
+  HaMaster& m_;
+  asio::ip::tcp::socket socket_;
+  asio::steady_timer wakeTimer_;
+  asio::steady_timer watchTimer_;
+  const std::string address_;
+  Clock::time_point lastRead_;
+  Clock::time_point lastWrite_;
+  bool closed_ = false;
+  std::atomic<bool> parked_{false};
+  std::atomic<int64_t> requestOffset_{-1};
+  std::atomic<int64_t> ackOffset_{-1};
+  std::atomic<int64_t> nextTransfer_{-1};
+};
+
+HaMaster::HaMaster(store::MessageStore& store, const store::StoreConfig& cfg) : store_(store), cfg_(cfg) {}
+
+HaMaster::~HaMaster() { stop(); }
+
+Result<void> HaMaster::start(const std::string& host, uint16_t port) {
+  std::string where = host + ":" + std::to_string(port);
+  asio::error_code ec;
+  auto addr = asio::ip::make_address(host, ec);
+  if (ec) return makeError(1, "HA: bad listen address " + where + ": " + ec.message());
+  asio::ip::tcp::endpoint ep(addr, port);
+  acceptor_ = std::make_unique<asio::ip::tcp::acceptor>(io_);
+  if (acceptor_->open(ep.protocol(), ec); !ec) acceptor_->set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor_->bind(ep, ec);
+  if (!ec) acceptor_->listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return makeError(1, "HA: cannot listen on " + where + ": " + ec.message());
+  port_ = acceptor_->local_endpoint().port();
+  store_.setAppendListener([this] { onAppended(); });
+  running_ = true;
+  asio::co_spawn(io_, acceptLoop(), asio::detached);
+  thread_ = std::thread([this] { io_.run(); });
+  log::info("HA: master listening on {}:{}", host, port_);
+  return {};
+}
+
+asio::awaitable<void> HaMaster::acceptLoop() {
+  for (;;) {
+    asio::ip::tcp::socket socket(io_);
+    auto [ec] = co_await acceptor_->async_accept(socket, as_tuple(use_awaitable));
+    if (!running_) co_return;
+    if (ec) {
+      if (ec == asio::error::operation_aborted) co_return;
+      log::warn("HA: accept failed: {}", ec.message());
+      continue;
+    }
+    socket.set_option(asio::ip::tcp::no_delay(true), ec);
+    auto conn = std::make_shared<Connection>(*this, std::move(socket));
+    log::info("HA: slave {} connected", conn->info().address);
+    {
+      std::lock_guard lock(mu_);
+      connections_.push_back(conn);
+    }
+    store_.setSlaveAvailable(true);
+    conn->start();
+  }
+}
+
+void HaMaster::removeConnection(const Connection* c) {
+  std::lock_guard lock(mu_);
+  std::erase_if(connections_, [c](const auto& p) { return p.get() == c; });
+  store_.setSlaveAvailable(!connections_.empty());
+}
+
+void HaMaster::onAppended() {
+  if (idleWriters_.load(std::memory_order_acquire) == 0) return;  // every writer is busy shipping
+  std::lock_guard lock(mu_);
+  for (auto& c : connections_) c->wakeIfParked();
+}
+
+size_t HaMaster::connectionCount() const {
+  std::lock_guard lock(mu_);
+  return connections_.size();
+}
+
+std::vector<SlaveInfo> HaMaster::slaves() const {
+  std::lock_guard lock(mu_);
+  std::vector<SlaveInfo> out;
+  for (auto& c : connections_) out.push_back(c->info());
+  return out;
+}
+
+int64_t HaMaster::slaveFallBehind() const { return store_.maxPhyOffset() - store_.slaveAckedOffset(); }
+
+void HaMaster::stop() {
+  if (!running_.exchange(false)) return;
+  auto done = std::make_shared<std::promise<void>>();
+  asio::post(io_, [this, done] {
+    asio::error_code ec;
+    acceptor_->close(ec);
+    std::vector<std::shared_ptr<Connection>> all;
+    {
+      std::lock_guard lock(mu_);
+      all = connections_;
+    }
+    for (auto& c : all) c->close("master shutting down");
+    done->set_value();
+  });
+  done->get_future().wait_for(std::chrono::seconds(5));
+  io_.stop();
+  if (thread_.joinable()) thread_.join();
+  store_.setSlaveAvailable(false);
+}
+
+}  // namespace rmq::repl

@@ -1,0 +1,79 @@
+#include "roles/broker/replication/broker_replication.h"
+
+#include <fmt/format.h>
+
+#include "common/log.h"
+#include "repl/ha_client.h"
+#include "repl/ha_master.h"
+#include "roles/broker/replication/slave_synchronize.h"
+#include "store/message_store.h"
+
+namespace rmq::broker {
+
+BrokerReplication::BrokerReplication(BrokerContext& ctx)
+    : ctx_(ctx),
+      slave_(ctx.storeConfig.isSlave()),
+      fixedMasterAddress_(ctx.storeConfig.haMasterAddress.size() >= 6) {
+  if (ctx_.storeConfig.haListenPort == 0) ctx_.storeConfig.haListenPort = ctx_.config.listenPort + 1;
+  if (slave_) {
+    client_ = std::make_unique<repl::HaClient>(ctx_.store, ctx_.storeConfig);
+    sync_ = std::make_unique<SlaveSynchronize>(ctx_);
+  } else {
+    master_ = std::make_unique<repl::HaMaster>(ctx_.store, ctx_.storeConfig);
+  }
+}
+
+BrokerReplication::~BrokerReplication() { stop(); }
+
+Result<void> BrokerReplication::bind() {
+  if (!master_) return {};
+  return master_->start("0.0.0.0", static_cast<uint16_t>(ctx_.storeConfig.haListenPort));
+}
+
+void BrokerReplication::start() {
+  if (!slave_) return;
+  if (fixedMasterAddress_) log::info("HA: slave follows the configured haMasterAddress {}", ctx_.storeConfig.haMasterAddress);
+  client_->start();
+  sync_->start();
+}
+
+void BrokerReplication::stop() {
+  if (sync_) sync_->stop();
+  if (client_) client_->stop();
+  if (master_) master_->stop();
+}
+
+void BrokerReplication::onRegistered(std::string_view masterAddr, std::string_view haServerAddr) {
+  if (!slave_) return;
+  // Java: the HA address only when the answer has one (else keep following the last known
+  // master); the sync address always, so a vanished master stops the metadata sync.
+  if (!fixedMasterAddress_ && !haServerAddr.empty()) client_->setMasterAddress(std::string(haServerAddr));
+  sync_->setMasterAddr(std::string(masterAddr));
+}
+
+uint16_t BrokerReplication::haPort() const {
+  return master_ ? master_->port() : static_cast<uint16_t>(ctx_.storeConfig.haListenPort);
+}
+
+std::string BrokerReplication::haServerAddr() const {
+  return ctx_.config.brokerIP2 + ":" + std::to_string(haPort());
+}
+
+void BrokerReplication::appendRuntimeInfo(std::vector<std::pair<std::string, std::string>>& kv) const {
+  auto put = [&](std::string k, auto v) { kv.emplace_back(std::move(k), fmt::format("{}", v)); };
+  if (master_) {
+    put("haListenPort", master_->port());
+    put("haConnectionCount", master_->connectionCount());
+    put("slaveFallBehindMuch", master_->slaveFallBehind());
+    std::string slaves;
+    for (auto& s : master_->slaves()) slaves += fmt::format("{}{}@{}", slaves.empty() ? "" : ";", s.address, s.ackOffset);
+    put("haSlaves", slaves);
+    return;
+  }
+  put("masterAddr", sync_->masterAddr());
+  put("haMasterAddress", client_->masterAddress());
+  put("haConnected", client_->connected() ? "true" : "false");
+  put("haMasterOffsetSeen", client_->masterOffsetSeen());
+}
+
+}  // namespace rmq::broker

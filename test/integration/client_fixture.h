@@ -1,0 +1,32 @@
+#pragma once
+// Clients of the client library (src/client) bound to a DevNode: options pointing at its name
+// server, started producers / pull consumers (REQUIREd), and the send / pull-everything steps
+// the client and tools tests share.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "client/producer.h"
+#include "client/pull_consumer.h"
+#include "client/push_consumer.h"
+#include "dev_node.h"
+
+namespace rmq::test {
+
+// Options for a client of `node`; group "" = a unique one ("pg_..", "cg_..").
+client::ProducerOptions producerOptions(const DevNode& node, const std::string& group = "");
+client::PullConsumerOptions pullOptions(const DevNode& node, const std::string& group = "");
+client::PushConsumerOptions pushOptions(const DevNode& node, const std::string& group = "");
+
+std::unique_ptr<client::Producer> startProducer(const client::ProducerOptions& options);
+std::unique_ptr<client::PullConsumer> startPullConsumer(const client::PullConsumerOptions& options);
+
+// Sends `n` messages to `topic` with bodies prefix0, prefix1, ... (keys keyPrefix<i> when given);
+// REQUIREs each send.
+std::vector<client::SendResult> sendBodies(client::Producer& p, const std::string& topic, const std::string& prefix,
+                                           int n, const std::string& tag = "TagA", const std::string& keyPrefix = "");
+
+// Every message of every queue of `topic`, pulled from offset 0.
+std::vector<MessageExt> pullAll(client::PullConsumer& pc, const std::string& topic);
+
+}  // namespace rmq::test
