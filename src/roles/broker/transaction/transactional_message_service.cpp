@@ -48,13 +48,13 @@ store::AppendResult TransactionalMessageService::prepare(store::MessageToStore m
 }
 
 void TransactionalMessageService::markDecided(const std::string& uniqKey, int64_t halfQueueOffset) {
-  if (uniqKey.empty()) return;
-  decided_[uniqKey] = halfQueueOffset;
-  if (decided_.size() <= kMaxDecided) return;
-  auto oldest = decided_.begin();
-  for (auto it = decided_.begin(); it != decided_.end(); ++it)
-    if (it->second < oldest->second) oldest = it;
-  decided_.erase(oldest);
+  if (uniqKey.empty() || !decided_.emplace(uniqKey, halfQueueOffset).second) return;
+  decidedByOffset_.emplace(halfQueueOffset, uniqKey);
+  while (decided_.size() > kMaxDecided) {  // forget the oldest decisions first
+    auto oldest = decidedByOffset_.begin();
+    decided_.erase(oldest->second);
+    decidedByOffset_.erase(oldest);
+  }
 }
 
 bool TransactionalMessageService::isDecided(const std::string& uniqKey) const {

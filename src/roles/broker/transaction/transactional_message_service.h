@@ -27,6 +27,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_map>
 
 #include "common/message_codec.h"
 #include "roles/broker/broker_context.h"
@@ -85,7 +86,8 @@ class TransactionalMessageService {
 
   BrokerContext& ctx_;
   mutable std::mutex mu_;                  // decided_ and the decision path (one decision at a time)
-  std::map<std::string, int64_t> decided_;  // UNIQ_KEY -> half offset of its decision (bounded)
+  std::unordered_map<std::string, int64_t> decided_;  // UNIQ_KEY -> half offset of its decision (bounded)
+  std::multimap<int64_t, std::string> decidedByOffset_;  // the same, oldest first (eviction order)
   std::atomic<uint64_t> checksSent_{0}, discarded_{0};
 
   asio::io_context io_;
