@@ -20,6 +20,7 @@ namespace rmq::broker {
 
 namespace {
 constexpr int kBatch = 32;
+constexpr int64_t kMaxRoundMs = 60000;
 constexpr size_t kMaxDecided = 200000;  // remembered decisions (oldest half offsets forgotten first)
 const std::string kHalf(topics::TRANS_HALF_TOPIC);
 const std::string kOp(topics::TRANS_OP_HALF_TOPIC);
@@ -223,7 +224,9 @@ void TransactionalMessageService::checkRound() {
         decided = isDecided(uniq);
       }
       const int64_t now = nowMs();
-      if (decided) {
+      if (now - roundStart > kMaxRoundMs) {
+        stop = true;  // Java's 60 s per queue and round; the rest next round
+      } else if (decided) {
         halfOffset = qo + 1;
       } else if (half.storeTimestamp >= roundStart) {
         stop = true;  // stored during this round
