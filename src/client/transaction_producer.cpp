@@ -106,7 +106,7 @@ Result<TransactionSendResult> TransactionProducer::sendMessageInTransaction(Mess
   // END_TRANSACTION to the master that stored the half message (oneway; a lost frame is
   // recovered by the broker's check).
   auto id = parseOffsetMsgId(sent->offsetMsgId);
-  auto addr = producer_.instance().brokerAddr(sent->queue.brokerName, 0);
+  auto addr = producer_.instance().masterAddr(sent->queue.brokerName);
   if (!id || !addr) {
     log::warn("END_TRANSACTION for {} not sent: no broker address / bad offset msgId {}", sent->msgId,
               sent->offsetMsgId);
