@@ -126,6 +126,8 @@ Result<Producer::Prepared> Producer::prepare(Message msg) const {
   } else {
     p.body = std::move(msg.body);
   }
+  if (auto* tran = msg.property(prop::TRAN_MSG); tran && *tran == "true")
+    p.sysFlag |= sysflag::TRANSACTION_PREPARED_TYPE;  // a half message (transaction_producer.h)
   p.properties = encodeProperties(msg.properties);
   return p;
 }

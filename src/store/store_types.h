@@ -42,6 +42,8 @@ struct MessageToStore {
   HostAddress bornHost;
   int32_t reconsumeTimes = 0;
   int64_t preparedTransactionOffset = 0;
+  bool delayDelivered = false;  // re-put from SCHEDULE_TOPIC_XXXX: DELAY stays in the properties
+                                // (as Java stores it) and is not parked again
 };
 
 // SEND_BATCH_MESSAGE: one record per item of `batchBody` (§4.7), all with the shared fields.

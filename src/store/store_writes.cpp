@@ -44,7 +44,7 @@ AppendResult MessageStore::append(const MessageToStore& msg) {
   auto& e = *engine_;
   if (!e.writeable()) return unavailable(e);
   int32_t tt = sysflag::transactionType(msg.sysFlag);
-  if (tt == sysflag::TRANSACTION_NOT_TYPE || tt == sysflag::TRANSACTION_COMMIT_TYPE) {
+  if (!msg.delayDelivered && (tt == sysflag::TRANSACTION_NOT_TYPE || tt == sysflag::TRANSACTION_COMMIT_TYPE)) {
     if (auto delay = findEncodedProperty(msg.properties, prop::DELAY)) {
       int level = 0;
       std::from_chars(delay->data(), delay->data() + delay->size(), level);

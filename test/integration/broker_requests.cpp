@@ -14,7 +14,7 @@ net::RemotingCommand sendRequest(const SendSpec& s) {
   h.topic = s.topic;
   h.defaultTopic = s.defaultTopic;
   h.queueId = s.queueId;
-  h.bornTimestamp = 1700000000000;
+  h.bornTimestamp = s.bornTimestamp;
   h.reconsumeTimes = s.reconsumeTimes;
   h.maxReconsumeTimes = s.maxReconsumeTimes;
   Properties props;

@@ -23,6 +23,7 @@ struct SendSpec {
   std::vector<std::pair<std::string, std::string>> extraProps;
   int32_t reconsumeTimes = 0;
   std::optional<int32_t> maxReconsumeTimes;
+  int64_t bornTimestamp = 1700000000000;
 };
 net::RemotingCommand sendRequest(const SendSpec& s);
 net::RemotingCommand batchRequest(const std::string& topic, int32_t queueId, const std::vector<Message>& msgs);

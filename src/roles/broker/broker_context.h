@@ -40,6 +40,7 @@ class ConsumerOffsetManager;     // broker-admin: consumerOffset.json
 class ScheduleMessageService;    // broker-admin: delay levels, delayOffset.json
 class ClientManager;             // broker-core: producer/consumer registries (client_manager.h)
 class PullRequestHold;           // broker-core: parked long-poll pulls (pull_request_hold.h)
+class TransactionalMessageService;  // half messages, END_TRANSACTION, check-back (transaction/)
 class BrokerReplication;         // HA master / slave follower (replication/broker_replication.h)
 
 struct BrokerContext {
@@ -67,6 +68,8 @@ struct BrokerContext {
   // Java's synchronous registerIncrementBrokerData after UPDATE_AND_CREATE_TOPIC. Await it from
   // a processor coroutine (it never blocks the thread).
   std::function<asio::awaitable<void>()> registerBrokerAllNow;
+  // Set by the controller before any processor runs (send path: TRAN_MSG; END_TRANSACTION).
+  TransactionalMessageService* transactions = nullptr;
   // Set by the controller before any processor runs (null in component tests): the registrar
   // hands it the name servers' answer, runtime info reads its HA figures.
   BrokerReplication* replication = nullptr;

@@ -22,6 +22,8 @@
 #include "roles/broker/processors/pull_processor.h"
 #include "roles/broker/delivery/pull_request_hold.h"
 #include "roles/broker/delivery/schedule_message_service.h"
+#include "roles/broker/processors/end_transaction_processor.h"
+#include "roles/broker/transaction/transactional_message_service.h"
 #include "roles/broker/processors/send_processor.h"
 #include "roles/broker/replication/broker_replication.h"
 #include "roles/broker/metadata/subscription_group_manager.h"
@@ -158,12 +160,16 @@ Result<void> BrokerController::start() {
   pull_->registerTo(*ctx_);
   clientProc_->registerTo(*ctx_);
   offsetProc_->registerTo(*ctx_);
+  transactions_ = std::make_unique<TransactionalMessageService>(*ctx_);
+  ctx_->transactions = transactions_.get();
+  registerEndTransactionProcessor(*ctx_);
   registerAdminProcessors(*ctx_);
 
   store_->start();
   started_ = true;  // from here on shutdown() has work to undo
   if (auto r = startServers(); !r) return r;
   if (!storeConfig_.isSlave()) schedule_->start();
+  if (!storeConfig_.isSlave()) transactions_->start();
   startHousekeeping();
   replication_->start();
 
@@ -195,6 +201,7 @@ void BrokerController::shutdown() {
   pullHold_->wakeAll();  // anything that parked during the drain
   topics_->setOnTopicCreated(nullptr);
   schedule_->shutdown();
+  if (transactions_) transactions_->shutdown();
   backgroundGuard_.reset();
   background_.stop();
   if (backgroundThread_.joinable()) backgroundThread_.join();

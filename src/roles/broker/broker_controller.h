@@ -38,6 +38,7 @@ class TopicConfigManager;
 class SubscriptionGroupManager;
 class ConsumerOffsetManager;
 class ScheduleMessageService;
+class TransactionalMessageService;
 class ClientManager;
 class PullRequestHold;
 class NamesrvRegistrar;
@@ -76,6 +77,7 @@ class BrokerController {
   std::unique_ptr<SubscriptionGroupManager> groups_;
   std::unique_ptr<ConsumerOffsetManager> offsets_;
   std::unique_ptr<ScheduleMessageService> schedule_;
+  std::unique_ptr<TransactionalMessageService> transactions_;
   std::unique_ptr<ClientManager> clients_;
   std::unique_ptr<PullRequestHold> pullHold_;
   std::shared_ptr<net::Dispatcher> dispatcher_;

@@ -2,8 +2,6 @@
 // message by queue offset, offset msgId and key, byte-exact; our encoder and dispatcher reproduce
 // the Java bytes (records, consume queues).
 #include <doctest/doctest.h>
-#include <zlib.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +12,7 @@
 #include "common/bytes.h"
 #include "common/json.h"
 #include "common/message_id.h"
+#include "java_fixture.h"
 #include "unit/store/store_test_util.h"
 
 using namespace rmq;
@@ -22,21 +21,6 @@ using namespace rmq::store::test;
 namespace fs = std::filesystem;
 
 namespace {
-const std::string kFixtureDir = RMQ_SHARED_DIR "/fixtures";
-const std::string kTarball = kFixtureDir + "/rocketmq-4.9.8-store.tar.gz";
-const std::string kManifest = kFixtureDir + "/rocketmq-4.9.8-store.manifest.json.gz";
-
-std::string gunzipFile(const std::string& path) {
-  gzFile f = gzopen(path.c_str(), "rb");
-  REQUIRE(f != nullptr);
-  std::string out;
-  char buf[65536];
-  int n;
-  while ((n = gzread(f, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
-  gzclose(f);
-  return out;
-}
-
 std::string base64Decode(std::string_view in) {
   static const std::string kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
@@ -63,33 +47,14 @@ std::string readFile(const std::string& path) {
   return ss.str();
 }
 
-StoreConfig fixtureConfig(const std::string& root) {
-  StoreConfig c;
-  c.storePathRootDir = root;
-  c.mappedFileSizeCommitLog = 262144;
-  c.mappedFileSizeConsumeQueue = 20000;
-  c.maxHashSlotNum = 1000;
-  c.maxIndexNum = 4000;
-  c.flushDiskType = "SYNC_FLUSH";
-  c.messageDelayLevel = "1s 2s 3s 4s 5s 6s 7s 8s 9s 10s 11s 12s 13s 14s 15s 16s 17s 18s";
-  return c;
-}
+StoreConfig fixtureConfig(const std::string& root) { return rmq::test::javaFixtureConfig(root); }
+HostAddress fixtureHost() { return rmq::test::javaFixtureHost(); }
 
 // Unpacks the fixture into `dir`; returns the store root, or "" when the fixtures are absent.
 std::string unpackFixture(const TempDir& dir) {
-  if (!fs::exists(kTarball) || !fs::exists(kManifest)) {
-    MESSAGE("fixtures not found under " << kFixtureDir << ": skipping the Java store compatibility test");
-    return "";
-  }
-  std::string cmd = "tar -xzf '" + kTarball + "' -C '" + dir.path + "'";
-  REQUIRE(std::system(cmd.c_str()) == 0);
-  return dir.path + "/rocketmq-4.9.8-store";
-}
-
-HostAddress fixtureHost() {
-  HostAddress h;
-  HostAddress::parse("127.0.0.1:10911", h);
-  return h;
+  std::string root = rmq::test::unpackJavaFixture(dir.path);
+  if (root.empty()) MESSAGE("fixtures not found under " << rmq::test::javaFixtureDir() << ": skipping the Java store compatibility test");
+  return root;
 }
 }  // namespace
 
@@ -98,7 +63,7 @@ TEST_CASE("Java 4.9.8 store: every manifest message by queue offset, msgId and k
   std::string root = unpackFixture(dir);
   if (root.empty()) return;
   rapidjson::Document manifest;
-  REQUIRE(json::parse(gunzipFile(kManifest), manifest).ok());
+  REQUIRE(json::parse(rmq::test::gunzipFile(rmq::test::javaFixtureManifest()), manifest).ok());
 
   MessageStore store(fixtureConfig(root), fixtureHost());
   auto opened = store.open();

@@ -156,27 +156,19 @@ bool ScheduleMessageService::deliverOne(std::string_view record) {
     log::error("delay queue holds an unreadable record; skipped");
     return true;
   }
-  auto props = decodeProperties(rec.properties);
-  const std::string* realTopic = findProperty(props, prop::REAL_TOPIC);
-  const std::string* realQid = findProperty(props, prop::REAL_QID);
-  if (!realTopic || !realQid) {
-    log::error("delayed message at {} has no REAL_TOPIC/REAL_QID; skipped", rec.physicalOffset);
+  auto timeup = delayTimeup(rec);
+  if (!timeup) {
+    log::error("delayed message at {} has no usable REAL_TOPIC/REAL_QID; skipped", rec.physicalOffset);
     return true;
   }
-  if (*realTopic == topics::TRANS_HALF_TOPIC) {
-    log::warn("delayed half message at {} discarded", rec.physicalOffset);
+  const store::MessageToStore& m = *timeup;
+  if (m.topic == topics::TRANS_HALF_TOPIC) {
+    log::error("delayed message at {} names the half topic as its real topic; discarded", rec.physicalOffset);
     return true;
   }
-  int32_t queueId = 0;
-  std::from_chars(realQid->data(), realQid->data() + realQid->size(), queueId);
-  std::string topic = *realTopic;
-  eraseProperty(props, prop::DELAY);
-  std::string encodedProps = encodeProperties(props);
-
-  store::MessageToStore m = reputMessage(rec, topic, queueId, encodedProps);
   auto res = store_.append(m);
   if (!res.ok()) {
-    log::error("delayed message to {}:{} not stored: {} {}", topic, queueId, store::toString(res.status), res.error);
+    log::error("delayed message to {}:{} not stored: {} {}", m.topic, m.queueId, store::toString(res.status), res.error);
     return false;
   }
   delivered_.fetch_add(1, std::memory_order_relaxed);

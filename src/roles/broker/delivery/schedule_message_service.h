@@ -2,7 +2,7 @@
 // ScheduleMessageService: delivers delay-level messages (PROTOCOL.md §10.1). The store parks a
 // message with DELAY=n in SCHEDULE_TOPIC_XXXX queue n-1 (tags code = due time); this service
 // reads each level's queue in order and, when a message is due, re-appends it to REAL_TOPIC /
-// REAL_QID without the DELAY property. Progress per level (next queue offset to deliver) is
+// REAL_QID with its properties string unchanged (DELAY included, as Java 4.9 stores it). Progress per level (next queue offset to deliver) is
 // delayOffset.json, written every flushDelayOffsetInterval and on shutdown.
 //
 // Threads: one dedicated thread with its own io_context runs one timer per level (a level sleeps

@@ -1,6 +1,7 @@
 #include "roles/broker/delivery/stored_message.h"
 
 #include <algorithm>
+#include <charconv>
 
 namespace rmq::broker {
 
@@ -56,6 +57,18 @@ store::MessageToStore reputMessage(const RecordView& rec, std::string_view topic
   m.bornTimestamp = rec.bornTimestamp;
   m.bornHost = rec.bornHost;
   m.reconsumeTimes = rec.reconsumeTimes;
+  return m;
+}
+
+std::optional<store::MessageToStore> delayTimeup(const RecordView& rec) {
+  auto realTopic = findEncodedProperty(rec.properties, prop::REAL_TOPIC);
+  auto realQid = findEncodedProperty(rec.properties, prop::REAL_QID);
+  if (!realTopic || !realQid || realTopic->empty()) return std::nullopt;
+  int32_t queueId = 0;
+  auto [end, ec] = std::from_chars(realQid->data(), realQid->data() + realQid->size(), queueId);
+  if (ec != std::errc() || end != realQid->data() + realQid->size() || queueId < 0) return std::nullopt;
+  store::MessageToStore m = reputMessage(rec, *realTopic, queueId, rec.properties);
+  m.delayDelivered = true;
   return m;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 // Small pure helpers of the send path (no I/O): the stored properties string and the born host.
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -20,5 +21,11 @@ HostAddress peerHostAddress(const std::string& remoteAddress);
 // The result views `rec`'s bytes and `properties`: keep both alive until it is appended.
 store::MessageToStore reputMessage(const RecordView& rec, std::string_view topic, int32_t queueId,
                                    std::string_view properties);
+// A due record of SCHEDULE_TOPIC_XXXX as Java 4.9's ScheduleMessageService.messageTimeup puts it
+// back: to REAL_TOPIC / REAL_QID with the stored properties string unchanged (DELAY, REAL_TOPIC and
+// REAL_QID stay: Java builds the string before it clears DELAY), flagged so the store does not
+// park it again. Empty when REAL_TOPIC / REAL_QID are missing or the queue id is not a number.
+// The result views `rec`'s bytes.
+std::optional<store::MessageToStore> delayTimeup(const RecordView& rec);
 
 }  // namespace rmq::broker

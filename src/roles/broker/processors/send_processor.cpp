@@ -10,6 +10,8 @@
 #include "common/response_code.h"
 #include "roles/broker/metadata/subscription_group_manager.h"
 #include "roles/broker/metadata/topic_config_manager.h"
+#include "roles/broker/transaction/transactional_message.h"
+#include "roles/broker/transaction/transactional_message_service.h"
 #include "store/message_store.h"
 
 namespace rmq::broker {
@@ -131,7 +133,8 @@ asio::awaitable<std::optional<RemotingCommand>> SendProcessor::handle(net::Conne
 
   thread_local std::string props;  // reused buffer: no allocation per message once warmed up
   bool waitStore = buildStoredProperties(h.properties, cfg.brokerClusterName, target.toDlq, props);
-  if (auto tran = findEncodedProperty(props, prop::TRAN_MSG); tran && *tran == "true") {
+  const bool half = tx::isHalfMessage(props);
+  if (half && (cfg.rejectTransactionMessage || h.batch || !ctx_.transactions)) {
     co_return sendResponse(cfg, ResponseCode::NO_PERMISSION,
                            "the broker[" + cfg.brokerIP1 + "] sending transaction message is forbidden");
   }
@@ -152,7 +155,7 @@ asio::awaitable<std::optional<RemotingCommand>> SendProcessor::handle(net::Conne
     m.bornTimestamp = h.bornTimestamp;
     m.bornHost = born;
     m.reconsumeTimes = h.reconsumeTimes;
-    res = ctx_.store.append(m);
+    res = half ? ctx_.transactions->prepare(m) : ctx_.store.append(m);
   }
   if (!res.ok()) {
     co_return sendResponse(cfg, store::toResponseCode(res.status), ctx_.store.remarkFor(res.status, res.error));
