@@ -175,7 +175,7 @@ asio::awaitable<Result<std::vector<TopicOffset>>> AdminClient::asyncTopicStats(s
   if (!route) co_return route.error();
   std::vector<TopicOffset> out;
   for (const auto& b : route->brokerDatas) {
-    auto* addr = b.masterAddr();
+    auto* addr = b.selectAddr();  // examineTopicStats: master, else a slave
     if (!addr) continue;
     auto cmd = net::RemotingCommand::request(RequestCode::GET_TOPIC_STATS_INFO);
     cmd.extFields.set("topic", topic);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "client/client_instance.h"
+#include "client/pull_api.h"
 #include "client/heartbeat.h"
 #include "client/route.h"
 #include "client/types.h"
@@ -138,6 +139,7 @@ class AdminClient {
   asio::awaitable<Result<net::RemotingCommand>> callOk(std::string addr, net::RemotingCommand cmd);
   asio::awaitable<Result<net::RemotingCommand>> namesrvOk(net::RemotingCommand cmd);
   std::shared_ptr<ClientInstance> instance_;
+  PullFromWhichNode pullNodes_;  // queryMessageByOffset follows suggestWhichBrokerId like a pull consumer
 };
 
 // Java properties text ("k=v" lines, '#' comments) <-> map; used by broker config get/update.

@@ -6,6 +6,7 @@
 
 #include "client/admin_client.h"
 #include "client/broker_api.h"
+#include "client/pull_api.h"
 #include "client/request_headers.h"
 #include "common/json.h"
 #include "common/message_codec.h"
@@ -17,10 +18,12 @@ namespace rmq::client {
 
 namespace {
 
-std::vector<std::string> masterAddrsOf(const TopicRouteData& route) {
+// One address per broker of the route as DefaultMQAdminExtImpl picks it (selectBrokerAddr: the
+// master, else a slave), so admin views keep working while a master is down.
+std::vector<std::string> nodeAddrsOf(const TopicRouteData& route) {
   std::vector<std::string> out;
   for (const auto& b : route.brokerDatas)
-    if (auto* a = b.masterAddr()) out.push_back(*a);
+    if (auto* a = b.selectAddr()) out.push_back(*a);
   return out;
 }
 
@@ -93,7 +96,7 @@ asio::awaitable<Result<ConsumeStats>> AdminClient::asyncConsumeStats(std::string
   for (const std::string& t : topics) {
     if (t.empty()) continue;
     auto route = co_await instance_->route(t, true);
-    if (route) for (const auto& a : masterAddrsOf(*route)) addrs.insert(a);
+    if (route) for (const auto& a : nodeAddrsOf(*route)) addrs.insert(a);
   }
   if (addrs.empty()) co_return makeError(ResponseCode::TOPIC_NOT_EXIST, "no broker serves group " + group);
   ConsumeStats stats;
@@ -125,7 +128,7 @@ asio::awaitable<Result<ConsumeStats>> AdminClient::asyncConsumeStats(std::string
 asio::awaitable<Result<ConsumerConnectionInfo>> AdminClient::asyncConsumerConnection(std::string group) {
   auto route = co_await instance_->route(retryTopic(group), true);
   if (!route) co_return route.error();
-  auto addrs = masterAddrsOf(*route);
+  auto addrs = nodeAddrsOf(*route);
   if (addrs.empty()) co_return makeError(ResponseCode::CONSUMER_NOT_ONLINE, "the consumer group is not online");
   auto cmd = net::RemotingCommand::request(RequestCode::GET_CONSUMER_CONNECTION_LIST);
   cmd.extFields.set("consumerGroup", group);
@@ -151,7 +154,7 @@ asio::awaitable<Result<std::vector<ConnectionInfo>>> AdminClient::asyncProducerC
   auto route = co_await instance_->route(topic, true);
   if (!route) co_return route.error();
   std::vector<ConnectionInfo> out;
-  for (const auto& addr : masterAddrsOf(*route)) {
+  for (const auto& addr : nodeAddrsOf(*route)) {
     auto cmd = net::RemotingCommand::request(RequestCode::GET_PRODUCER_CONNECTION_LIST);
     cmd.extFields.set("producerGroup", group);
     auto resp = co_await callOk(addr, std::move(cmd));
@@ -172,7 +175,7 @@ asio::awaitable<Result<std::vector<std::string>>> AdminClient::asyncTopicConsume
   auto route = co_await instance_->route(topic, true);
   if (!route) co_return route.error();
   std::set<std::string> groups;
-  for (const auto& addr : masterAddrsOf(*route)) {
+  for (const auto& addr : nodeAddrsOf(*route)) {
     auto cmd = net::RemotingCommand::request(RequestCode::QUERY_TOPIC_CONSUME_BY_WHO);
     cmd.extFields.set("topic", topic);
     auto resp = co_await callOk(addr, std::move(cmd));
@@ -191,7 +194,10 @@ asio::awaitable<Result<std::map<MessageQueue, int64_t>>> AdminClient::asyncReset
   auto route = co_await instance_->route(topic, true);
   if (!route) co_return route.error();
   std::map<MessageQueue, int64_t> result;
-  for (const auto& addr : masterAddrsOf(*route)) {
+  for (const auto& broker : route->brokerDatas) {
+    auto* node = broker.selectAddr();
+    if (!node) continue;
+    const std::string addr = *node;
     auto cmd = net::RemotingCommand::request(RequestCode::INVOKE_BROKER_TO_RESET_OFFSET);
     cmd.extFields.set("topic", topic);
     cmd.extFields.set("group", group);
@@ -205,8 +211,7 @@ asio::awaitable<Result<std::map<MessageQueue, int64_t>>> AdminClient::asyncReset
                      e.message.find("not online") != std::string::npos || e.message.find("not exist") != std::string::npos;
       if (!offline) co_return resp.error();
       for (const auto& mq : subscribeQueues(topic, *route)) {
-        auto* b = route->broker(mq.brokerName);
-        if (!b || !b->masterAddr() || *b->masterAddr() != addr) continue;
+        if (mq.brokerName != broker.brokerName) continue;
         auto offset = co_await searchOffset(*instance_, mq, timestampMs);
         if (!offset) co_return offset.error();
         auto updated = co_await updateConsumerOffset(*instance_, group, mq, *offset, false);
@@ -243,7 +248,7 @@ asio::awaitable<Result<std::vector<MessageExt>>> AdminClient::asyncQueryMessageB
   auto route = co_await instance_->route(topic, true);
   if (!route) co_return route.error();
   std::vector<MessageExt> out;
-  for (const auto& addr : masterAddrsOf(*route)) {
+  for (const auto& addr : nodeAddrsOf(*route)) {
     auto cmd = net::RemotingCommand::request(RequestCode::QUERY_MESSAGE);
     cmd.extFields.set("topic", topic);
     cmd.extFields.set("key", key);
@@ -280,8 +285,6 @@ asio::awaitable<Result<std::vector<MessageExt>>> AdminClient::asyncQueryMessageB
 }
 
 asio::awaitable<Result<MessageExt>> AdminClient::asyncQueryMessageByOffset(MessageQueue mq, int64_t offset) {
-  auto addr = co_await findBrokerAddr(*instance_, mq);
-  if (!addr) co_return addr.error();
   PullMessageHeader h;
   h.consumerGroup = "TOOLS_CONSUMER";
   h.topic = mq.topic;
@@ -292,7 +295,7 @@ asio::awaitable<Result<MessageExt>> AdminClient::asyncQueryMessageByOffset(Messa
   h.subscription = "*";
   h.expressionType = "TAG";
   h.brokerName = mq.brokerName;
-  auto r = co_await pullMessage(*instance_, *addr, h, std::chrono::milliseconds(10000), nullptr);
+  auto r = co_await pullKernel(*instance_, pullNodes_, mq, h, std::chrono::milliseconds(10000), nullptr);
   if (!r) co_return r.error();
   if (r->status != PullStatus::FOUND || r->messages.empty())
     co_return makeError(ResponseCode::QUERY_NOT_FOUND, fmt::format("no message at {} offset {} ({})", mq.toString(),

@@ -9,20 +9,42 @@
 
 namespace rmq::client {
 
-asio::awaitable<Result<std::string>> findBrokerAddr(ClientInstance& inst, const MessageQueue& mq, int64_t brokerId) {
-  auto addr = brokerId == 0 ? inst.masterAddr(mq.brokerName) : inst.brokerAddr(mq.brokerName, brokerId);
+namespace {
+
+Error brokerNotExist(const MessageQueue& mq) {
+  return makeError(ResponseCode::SERVICE_NOT_AVAILABLE, "The broker[" + mq.brokerName + "] not exist");
+}
+
+}  // namespace
+
+asio::awaitable<Result<std::string>> findBrokerAddr(ClientInstance& inst, const MessageQueue& mq) {
+  auto addr = inst.masterAddr(mq.brokerName);
   if (!addr) {
     co_await inst.route(mq.topic, true);
-    addr = brokerId == 0 ? inst.masterAddr(mq.brokerName) : inst.brokerAddr(mq.brokerName, brokerId);
+    addr = inst.masterAddr(mq.brokerName);
   }
-  if (!addr) co_return makeError(ResponseCode::SERVICE_NOT_AVAILABLE, "The broker[" + mq.brokerName + "] not exist");
+  if (!addr) co_return brokerNotExist(mq);
   co_return *addr;
+}
+
+asio::awaitable<Result<std::string>> findOffsetBrokerAddr(ClientInstance& inst, const MessageQueue& mq) {
+  auto found = inst.findBrokerAddressInSubscribe(mq.brokerName, kMasterId, true);
+  if (!found) {
+    co_await inst.route(mq.topic, true);
+    found = inst.findBrokerAddressInSubscribe(mq.brokerName, kMasterId, false);
+  }
+  if (!found) co_return brokerNotExist(mq);
+  co_return found->addr;
 }
 
 namespace {
 
-asio::awaitable<Result<net::RemotingCommand>> call(ClientInstance& inst, const MessageQueue& mq, net::RemotingCommand cmd) {
-  auto addr = co_await findBrokerAddr(inst, mq);
+// Sends cmd to mq's master, or (forOffsets) to where RemoteBrokerOffsetStore would.
+asio::awaitable<Result<net::RemotingCommand>> call(ClientInstance& inst, const MessageQueue& mq, net::RemotingCommand cmd,
+                                                   bool forOffsets = false) {
+  Result<std::string> addr = makeError(ResponseCode::SYSTEM_ERROR, "unset");
+  if (forOffsets) addr = co_await findOffsetBrokerAddr(inst, mq);  // no co_await inside ?: (GCC 12)
+  else addr = co_await findBrokerAddr(inst, mq);
   if (!addr) co_return addr.error();
   if (!mq.brokerName.empty()) cmd.extFields.set("bname", mq.brokerName);
   co_return co_await inst.invoke(*addr, std::move(cmd), inst.config().rpcTimeout);
@@ -41,7 +63,7 @@ asio::awaitable<Result<int64_t>> offsetFrom(ClientInstance& inst, const MessageQ
 }  // namespace
 
 asio::awaitable<Result<int64_t>> queryConsumerOffset(ClientInstance& inst, const std::string& group, const MessageQueue& mq) {
-  auto resp = co_await call(inst, mq, makeQueryConsumerOffset(group, mq.topic, mq.queueId));
+  auto resp = co_await call(inst, mq, makeQueryConsumerOffset(group, mq.topic, mq.queueId), true);
   if (!resp) co_return resp.error();
   if (resp->code != ResponseCode::SUCCESS) co_return int64_t{-1};
   co_return resp->extFields.getInt("offset").value_or(-1);
@@ -51,12 +73,12 @@ asio::awaitable<Result<void>> updateConsumerOffset(ClientInstance& inst, const s
                                                    int64_t offset, bool oneway) {
   auto cmd = makeUpdateConsumerOffset(group, mq.topic, mq.queueId, offset);
   if (oneway) {
-    auto addr = co_await findBrokerAddr(inst, mq);
+    auto addr = co_await findOffsetBrokerAddr(inst, mq);
     if (!addr) co_return addr.error();
     cmd.extFields.set("bname", mq.brokerName);
     co_return co_await inst.remoting().invokeOneway(*addr, std::move(cmd));
   }
-  auto resp = co_await call(inst, mq, std::move(cmd));
+  auto resp = co_await call(inst, mq, std::move(cmd), true);
   if (!resp) co_return resp.error();
   if (resp->code != ResponseCode::SUCCESS) co_return responseError(*resp);
   co_return Result<void>{};
@@ -76,9 +98,9 @@ asio::awaitable<Result<std::vector<std::string>>> consumerIdList(ClientInstance&
                                                                  const std::string& topic) {
   auto route = co_await inst.route(topic);
   if (!route) co_return route.error();
-  std::vector<std::string> addrs;
+  std::vector<std::string> addrs;  // Java findBrokerAddrByTopic: a random broker, master or else a slave
   for (const auto& b : route->brokerDatas)
-    if (auto* a = b.masterAddr()) addrs.push_back(*a);
+    if (auto* a = b.selectAddr()) addrs.push_back(*a);
   if (addrs.empty()) co_return makeError(ResponseCode::SERVICE_NOT_AVAILABLE, "no broker hosts topic " + topic);
   static thread_local std::mt19937 rng{std::random_device{}()};
   const std::string& addr = addrs[rng() % addrs.size()];

@@ -16,8 +16,12 @@
 
 namespace rmq::client {
 
-// Master address of mq's broker (refreshing the route of mq.topic if needed).
-asio::awaitable<Result<std::string>> findBrokerAddr(ClientInstance& inst, const MessageQueue& mq, int64_t brokerId = 0);
+// Master address of mq's broker (refreshing the route of mq.topic if needed): Java's
+// findBrokerAddressInPublish, used for queue offsets (max/min/search/earliest) like MQAdminImpl.
+asio::awaitable<Result<std::string>> findBrokerAddr(ClientInstance& inst, const MessageQueue& mq);
+// Where consumer offsets are read and written (Java RemoteBrokerOffsetStore): the master; when the
+// route has none (after one refresh), whichever node is left, i.e. a slave.
+asio::awaitable<Result<std::string>> findOffsetBrokerAddr(ClientInstance& inst, const MessageQueue& mq);
 
 // QUERY_CONSUMER_OFFSET: the stored offset, or -1 when the broker has none (any non-zero code).
 asio::awaitable<Result<int64_t>> queryConsumerOffset(ClientInstance& inst, const std::string& group, const MessageQueue& mq);

@@ -165,12 +165,13 @@ std::optional<std::string> ClientInstance::masterAddr(const std::string& brokerN
   return a->second;
 }
 
-std::optional<std::string> ClientInstance::brokerAddr(const std::string& brokerName, int64_t brokerId) const {
+std::optional<FindBrokerResult> ClientInstance::findBrokerAddressInSubscribe(const std::string& brokerName,
+                                                                             int64_t brokerId,
+                                                                             bool onlyThisBroker) const {
   std::lock_guard lk(mu_);
   auto it = brokerAddrTable_.find(brokerName);
-  if (it == brokerAddrTable_.end() || it->second.empty()) return std::nullopt;
-  auto a = it->second.find(brokerId);
-  return a != it->second.end() ? a->second : it->second.begin()->second;
+  if (it == brokerAddrTable_.end()) return std::nullopt;
+  return findBrokerInSubscribe(it->second, brokerId, onlyThisBroker);
 }
 
 std::vector<std::string> ClientInstance::brokerAddrs(bool mastersOnly) const {

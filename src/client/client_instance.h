@@ -61,8 +61,11 @@ class ClientInstance : public std::enable_shared_from_this<ClientInstance> {
   asio::awaitable<Result<TopicRouteData>> route(const std::string& topic, bool refresh = false);
   std::optional<TopicRouteData> cachedRoute(const std::string& topic) const;
   // Addresses known from cached routes.
+  // Java findBrokerAddressInPublish: the master only (sends, queue offsets, send-back).
   std::optional<std::string> masterAddr(const std::string& brokerName) const;
-  std::optional<std::string> brokerAddr(const std::string& brokerName, int64_t brokerId) const;  // falls back to any
+  // Java findBrokerAddressInSubscribe (see findBrokerInSubscribe): pulls and consumer offsets.
+  std::optional<FindBrokerResult> findBrokerAddressInSubscribe(const std::string& brokerName, int64_t brokerId,
+                                                               bool onlyThisBroker) const;
   std::vector<std::string> brokerAddrs(bool mastersOnly) const;
 
   asio::awaitable<void> sendHeartbeatToAllBrokers();

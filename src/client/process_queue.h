@@ -38,7 +38,6 @@ class ProcessQueue {
 
   std::atomic<bool> dropped{false};
   std::atomic<int64_t> lastPullTimestamp{0};
-  std::atomic<int64_t> suggestBrokerId{0};
 
  private:
   mutable std::mutex mu_;

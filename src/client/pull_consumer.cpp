@@ -60,8 +60,6 @@ asio::awaitable<Result<PullResult>> PullConsumer::pullImpl(MessageQueue mq, std:
   if (maxNums <= 0) co_return makeError(ResponseCode::SYSTEM_ERROR, "maxNums <= 0");
   auto f = filter::compileExpression(type, expression);
   if (!f) co_return f.error();
-  auto addr = co_await findBrokerAddr(*instance_, mq);
-  if (!addr) co_return addr.error();
   PullMessageHeader h;
   h.consumerGroup = options_.group;
   h.topic = mq.topic;
@@ -75,7 +73,7 @@ asio::awaitable<Result<PullResult>> PullConsumer::pullImpl(MessageQueue mq, std:
   h.subVersion = 0;
   h.brokerName = mq.brokerName;
   auto timeout = block ? options_.consumerTimeoutWhenSuspend : options_.consumerPullTimeout;
-  co_return co_await pullMessage(*instance_, *addr, h, timeout, &f.value());
+  co_return co_await pullKernel(*instance_, pullNodes_, mq, h, timeout, &f.value());
 }
 
 asio::awaitable<Result<PullResult>> PullConsumer::asyncPull(MessageQueue mq, std::string expression, int64_t offset,

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "client/client_instance.h"
+#include "client/pull_api.h"
 #include "client/types.h"
 #include "common/result.h"
 #include "filter/filter.h"
@@ -69,6 +70,7 @@ class PullConsumer {
 
   PullConsumerOptions options_;
   std::shared_ptr<ClientInstance> instance_;
+  PullFromWhichNode pullNodes_;
 };
 
 }  // namespace rmq::client

@@ -6,6 +6,7 @@
 #include <asio/experimental/as_tuple.hpp>
 
 #include "client/broker_api.h"
+#include "client/pull_api.h"
 #include "client/push_consumer.h"
 #include "client/request_headers.h"
 #include "common/log.h"
@@ -37,11 +38,6 @@ asio::awaitable<void> PushConsumer::pullLoop(MessageQueue mq, std::shared_ptr<Pr
       co_await sleepFor(50ms);  // flow control: let the listener catch up
       continue;
     }
-    auto addr = co_await findBrokerAddr(*instance_, mq, pq->suggestBrokerId);
-    if (!addr) {
-      co_await sleepFor(options_.pullTimeDelayWhenException);
-      continue;
-    }
     PullMessageHeader h;
     h.consumerGroup = options_.group;
     h.topic = mq.topic;
@@ -63,7 +59,7 @@ asio::awaitable<void> PushConsumer::pullLoop(MessageQueue mq, std::shared_ptr<Pr
       h.expressionType = sub->data.expressionType;
     }
     pq->lastPullTimestamp = nowMs();
-    auto r = co_await pullMessage(*instance_, *addr, h, options_.consumerTimeoutWhenSuspend, &sub->filter);
+    auto r = co_await pullKernel(*instance_, pullNodes_, mq, h, options_.consumerTimeoutWhenSuspend, &sub->filter);
     if (!running_ || pq->dropped) co_return;
     if (!r) {
       auto delay = r.error().code == ResponseCode::FLOW_CONTROL ? std::chrono::milliseconds(20)
@@ -73,7 +69,6 @@ asio::awaitable<void> PushConsumer::pullLoop(MessageQueue mq, std::shared_ptr<Pr
       co_await sleepFor(delay);
       continue;
     }
-    pq->suggestBrokerId = r->suggestWhichBrokerId;
     switch (r->status) {
       case PullStatus::FOUND:
         nextOffset = r->nextBeginOffset;

@@ -20,6 +20,7 @@
 #include "client/heartbeat.h"
 #include "client/offset_store.h"
 #include "client/process_queue.h"
+#include "client/pull_api.h"
 #include "client/types.h"
 #include "common/message.h"
 #include "filter/filter.h"
@@ -100,6 +101,7 @@ class PushConsumer {
   PushConsumerOptions options_;
   std::shared_ptr<ClientInstance> instance_;
   std::unique_ptr<OffsetStore> offsets_;
+  PullFromWhichNode pullNodes_;
   std::unique_ptr<asio::thread_pool> consumePool_;
   MessageListener listener_;
   std::map<std::string, Subscription> subscriptions_;  // fixed after start()

@@ -1,6 +1,8 @@
 #include "client/route.h"
 
 #include <algorithm>
+#include <iterator>
+#include <random>
 
 #include "common/json.h"
 #include "common/response_code.h"
@@ -42,6 +44,28 @@ BrokerData parseBrokerData(const rapidjson::Value& v) {
 const std::string* BrokerData::masterAddr() const {
   auto it = brokerAddrs.find(0);
   return it == brokerAddrs.end() ? nullptr : &it->second;
+}
+
+const std::string* BrokerData::selectAddr() const {
+  if (auto* m = masterAddr()) return m;
+  if (brokerAddrs.empty()) return nullptr;
+  static thread_local std::mt19937 rng{std::random_device{}()};
+  auto it = brokerAddrs.begin();
+  std::advance(it, static_cast<std::ptrdiff_t>(rng() % brokerAddrs.size()));
+  return &it->second;
+}
+
+std::optional<FindBrokerResult> findBrokerInSubscribe(const std::map<int64_t, std::string>& addrs, int64_t brokerId,
+                                                      bool onlyThisBroker) {
+  if (addrs.empty()) return std::nullopt;
+  const bool slave = brokerId != kMasterId;
+  if (auto it = addrs.find(brokerId); it != addrs.end()) return FindBrokerResult{it->second, slave};
+  if (slave) {
+    if (auto it = addrs.find(brokerId + 1); it != addrs.end()) return FindBrokerResult{it->second, true};
+  }
+  if (onlyThisBroker) return std::nullopt;
+  const auto& [firstId, firstAddr] = *addrs.begin();  // Java: the map's first entry, the lowest id
+  return FindBrokerResult{firstAddr, firstId != kMasterId};
 }
 
 const BrokerData* TopicRouteData::broker(std::string_view brokerName) const {

@@ -30,7 +30,21 @@ struct BrokerData {
   std::string brokerName;
   std::map<int64_t, std::string> brokerAddrs;  // brokerId -> "ip:port"; 0 = master
   const std::string* masterAddr() const;
+  // Java BrokerData.selectBrokerAddr: the master, else a random slave (admin reads, consumer ids).
+  const std::string* selectAddr() const;
 };
+
+inline constexpr int64_t kMasterId = 0;
+
+// Java MQClientInstance.findBrokerAddressInSubscribe on one broker's id -> address map: the asked
+// id; for a slave id also id + 1; unless onlyThisBroker, else the lowest id present (the master
+// when it is there, else a slave: how consumers keep reading from a slave when the master is gone).
+struct FindBrokerResult {
+  std::string addr;
+  bool slave = false;
+};
+std::optional<FindBrokerResult> findBrokerInSubscribe(const std::map<int64_t, std::string>& addrs, int64_t brokerId,
+                                                      bool onlyThisBroker);
 
 struct TopicRouteData {
   std::optional<std::string> orderTopicConf;

@@ -11,6 +11,7 @@
 
 #include "common/log.h"
 #include "store/disk_space.h"
+#include "store/mapped_file.h"
 
 namespace rmq::store {
 
@@ -39,6 +40,7 @@ Result<void> IndexService::load(bool lastExitOk, int64_t checkpointIndexTs) {
   for (auto& e : fs::directory_iterator(dir_, ec))
     if (e.is_regular_file()) names.push_back(e.path().filename().string());
   std::sort(names.begin(), names.end());
+  dropUnsizedLastFile(dir_, names);
   std::lock_guard lock(mu_);
   for (auto& n : names) {
     auto f = IndexFile::open(dir_ + "/" + n, cfg_.maxHashSlotNum, cfg_.maxIndexNum);

@@ -25,6 +25,16 @@ Error ioError(const std::string& what, const std::string& path) { return diskErr
 
 std::string MappedFile::fileName(int64_t offset) { return fmt::format("{:020d}", offset); }
 
+void dropUnsizedLastFile(const std::string& dir, std::vector<std::string>& sortedNames) {
+  if (sortedNames.empty()) return;
+  std::string last = dir + "/" + sortedNames.back();
+  struct stat st {};
+  if (::stat(last.c_str(), &st) != 0 || st.st_size != 0) return;
+  log::warn("store: removing {}: length 0, its creation was interrupted", last);
+  ::unlink(last.c_str());
+  sortedNames.pop_back();
+}
+
 Result<std::shared_ptr<MappedFile>> MappedFile::create(const std::string& path, int64_t fromOffset, int64_t size,
                                                        Backing backing) {
   bool existed = ::access(path.c_str(), F_OK) == 0;

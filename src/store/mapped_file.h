@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/result.h"
 
@@ -96,5 +97,11 @@ class MappedFile {
 };
 
 using MappedFilePtr = std::shared_ptr<MappedFile>;
+
+// At load, with `sortedNames` the files of `dir` in creation order: a last file of length 0 was being
+// created when the process died (kill -9 between open() and the fallocate/ftruncate that sizes it).
+// Nothing can be in it (bytes are written through the mapping, made after sizing): it is removed,
+// with a warning, and dropped from the list instead of failing the start.
+void dropUnsizedLastFile(const std::string& dir, std::vector<std::string>& sortedNames);
 
 }  // namespace rmq::store

@@ -24,6 +24,7 @@ Result<void> MappedFileQueue::load() {
     if (e.is_regular_file() && n.size() == 20 && std::all_of(n.begin(), n.end(), ::isdigit)) names.push_back(n);
   }
   std::sort(names.begin(), names.end());
+  dropUnsizedLastFile(dir_, names);
   std::vector<MappedFilePtr> files;
   for (auto& n : names) {
     auto f = MappedFile::open(dir_ + "/" + n, std::stoll(n), fileSize_);

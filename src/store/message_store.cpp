@@ -90,6 +90,10 @@ void MessageStore::shutdown() {
     e.dispatcher.dispatchRange(e.dispatcher.position(), e.commitLog.maxOffset(), true);  // catch up
     e.flusher.stop();
     e.allocator.stop();
+    if (auto gc = e.flusher.groupCommitStats(); gc.flushes > 0)
+      log::info("group commit: {} flushes, {:.1f} waiters/flush, {:.0f} us msync/flush, {:.0f} us gathering/flush",
+                gc.flushes, double(gc.waiters) / gc.flushes, gc.flushNanos / 1e3 / gc.flushes,
+                gc.gatherNanos / 1e3 / gc.flushes);
   }
   e.commitLog.flush();
   e.checkpoint.setPhysicMsgTimestamp(e.commitLog.lastStoreTimestamp());
@@ -153,6 +157,7 @@ int64_t MessageStore::minPhyOffset() const { return engine_->commitLog.minOffset
 int64_t MessageStore::maxPhyOffset() const { return engine_->commitLog.maxOffset(); }
 int64_t MessageStore::flushedPhyOffset() const { return engine_->commitLog.flushedOffset(); }
 int64_t MessageStore::dispatchedPhyOffset() const { return engine_->dispatcher.position(); }
+GroupCommitStats MessageStore::groupCommitStats() const { return engine_->flusher.groupCommitStats(); }
 
 ByteView MessageStore::readCommitLog(int64_t offset, size_t maxBytes) const {
   return engine_->commitLog.readRaw(offset, maxBytes);

@@ -25,9 +25,11 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common/result.h"
+#include "store/completion.h"
 #include "store/store_config.h"
 #include "store/store_types.h"
 
@@ -124,6 +126,7 @@ class MessageStore {
   int64_t maxPhyOffset() const;      // end of written bytes (= commitLogMaxOffset for HA)
   int64_t flushedPhyOffset() const;  // durable end
   int64_t dispatchedPhyOffset() const;
+  GroupCommitStats groupCommitStats() const;  // SYNC_FLUSH batches (benchmarks, shutdown log)
   // Raw commit log bytes from `offset` up to the end of its file / written end (≤ maxBytes).
   ByteView readCommitLog(int64_t offset, size_t maxBytes) const;
   // Slave: appends replicated bytes; `offset` must equal maxPhyOffset(), or, while the commit log
@@ -152,21 +155,22 @@ class MessageStore {
 
  private:
   enum class WaitKind { Flush, SlaveAck };
-  using Completion = std::function<void(PutStatus)>;
   void addWaiter(WaitKind kind, int64_t endOffset, Completion done);
   void addStoredWaiter(int64_t endOffset, Completion done);
 
-  // Type-erases an asio handler into a copyable callable that posts it (with outstanding work
-  // tracked) to its associated executor.
+  // Type-erases an asio handler into a Completion that runs it on its associated executor (with
+  // outstanding work tracked), so the flusher releases a batch with one post per executor.
   template <class Handler>
   static Completion wrap(Handler&& h) {
-    auto ex = asio::prefer(asio::get_associated_executor(h, asio::system_executor()),
-                           asio::execution::outstanding_work.tracked);
-    auto state = std::make_shared<std::pair<std::decay_t<Handler>, decltype(ex)>>(std::move(h), std::move(ex));
-    return [state](PutStatus st) {
-      auto ex2 = state->second;
-      asio::post(ex2, [state, st]() mutable { std::move(state->first)(st); });
-    };
+    auto ex = asio::get_associated_executor(h, asio::system_executor());
+    auto state = std::make_shared<std::decay_t<Handler>>(std::move(h));
+    auto run = [state](PutStatus st) { std::move(*state)(st); };
+    if constexpr (std::is_convertible_v<decltype(ex), asio::any_io_executor>) {
+      return Completion(asio::any_io_executor(ex), std::move(run));
+    } else {
+      auto tracked = asio::prefer(ex, asio::execution::outstanding_work.tracked);
+      return [tracked, run](PutStatus st) { asio::post(tracked, [run, st] { run(st); }); };
+    }
   }
 
   std::unique_ptr<StoreEngine> engine_;

@@ -128,4 +128,15 @@ using ArrivalListener = std::function<void(const std::string& topic, int queueId
                                            int64_t tagsCode, int64_t storeTimestamp,
                                            std::string_view properties)>;
 
+// Group-commit counters (flusher thread writes, anyone reads): batch size = waiters / flushes,
+// disk time per flush = flushNanos / flushes (what the group-commit limit is computed from).
+struct GroupCommitStats {
+  uint64_t flushes = 0;      // msync passes that had waiters
+  uint64_t waiters = 0;      // waiters those passes completed
+  uint64_t flushNanos = 0;   // time inside msync for those passes
+  uint64_t gatherNanos = 0;  // time spent waiting for a batch to fill
+  uint64_t cycles = 0;       // flushes with waiters that directly followed one with waiters
+  uint64_t gapNanos = 0;     // for those: time from the previous flush's end to this one's start
+};
+
 }  // namespace rmq::store

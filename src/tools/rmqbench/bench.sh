@@ -3,23 +3,30 @@
 # fresh `rmqnode --role=namesrv,master` (temp store, free loopback ports): start-up time, 1 KiB
 # sync sends with 1, 16 and 64 workers, consume TPS, long-poll wake-up latency (store-to-consume
 # at 100 msg/s), broker RSS. Prints the SUMMARY lines; stops every process it starts.
-# Usage: src/tools/rmqbench/bench.sh <build-dir> [seconds per run, default 5]
+# Mode `repl` (issue 8) instead: for ASYNC_MASTER and SYNC_MASTER, a name server + master process
+# and a SLAVE process on the same machine; 1 KiB sync sends with 16 producers while the slave's lag
+# (master commitLogMaxOffset - slave's, GET_BROKER_RUNTIME_INFO every 0.5 s, slave read first so a
+# sample is an upper bound) is sampled; prints TPS, p50/p99, lag max/p50/avg and SYNC_MASTER's TPS
+# as a percentage of ASYNC_MASTER's; REPL_ROUNDS=N repeats the pair N times (median ratio).
+# Usage: src/tools/rmqbench/bench.sh <build-dir> [seconds per run, default 5] [all|repl, default all]
 # (build it first: BUILD_DIR=build/release scripts/build.sh Release rmqnode rmqadmin rmqbench)
 set -euo pipefail
-build=$(realpath "${1:?usage: bench.sh <build-dir> [seconds]}")
+build=$(realpath "${1:?usage: bench.sh <build-dir> [seconds] [all|repl]}")
 secs=${2:-5}
+mode=${3:-all}
 bench="$build/rmqbench"; admin="$build/rmqadmin"; node_bin="$build/rmqnode"
 for b in "$bench" "$admin" "$node_bin"; do [ -x "$b" ] || { echo "missing $b" >&2; exit 2; }; done
 
 work=$(mktemp -d /tmp/rmq-bench.XXXXXX)
 pid=""
-stop_node() {
-  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-    kill -TERM "$pid"; for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
+slave_pid=""
+stop_pid() {  # pid
+  if [ -n "$1" ] && kill -0 "$1" 2>/dev/null; then
+    kill -TERM "$1"; for _ in $(seq 1 100); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true
   fi
-  pid=""
 }
+stop_node() { stop_pid "$slave_pid"; slave_pid=""; stop_pid "$pid"; pid=""; }
 trap 'stop_node; rm -rf "$work"' EXIT
 
 # A free port p whose p-2 (VIP) and p+1 (HA) are free too.
@@ -42,28 +49,115 @@ EOF
 }
 
 echo "== machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+wait_ports() {  # pid port...
+  local p=$1; shift
+  for port in "$@"; do
+    until (exec 3<>/dev/tcp/127.0.0.1/"$port") 2>/dev/null; do
+      kill -0 "$p" 2>/dev/null || { echo "rmqnode $p exited"; exit 1; }
+      sleep 0.01
+    done
+  done
+}
+max_offset() {  # broker address -> commitLogMaxOffset ("" when it does not answer)
+  "$admin" brokerStatus -n "127.0.0.1:$ns" -b "$1" 2>/dev/null | sed -n 's/^commitLogMaxOffset *: *//p'
+}
+
+# The config of a name server + broker process (--role=namesrv,master) with its files under DIR;
+# STORE_LINE is one more [store] key.
+node_toml() {  # file dir namesrv-port broker-port store-line
+  cat >"$1" <<EOF
+logDir = "$2/logs"
+[namesrv]
+bindAddress = "127.0.0.1"
+listenPort = $3
+kvConfigPath = "$2/namesrv/kvConfig.json"
+configStorePath = "$2/namesrv/namesrv.properties"
+[broker]
+brokerName = "bench-broker"
+brokerIP1 = "127.0.0.1"
+listenPort = $4
+namesrvAddr = "127.0.0.1:$3"
+[store]
+storePathRootDir = "$2/store"
+$5
+EOF
+}
+
+if [ "$mode" = repl ]; then
+  # REPL_ROUNDS pairs (ASYNC then SYNC, fresh processes each): on a shared machine the load moves
+  # between two runs, so the ratio of each pair and their median say more than one pair.
+  rounds=${REPL_ROUNDS:-1}
+  ratios=()
+  for round in $(seq 1 "$rounds"); do
+    declare -A tps
+    for role in ASYNC_MASTER SYNC_MASTER; do
+      dir="$work/$role-$round"; mkdir -p "$dir/slave"
+      ns=$(free_port); mp=$(free_port); sp=$(free_port)
+      node_toml "$dir/master.toml" "$dir" "$ns" "$mp" "brokerRole = \"$role\""
+      cat >"$dir/slave/slave.toml" <<EOF
+logDir = "$dir/slave/logs"
+[broker]
+brokerName = "bench-broker"
+brokerId = 1
+brokerIP1 = "127.0.0.1"
+listenPort = $sp
+namesrvAddr = "127.0.0.1:$ns"
+[store]
+storePathRootDir = "$dir/slave/store"
+brokerRole = "SLAVE"
+EOF
+      HOME="$dir" "$node_bin" --role=namesrv,master --config "$dir/master.toml" >"$dir/out.txt" 2>&1 &
+      pid=$!
+      wait_ports "$pid" "$ns" "$mp" $((mp + 1))
+      HOME="$dir/slave" "$node_bin" --role=slave --config "$dir/slave/slave.toml" >"$dir/slave/out.txt" 2>&1 &
+      slave_pid=$!
+      wait_ports "$slave_pid" "$sp"
+      "$admin" updateTopic -n "127.0.0.1:$ns" -b "127.0.0.1:$mp" -t BenchTopic8Q -r 8 -w 8 >/dev/null
+      # The slave follows once a send succeeds under SYNC_MASTER (ASYNC: once its offset moved).
+      for _ in $(seq 1 300); do
+        "$admin" sendMessage -n "127.0.0.1:$ns" -t BenchTopic8Q -p warm-up 2>/dev/null | grep -q SEND_OK &&
+          [ "$(max_offset "127.0.0.1:$sp")" = "$(max_offset "127.0.0.1:$mp")" ] && break
+        sleep 0.1
+      done
+      "$bench" producer -n "127.0.0.1:$ns" --topic BenchTopic8Q -t 16 -s 1024 -d "$secs" >"$dir/producer.txt" &
+      bpid=$!
+      lags=()
+      while kill -0 "$bpid" 2>/dev/null; do
+        # Slave first: the master's offset read after it makes each sample an upper bound of the lag
+        # (the other order gave negative lags, one rmqadmin call taking ~0.1 s under load).
+        sl=$(max_offset "127.0.0.1:$sp"); m=$(max_offset "127.0.0.1:$mp")
+        [ -n "$m" ] && [ -n "$sl" ] && lags+=($((m - sl)))
+        sleep 0.5
+      done
+      wait "$bpid"
+      line=$(grep SUMMARY "$dir/producer.txt")
+      echo "== $role + SLAVE: $line"
+      tps[$role]=$(echo "$line" | sed -E 's/.*TPS ([0-9.]+).*/\1/')
+      if [ ${#lags[@]} -gt 0 ]; then
+        printf '%s\n' "${lags[@]}" | sort -n | awk -v r="$role" '{a[NR]=$1; s+=$1} END {printf "SUMMARY lag %s: samples %d, max %d B, p50 %d B, avg %.0f B\n", r, NR, a[NR], a[int((NR+1)/2)], s/NR}'
+      fi
+      end=$(date +%s)
+      until [ "$(max_offset "127.0.0.1:$mp")" = "$(max_offset "127.0.0.1:$sp")" ] || [ $(( $(date +%s) - end )) -gt 30 ]; do sleep 0.1; done
+      echo "== $role: slave at the master's end $(( $(date +%s) - end )) s after the load (master $(max_offset "127.0.0.1:$mp"), slave $(max_offset "127.0.0.1:$sp"))"
+      stop_node
+    done
+    awk -v a="${tps[ASYNC_MASTER]}" -v s="${tps[SYNC_MASTER]}" 'BEGIN {printf "SUMMARY repl: SYNC_MASTER TPS %.0f = %.1f %% of ASYNC_MASTER TPS %.0f (goal >= 70 %%)\n", s, 100 * s / a, a}'
+    ratios+=("$(awk -v a="${tps[ASYNC_MASTER]}" -v s="${tps[SYNC_MASTER]}" 'BEGIN {printf "%.1f", 100 * s / a}')")
+  done
+  if [ "$rounds" -gt 1 ]; then
+    printf '%s\n' "${ratios[@]}" | sort -n | awk '{a[NR]=$1} END {printf "SUMMARY repl rounds: %d, SYNC/ASYNC %% each:", NR; for (i = 1; i <= NR; i++) printf " %s", a[i]; printf "; median %s %%\n", a[int((NR+1)/2)]}'
+  fi
+  exit 0
+fi
+
 echo "== loopback echo limit (in-process remoting server, 1 KiB send-shaped frames, 1 connection)"
 for t in 1 16 64; do "$bench" echo -t "$t" -s 1024 -d "$secs" --server-threads 2 | grep SUMMARY; done
 
 for flush in ASYNC_FLUSH SYNC_FLUSH; do
   dir="$work/$flush"; mkdir -p "$dir"
   ns=$(free_port); bp=$(free_port)
-  cat >"$dir/node.toml" <<EOF
-logDir = "$dir/logs"
-[namesrv]
-bindAddress = "127.0.0.1"
-listenPort = $ns
-kvConfigPath = "$dir/namesrv/kvConfig.json"
-configStorePath = "$dir/namesrv/namesrv.properties"
-[broker]
-brokerName = "bench-broker"
-brokerIP1 = "127.0.0.1"
-listenPort = $bp
-namesrvAddr = "127.0.0.1:$ns"
-[store]
-storePathRootDir = "$dir/store"
-flushDiskType = "$flush"
-EOF
+  node_toml "$dir/node.toml" "$dir" "$ns" "$bp" "flushDiskType = \"$flush\""
   t0=$(date +%s%N)
   HOME="$dir" "$node_bin" --role=namesrv,master --config "$dir/node.toml" >"$dir/out.txt" 2>&1 &
   pid=$!

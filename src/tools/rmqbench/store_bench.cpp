@@ -1,7 +1,9 @@
 // `rmqbench store`: store engine throughput beside the raw disk limit, measured in one run on the
 // same directory: sequential write and write+fsync of the same bytes; appends (1 KiB bodies) with
 // ASYNC_FLUSH and SYNC_FLUSH (group commit) for 1/16/256 concurrent appenders (coroutines on two
-// threads awaiting durability, as broker connections do); pull-path read throughput; recovery
+// threads with an io_context each, awaiting durability as broker connections do), with SYNC_FLUSH set against the disk's
+// group-commit limit (appenders / durable-write latency, msync as measured in the run and
+// write+fdatasync sampled around it; --repeat N for medians); pull-path read throughput; recovery
 // time after a crash for --recover-mb of commit log (normal, abnormal, and full CQ rebuild).
 #include <fcntl.h>
 #include <unistd.h>
@@ -50,6 +52,9 @@ struct Options {
   int64_t recoverMb = 1024;
   int64_t fileMb = 1024;
   std::string only = "raw,append,read,recovery";  // comma-separated parts to run
+  std::string flush = "sync,async";                // append runs: which flush modes
+  std::vector<int> appenders{1, 16, 256};          // append runs: concurrent appenders
+  int repeat = 1;                                  // SYNC_FLUSH append runs: rounds (disk latency drifts)
   bool verbose = false;
   bool runs(const char* part) const { return only.find(part) != std::string::npos; }
 };
@@ -63,6 +68,22 @@ Options readOptions(const OptionValues& args) {
   o.recoverMb = args.getInt({"recover-mb"}, o.recoverMb);
   o.fileMb = args.getInt({"file-mb"}, o.fileMb);
   o.only = args.get({"only"}, o.only);
+  o.flush = args.get({"flush"}, o.flush);
+  o.repeat = static_cast<int>(args.getInt({"repeat"}, o.repeat));
+  std::string appenders = args.get({"appenders"}, std::string());
+  if (!appenders.empty()) {
+    o.appenders.clear();
+    for (const char* p = appenders.c_str(); *p;) {
+      char* end = nullptr;
+      long n = std::strtol(p, &end, 10);
+      if (end == p || n <= 0) {
+        o.appenders.clear();  // rejected by runStoreBench
+        break;
+      }
+      o.appenders.push_back(static_cast<int>(n));
+      p = *end == ',' ? end + 1 : end;
+    }
+  }
   o.verbose = args.flag("verbose");
   return o;
 }
@@ -100,6 +121,29 @@ HostAddress benchHost() {
   return h;
 }
 
+struct FsyncSample {
+  int64_t records = 0;
+  double seconds = 0;
+  double micros() const { return records > 0 ? seconds / records * 1e6 : 0; }
+};
+
+// write + fdatasync of one record at a time to a fresh file: the disk's durable-write latency.
+FsyncSample fdatasyncLatency(const Options& o, int64_t recordBytes, int64_t maxRecords, double maxSeconds) {
+  std::string path = o.dir + "/fsync.bin";
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+  std::string rec(static_cast<size_t>(recordBytes), 'r');
+  FsyncSample out;
+  auto t0 = Clock::now();
+  while (out.records < maxRecords && secondsSince(t0) < maxSeconds) {
+    if (::write(fd, rec.data(), rec.size()) < 0 || ::fdatasync(fd) != 0) break;
+    ++out.records;
+  }
+  out.seconds = secondsSince(t0);
+  ::close(fd);
+  fs::remove(path);
+  return out;
+}
+
 void rawDisk(const Options& o, int64_t recordBytes) {
   std::string path = o.dir + "/raw.bin";
   int64_t total = recordBytes * o.messages;
@@ -116,35 +160,37 @@ void rawDisk(const Options& o, int64_t recordBytes) {
   std::printf("raw  same bytes + one final fdatasync    %8.0f MB/s  = %9.0f records/s\n", total / wf / 1e6,
               total / wf / recordBytes);
   ::close(fd);
-  // write + fdatasync per record: the limit without group commit.
-  fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
-  std::string rec(static_cast<size_t>(recordBytes), 'r');
-  int64_t n = 0;
-  t0 = Clock::now();
-  while (n < o.syncMessages && secondsSince(t0) < 5) {
-    if (::write(fd, rec.data(), rec.size()) < 0 || ::fdatasync(fd) != 0) break;
-    ++n;
-  }
-  double s = secondsSince(t0);
-  std::printf("raw  write+fdatasync per record          %8.1f MB/s  = %9.0f records/s (%.0f us each)\n",
-              n * recordBytes / s / 1e6, n / s, s / n * 1e6);
-  ::close(fd);
   fs::remove(path);
+  // write + fdatasync per record: the limit without group commit.
+  FsyncSample f = fdatasyncLatency(o, recordBytes, o.syncMessages, 5.0);
+  std::printf("raw  write+fdatasync per record          %8.1f MB/s  = %9.0f records/s (%.0f us each)\n",
+              f.records * recordBytes / f.seconds / 1e6, f.records / f.seconds, f.micros());
 }
 
-void appendRun(const Options& o, bool sync, int concurrency) {
+// Share of the disk's group-commit limit (`concurrency` records per durable write) that a SYNC_FLUSH
+// run reached, against two latency estimates: the flusher's own msync times in the run, and
+// write+fdatasync samples taken just before and after the run (the disk's latency drifts).
+struct GroupCommitReach {
+  double vsMsync = 0, vsFdatasync = 0;
+};
+
+GroupCommitReach appendRun(const Options& o, bool sync, int concurrency, int64_t recordBytes) {
   std::string root = o.dir + "/append";
   fs::remove_all(root);
+  GroupCommitReach reach;
+  FsyncSample before = sync ? fdatasyncLatency(o, recordBytes, 200, 1.0) : FsyncSample{};
   store::MessageStore st(benchConfig(o, root, sync), benchHost());
-  if (!st.open().ok()) return;
+  if (!st.open().ok()) return reach;
   st.start();
   Sample sample(o.bodySize);
   int64_t total = sync ? o.syncMessages : o.messages;
   std::atomic<int64_t> next{0}, failed{0};
-  asio::io_context io;
+  // Two network threads with an io_context each, appenders spread over them round-robin: the
+  // broker's IoPool shape (a connection stays on its thread).
+  asio::io_context ios[2];
   int64_t bytes = 0;
   for (int c = 0; c < concurrency; ++c) {
-    asio::co_spawn(io, [&, c]() -> asio::awaitable<void> {
+    asio::co_spawn(ios[c % 2], [&, c]() -> asio::awaitable<void> {
       auto m = sample.msg(c % 8);
       while (next.fetch_add(1) < total) {
         auto r = st.append(m);
@@ -158,15 +204,60 @@ void appendRun(const Options& o, bool sync, int concurrency) {
   }
   auto t0 = Clock::now();
   double c0 = cpuSeconds();
-  std::thread helper([&] { io.run(); });
-  io.run();
+  std::thread helper([&] { ios[1].run(); });
+  ios[0].run();
   helper.join();
   double secs = secondsSince(t0), cpu = cpuSeconds() - c0;
   bytes = st.maxPhyOffset();
   std::printf("store append %-11s x%-3d            %8.0f MB/s  = %9.0f msgs/s   (%lld msgs, %lld failed, %.1f us CPU/msg)\n",
               sync ? "SYNC_FLUSH" : "ASYNC_FLUSH", concurrency, bytes / secs / 1e6, total / secs,
               static_cast<long long>(total), static_cast<long long>(failed.load()), cpu / total * 1e6);
+  auto gc = st.groupCommitStats();
   st.shutdown();
+  if (!sync || gc.flushes == 0) return reach;
+  FsyncSample after = fdatasyncLatency(o, recordBytes, 200, 1.0);
+  double msyncUs = gc.flushNanos / 1e3 / gc.flushes;
+  double fsyncUs = (before.seconds + after.seconds) / std::max<int64_t>(1, before.records + after.records) * 1e6;
+  reach.vsMsync = (total / secs) / (concurrency / (msyncUs / 1e6));
+  reach.vsFdatasync = (total / secs) / (concurrency / (fsyncUs / 1e6));
+  std::printf("      group commit: %.1f waiters/flush, %.0f us between flushes (%.0f us of it gathering); limit %d"
+              " in flight / latency: msync %.0f us -> %.0f msgs/s (reached %.0f %%), fdatasync %.0f us -> %.0f msgs/s"
+              " (reached %.0f %%)\n",
+              double(gc.waiters) / gc.flushes, gc.cycles ? gc.gapNanos / 1e3 / gc.cycles : 0.0,
+              gc.gatherNanos / 1e3 / gc.flushes, concurrency, msyncUs,
+              concurrency / (msyncUs / 1e6), 100 * reach.vsMsync, fsyncUs, concurrency / (fsyncUs / 1e6),
+              100 * reach.vsFdatasync);
+  return reach;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+// Returns whether the last run was an ASYNC_FLUSH one (its store is what readRun reads).
+bool appendRuns(const Options& o, int64_t recordBytes) {
+  bool lastAsync = false;
+  for (const char* mode : {"sync", "async"}) {
+    const bool sync = mode[0] == 's';
+    bool wanted = false;  // token match: "sync" must not select "async"
+    for (size_t p = 0; (p = o.flush.find(mode, p)) != std::string::npos; ++p)
+      wanted |= (p == 0 || o.flush[p - 1] == ',');
+    if (!wanted) continue;
+    for (int c : o.appenders) {
+      std::vector<double> vsMsync, vsFsync;
+      for (int round = 0; round < (sync ? o.repeat : 1); ++round) {
+        auto r = appendRun(o, sync, c, recordBytes);
+        lastAsync = !sync;
+        vsMsync.push_back(100 * r.vsMsync);
+        vsFsync.push_back(100 * r.vsFdatasync);
+      }
+      if (sync && o.repeat > 1)
+        std::printf("      x%d over %d rounds: median reached %.0f %% of the msync limit, %.0f %% of the fdatasync "
+                    "limit\n", c, o.repeat, median(vsMsync), median(vsFsync));
+    }
+  }
+  return lastAsync;
 }
 
 void readRun(const Options& o) {
@@ -234,8 +325,12 @@ void recoveryRun(const Options& o) {
 
 int runStoreBench(OptionValues& args) {
   Options o = readOptions(args);
-  if (o.messages < 1 || o.syncMessages < 1 || o.bodySize < 1 || o.recoverMb < 1 || o.fileMb < 1) {
-    args.addError("--messages, --sync-messages, --body, --recover-mb and --file-mb must be >= 1");
+  if (o.messages < 1 || o.syncMessages < 1 || o.bodySize < 1 || o.recoverMb < 1 || o.fileMb < 1 || o.repeat < 1) {
+    args.addError("--messages, --sync-messages, --body, --recover-mb, --file-mb and --repeat must be >= 1");
+    return 2;
+  }
+  if (o.appenders.empty()) {
+    args.addError("--appenders: a comma-separated list of counts >= 1, e.g. 1,16,256");
     return 2;
   }
   log::setLevel(o.verbose ? log::Level::Info : log::Level::Warn);
@@ -252,10 +347,8 @@ int runStoreBench(OptionValues& args) {
               o.dir.c_str(), o.bodySize, static_cast<long long>(recordBytes), static_cast<long long>(o.messages),
               static_cast<long long>(o.syncMessages));
   if (o.runs("raw")) rawDisk(o, recordBytes);
-  if (o.runs("append") || o.runs("read"))
-    for (bool sync : {true, false})
-      for (int c : {1, 16, 256})
-        if (o.runs("append") || (!sync && c == 256)) appendRun(o, sync, c);
+  bool asyncStoreLeft = o.runs("append") && appendRuns(o, recordBytes);
+  if (o.runs("read") && !asyncStoreLeft) appendRun(o, false, 256, recordBytes);  // the data readRun reads
   if (o.runs("read")) readRun(o);
   if (o.runs("recovery")) recoveryRun(o);
   fs::remove_all(o.dir);
@@ -270,6 +363,9 @@ Registrar registrar("store", "store engine: append (async/sync, 1/16/256), read,
                      {"--recover-mb <mb>", "commit log size for the recovery run (default 1024)", kInteger},
                      {"--file-mb <mb>", "commit log file size (default 1024)", kInteger},
                      {"--only <parts>", "comma-separated: raw,append,read,recovery (default all)"},
+                     {"--flush <modes>", "append runs: sync,async (default both)"},
+                     {"--appenders <list>", "append runs: concurrent appenders, comma-separated (default 1,16,256)"},
+                     {"--repeat <n>", "SYNC_FLUSH append runs per appender count, with medians (default 1)", kInteger},
                      {"--verbose", "store logging at info"}},
                     &runStoreBench);
 

@@ -1,0 +1,42 @@
+#pragma once
+// Completion of a durability / replication waiter (SYNC_FLUSH group commit, SYNC_MASTER acks).
+// A completion either carries the executor its handler must run on (asio handlers: the send's
+// connection thread) or is a plain callable run on the completing thread (which must only post).
+// completeAll() releases a whole batch with one post per distinct executor: a group commit of 16
+// sends costs one wake-up of each network thread instead of 16 posts from the flusher, each of
+// which can wake a thread that preempts the flusher in the middle of the batch.
+#include <asio/any_io_executor.hpp>
+#include <functional>
+#include <type_traits>
+#include <vector>
+
+#include "store/store_types.h"
+
+namespace rmq::store {
+
+class Completion {
+ public:
+  using Fn = std::function<void(PutStatus)>;
+  Completion() = default;
+  // Runs on the completing thread; must be cheap and only post (tests, tools).
+  template <class F, std::enable_if_t<!std::is_same_v<std::decay_t<F>, Completion> &&
+                                          std::is_invocable_v<std::decay_t<F>&, PutStatus>,
+                                      int> = 0>
+  Completion(F f) : fn_(std::move(f)) {}
+  // `handler` runs on `executor` (outstanding work tracked until it ran).
+  Completion(const asio::any_io_executor& executor, Fn handler);
+
+  // Completes this one alone (posted to its executor, or called in place).
+  void operator()(PutStatus status);
+
+ private:
+  friend void completeAll(std::vector<Completion>& batch, PutStatus status);
+  asio::any_io_executor executor_;  // empty: call fn_ in place
+  Fn fn_;
+};
+
+// Completes every completion of `batch` with `status`, in order per executor: one post per
+// distinct executor running its handlers back to back; executor-less ones in place.
+void completeAll(std::vector<Completion>& batch, PutStatus status);
+
+}  // namespace rmq::store

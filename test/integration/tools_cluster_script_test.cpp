@@ -1,0 +1,123 @@
+// scripts/cluster.sh driven for real: a layout of its own (name server, SYNC_MASTER, slave) on
+// free ports in a temp folder (RMQ_CLUSTER_CONFIG / RMQ_CLUSTER_STATE), started, inspected,
+// one node stopped and started again, then everything stopped in order.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "common/response_code.h"
+#include "broker_calls.h"
+#include "node_config.h"
+#include "repl_cluster.h"
+
+using namespace rmq;
+using namespace rmq::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr const char* kLayout = "t-1m-1s";
+
+// Runs scripts/cluster.sh with the test's folders and binaries.
+struct ClusterScript {
+  NodeProcess shell{"/bin/bash"};
+  std::string config = shell.path("config");
+  std::string state = shell.path("state");
+
+  ClusterScript() {
+    shell.setEnv("RMQ_CLUSTER_CONFIG", config);
+    shell.setEnv("RMQ_CLUSTER_STATE", state);
+    shell.setEnv("RMQNODE_BIN", RMQNODE_BIN);
+    shell.setEnv("RMQADMIN_BIN", RMQADMIN_BIN);
+  }
+  // Whatever a failed check left running goes down with the test.
+  ~ClusterScript() { run({"stop", kLayout}); }
+
+  RunResult run(std::vector<std::string> args) {
+    args.insert(args.begin(), std::string(RMQ_SOURCE_DIR) + "/scripts/cluster.sh");
+    return shell.run(args, 120s);
+  }
+  void writeNode(const std::string& node, const std::string& toml) const {
+    shell.writeFile("config/" + std::string(kLayout) + "/" + node + ".toml", toml);
+  }
+  // Folders of the two brokers (stores, logs); never started as NodeProcesses, the script runs them.
+  NodeProcess masterDir, slaveDir;
+};
+
+// A broker of the layout, its store and logs in `dir`.
+std::string layoutBroker(const NodeProcess& dir, uint16_t port, int id, const char* role, uint16_t nsPort) {
+  return logDirToml(dir) + brokerToml(dir, {.port = port, .namesrvAddr = "127.0.0.1:" + std::to_string(nsPort),
+                                            .name = "broker-t", .id = id, .role = role});
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+int sendTo(TestClient& c, const std::string& addr) {
+  auto r = c.call(addr, sendRequest({.topic = "ScriptT", .body = "via cluster.sh"}), 15s);
+  return r.ok() ? r->code : -1000;
+}
+
+}  // namespace
+
+TEST_CASE("cluster.sh: start, status with a slave's lag, stop NODE / start NODE, graceful stop in order") {
+  ClusterScript s;
+  const uint16_t nsPort = freePort();
+  const uint16_t masterPort = freeBrokerPort();
+  const uint16_t slavePort = freeBrokerPort();
+  s.writeNode("namesrv-1", namesrvToml(s.shell, nsPort));  // logs etc. under the shell's folder
+  s.writeNode("broker-t", layoutBroker(s.masterDir, masterPort, 0, "SYNC_MASTER", nsPort));
+  s.writeNode("broker-t-s", layoutBroker(s.slaveDir, slavePort, 1, "SLAVE", nsPort));
+  const std::string master = "127.0.0.1:" + std::to_string(masterPort);
+
+  auto started = s.run({"start", kLayout});
+  REQUIRE_MESSAGE(started.exitCode == 0, started.out << started.err);
+  // Name server first, then the master, then its slave, each once it answers.
+  auto ns = started.out.find("namesrv-1"), m = started.out.find("broker-t "), sl = started.out.find("broker-t-s");
+  REQUIRE(ns != std::string::npos);
+  REQUIRE(m != std::string::npos);
+  REQUIRE(sl != std::string::npos);
+  CHECK((ns < m && m < sl));
+  CHECK(contains(started.out, "ha=" + std::to_string(masterPort + 1)));
+
+  // SYNC_MASTER with its slave: SEND_OK once the slave follows; status then shows the slave caught up.
+  TestClient c;
+  REQUIRE(eventually([&] { return sendTo(c, master) == ResponseCode::SUCCESS; }, 60s));
+  RunResult status;
+  REQUIRE(eventually(
+      [&] {
+        status = s.run({"status", kLayout});
+        return contains(status.out, "0 bytes behind broker-t (connected)");
+      },
+      30s));
+  CHECK(contains(status.out, "SYNC_MASTER"));
+  CHECK(contains(status.out, "SLAVE"));
+
+  // One node down: the others keep running; the slave reports its master gone.
+  auto stopped = s.run({"stop", kLayout, "broker-t"});
+  CHECK(contains(stopped.out, "stopped broker-t"));
+  status = s.run({"status", kLayout});
+  CHECK(contains(status.out, "stopped"));
+  CHECK(contains(status.out, "master broker-t down"));
+  CHECK(sendTo(c, master) == -1000);
+
+  // Back with `start NODE` (no layout: the one started last); the slave follows it again.
+  auto again = s.run({"start", "broker-t"});
+  REQUIRE_MESSAGE(again.exitCode == 0, again.out << again.err);
+  REQUIRE(eventually([&] { return sendTo(c, master) == ResponseCode::SUCCESS; }, 60s));
+
+  // Graceful stop: brokers (slave, then master) before the name server; nothing left running.
+  auto down = s.run({"stop"});
+  REQUIRE(down.exitCode == 0);
+  auto ds = down.out.find("stopped broker-t-s"), dm = down.out.find("stopped broker-t "),
+       dn = down.out.find("stopped namesrv-1");
+  REQUIRE(ds != std::string::npos);
+  REQUIRE(dm != std::string::npos);
+  REQUIRE(dn != std::string::npos);
+  CHECK((ds < dm && dm < dn));
+  status = s.run({"status", kLayout});
+  CHECK(!contains(status.out, " yes "));
+  for (auto& e : std::filesystem::directory_iterator(s.state + "/" + kLayout))
+    CHECK_MESSAGE(e.path().extension() != ".pid", e.path().string());
+}
