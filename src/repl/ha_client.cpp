@@ -12,7 +12,7 @@
 
 #include "common/log.h"
 #include "repl/ha_protocol.h"
-#include "repl/ha_watchdog.h"
+#include "repl/ha_link.h"
 
 namespace rmq::repl {
 
@@ -33,49 +33,39 @@ constexpr size_t kReadChunk = 256 * 1024;
 class HaClient::Session : public std::enable_shared_from_this<Session> {
  public:
   Session(HaClient& client, asio::ip::tcp::socket socket, std::string master)
-      : c_(client),
-        socket_(std::move(socket)),
-        reportTimer_(socket_.get_executor()),
-        watchTimer_(socket_.get_executor()),
-        master_(std::move(master)),
-        lastRead_(Clock::now()) {}
+      : c_(client), link_(std::move(socket), "master", std::move(master)), reportTimer_(link_.executor()) {}
 
   // Runs until the connection ends (error, refused stream, silence, close()).
   asio::awaitable<void> run() {
     auto self = shared_from_this();
-    asio::co_spawn(socket_.get_executor(), reportLoop(self), asio::detached);
-    asio::co_spawn(socket_.get_executor(), watchdog(self), asio::detached);
+    asio::co_spawn(link_.executor(), reportLoop(self), asio::detached);
+    auto drop = [self](const std::string& why) { self->close(why); };
+    asio::co_spawn(link_.executor(), link_.dropWhenSilent(milliseconds(c_.cfg_.haHousekeepingInterval), drop),
+                   asio::detached);
     co_await readLoop();
   }
 
   void close(const std::string& why) {
-    if (closed_) return;
-    closed_ = true;
-    log::info("HA: connection to master {} closed: {}", master_, why);
-    asio::error_code ec;
-    socket_.close(ec);
-    reportTimer_.cancel();
-    watchTimer_.cancel();
+    if (link_.close(why)) reportTimer_.cancel();
   }
 
  private:
   asio::awaitable<void> readLoop() {
     FrameReader frames;
-    while (!closed_) {
+    while (!link_.closed()) {
       char* space = frames.space(kReadChunk);
       auto readBuf = asio::buffer(space, frames.spaceSize());
-      auto [ec, n] = co_await socket_.async_read_some(readBuf, as_tuple(use_awaitable));
-      if (ec) {
-        close(ec == asio::error::eof ? "closed by the master" : "read failed: " + ec.message());
+      auto got = co_await link_.readSome(readBuf);
+      if (!got.failure.empty()) {
+        close(got.failure);
         co_return;
       }
-      frames.commit(n);
-      lastRead_ = Clock::now();
+      frames.commit(got.n);
       bool appended = false;
       for (;;) {
         auto next = frames.next();
         if (!next) {
-          log::error("HA: master {} sent a malformed frame: {}", master_, next.error().message);
+          log::error("HA: master {} sent a malformed frame: {}", link_.address(), next.error().message);
           close("malformed frame");
           co_return;
         }
@@ -96,7 +86,7 @@ class HaClient::Session : public std::enable_shared_from_this<Session> {
       ++c_.refused_;
       log::error("HA: master {} pushed offset {} but this slave's commit log ends at {}: stream refused, "
                  "nothing appended; reconnecting to resume from {}",
-                 master_, f.phyOffset, end, end);
+                 link_.address(), f.phyOffset, end, end);
       close("non-continuous stream");
       return false;
     }
@@ -104,7 +94,7 @@ class HaClient::Session : public std::enable_shared_from_this<Session> {
     if (f.body.empty()) return true;  // heartbeat
     if (auto r = store.appendReplicated(f.phyOffset, f.body); !r) {
       ++c_.refused_;
-      log::error("HA: appending {} bytes from master {} at offset {} failed: {}", f.body.size(), master_,
+      log::error("HA: appending {} bytes from master {} at offset {} failed: {}", f.body.size(), link_.address(),
                  f.phyOffset, r.error().message);
       close("append failed");
       return false;
@@ -117,13 +107,13 @@ class HaClient::Session : public std::enable_shared_from_this<Session> {
     const auto heartbeat = milliseconds(c_.cfg_.haSendHeartbeatInterval);
     int64_t reported = -1;
     auto lastWrite = Clock::time_point::min();
-    while (!closed_) {
+    while (!link_.closed()) {
       int64_t end = c_.store_.maxPhyOffset();
       auto now = Clock::now();
       if (end != reported || now - lastWrite >= heartbeat) {
         const auto report = encodeReport(end);
         const auto reportBuf = asio::buffer(report);
-        auto [ec, n] = co_await asio::async_write(socket_, reportBuf, as_tuple(use_awaitable));
+        auto [ec, n] = co_await asio::async_write(link_.socket(), reportBuf, as_tuple(use_awaitable));
         if (ec) {
           close("report failed: " + ec.message());
           co_return;
@@ -137,20 +127,9 @@ class HaClient::Session : public std::enable_shared_from_this<Session> {
     }
   }
 
-  asio::awaitable<void> watchdog(std::shared_ptr<Session> self) {
-    const std::string peer = "master " + master_;
-    const auto limit = milliseconds(c_.cfg_.haHousekeepingInterval);
-    bool silent = co_await awaitPeerSilence(watchTimer_, lastRead_, limit, closed_, peer);
-    if (silent) close("housekeeping: master silent");
-  }
-
   HaClient& c_;
-  asio::ip::tcp::socket socket_;
+  HaLink link_;
   asio::steady_timer reportTimer_;
-  asio::steady_timer watchTimer_;
-  const std::string master_;
-  Clock::time_point lastRead_;
-  bool closed_ = false;
 };
 
 HaClient::HaClient(store::MessageStore& store, const store::StoreConfig& cfg)

@@ -11,7 +11,7 @@
 
 #include "common/log.h"
 #include "repl/ha_protocol.h"
-#include "repl/ha_watchdog.h"
+#include "repl/ha_link.h"
 
 namespace rmq::repl {
 
@@ -31,29 +31,21 @@ std::string endpointText(const asio::ip::tcp::socket& s) {
 class HaMaster::Connection : public std::enable_shared_from_this<Connection> {
  public:
   Connection(HaMaster& master, asio::ip::tcp::socket socket)
-      : m_(master),
-        socket_(std::move(socket)),
-        wakeTimer_(socket_.get_executor()),
-        watchTimer_(socket_.get_executor()),
-        address_(endpointText(socket_)),
-        lastRead_(Clock::now()) {}
+      : m_(master), link_(std::move(socket), "slave", endpointText(socket)), wakeTimer_(link_.executor()) {}
 
   void start() {
     auto self = shared_from_this();
-    asio::co_spawn(socket_.get_executor(), readLoop(self), asio::detached);
-    asio::co_spawn(socket_.get_executor(), writeLoop(self), asio::detached);
-    asio::co_spawn(socket_.get_executor(), watchdog(self), asio::detached);
+    asio::co_spawn(link_.executor(), readLoop(self), asio::detached);
+    asio::co_spawn(link_.executor(), writeLoop(self), asio::detached);
+    auto drop = [self](const std::string& why) { self->close(why); };
+    asio::co_spawn(link_.executor(), link_.dropWhenSilent(milliseconds(m_.cfg_.haHousekeepingInterval), drop),
+                   asio::detached);
   }
 
   // HA thread only.
   void close(const std::string& why) {
-    if (closed_) return;
-    closed_ = true;
-    log::info("HA: slave {} disconnected: {}", address_, why);
-    asio::error_code ec;
-    socket_.close(ec);
+    if (!link_.close(why)) return;
     wakeTimer_.cancel();
-    watchTimer_.cancel();
     if (parked_.exchange(false)) m_.idleWriters_.fetch_sub(1);
     m_.removeConnection(this);
   }
@@ -62,11 +54,11 @@ class HaMaster::Connection : public std::enable_shared_from_this<Connection> {
   void wakeIfParked() {
     if (!parked_.exchange(false)) return;
     m_.idleWriters_.fetch_sub(1);
-    asio::post(socket_.get_executor(), [self = shared_from_this()] { self->wakeTimer_.cancel(); });
+    asio::post(link_.executor(), [self = shared_from_this()] { self->wakeTimer_.cancel(); });
   }
 
   SlaveInfo info() const {
-    return SlaveInfo{address_, requestOffset_.load(), ackOffset_.load(), nextTransfer_.load()};
+    return SlaveInfo{link_.address(), requestOffset_.load(), ackOffset_.load(), nextTransfer_.load()};
   }
   int64_t ackOffset() const { return ackOffset_.load(); }
 
@@ -76,21 +68,20 @@ class HaMaster::Connection : public std::enable_shared_from_this<Connection> {
     ReportReader reports;
     for (;;) {
       auto readBuf = asio::buffer(buf);
-      auto [ec, n] = co_await socket_.async_read_some(readBuf, as_tuple(use_awaitable));
-      if (ec) {
-        close(ec == asio::error::eof ? "closed by the slave" : "read failed: " + ec.message());
+      auto got = co_await link_.readSome(readBuf);
+      if (!got.failure.empty()) {
+        close(got.failure);
         co_return;
       }
-      lastRead_ = Clock::now();
-      auto report = reports.feed(std::string_view(buf.data(), n));
+      auto report = reports.feed(std::string_view(buf.data(), got.n));
       if (!report) continue;
       ackOffset_ = *report;
       if (requestOffset_ < 0) {
         requestOffset_ = *report;
-        log::info("HA: slave {} requests offset {}", address_, *report);
+        log::info("HA: slave {} requests offset {}", link_.address(), *report);
         wakeTimer_.cancel();  // the writer waits for this first report
       } else if (*report > m_.store_.maxPhyOffset()) {
-        log::warn("HA: slave {} reports offset {} beyond the master's commit log end {}", address_, *report,
+        log::warn("HA: slave {} reports offset {} beyond the master's commit log end {}", link_.address(), *report,
                   m_.store_.maxPhyOffset());
         close("slave ahead of the master");
         co_return;
@@ -111,7 +102,7 @@ class HaMaster::Connection : public std::enable_shared_from_this<Connection> {
   asio::awaitable<bool> send(int64_t offset, std::string_view body) {
     auto header = encodeFrameHeader(offset, static_cast<int32_t>(body.size()));
     const std::array<asio::const_buffer, 2> bufs{asio::buffer(header), asio::buffer(body.data(), body.size())};
-    auto [ec, n] = co_await asio::async_write(socket_, bufs, as_tuple(use_awaitable));
+    auto [ec, n] = co_await asio::async_write(link_.socket(), bufs, as_tuple(use_awaitable));
     if (ec) {
       close("write failed: " + ec.message());
       co_return false;
@@ -124,7 +115,7 @@ class HaMaster::Connection : public std::enable_shared_from_this<Connection> {
   asio::awaitable<void> park(int64_t next, Clock::duration timeout) {
     parked_ = true;
     m_.idleWriters_.fetch_add(1);
-    if (m_.store_.readCommitLog(next, 1) || closed_) {  // appended between our read and parking
+    if (m_.store_.readCommitLog(next, 1) || link_.closed()) {  // appended between our read and parking
       if (parked_.exchange(false)) m_.idleWriters_.fetch_sub(1);
       co_return;
     }
@@ -135,21 +126,21 @@ class HaMaster::Connection : public std::enable_shared_from_this<Connection> {
 
   asio::awaitable<void> writeLoop(std::shared_ptr<Connection> self) {
     while (requestOffset_ < 0) {  // nothing is sent before the slave's first report
-      if (closed_) co_return;
+      if (link_.closed()) co_return;
       wakeTimer_.expires_after(milliseconds(1000));
       co_await wakeTimer_.async_wait(as_tuple(use_awaitable));
     }
     int64_t next = startOffset();
     nextTransfer_ = next;
-    log::info("HA: master transfers to slave {} from offset {} (slave requested {})", address_, next,
+    log::info("HA: master transfers to slave {} from offset {} (slave requested {})", link_.address(), next,
               requestOffset_.load());
     if (next < m_.store_.minPhyOffset())
       log::warn("HA: slave {} starts at {}, before the master's oldest commit log offset {}: it cannot catch up",
-                address_, next, m_.store_.minPhyOffset());
+                link_.address(), next, m_.store_.minPhyOffset());
     const auto heartbeat = milliseconds(m_.cfg_.haSendHeartbeatInterval);
     const auto batch = static_cast<size_t>(m_.cfg_.haTransferBatchSize);
     lastWrite_ = Clock::now();
-    while (!closed_) {
+    while (!link_.closed()) {
       auto view = m_.store_.readCommitLog(next, batch);  // never crosses a file; keeps its file alive
       if (view) {
         if (!co_await send(next, view.bytes)) co_return;
@@ -168,22 +159,10 @@ class HaMaster::Connection : public std::enable_shared_from_this<Connection> {
     }
   }
 
-  // Drops a slave that sent nothing for haHousekeepingInterval (Java's ReadSocketService check).
-  asio::awaitable<void> watchdog(std::shared_ptr<Connection> self) {
-    const std::string peer = "slave " + address_;
-    const auto limit = milliseconds(m_.cfg_.haHousekeepingInterval);
-    bool silent = co_await awaitPeerSilence(watchTimer_, lastRead_, limit, closed_, peer);
-    if (silent) close("housekeeping: slave silent");
-  }
-
   HaMaster& m_;
-  asio::ip::tcp::socket socket_;
+  HaLink link_;
   asio::steady_timer wakeTimer_;
-  asio::steady_timer watchTimer_;
-  const std::string address_;
-  Clock::time_point lastRead_;
   Clock::time_point lastWrite_;
-  bool closed_ = false;
   std::atomic<bool> parked_{false};
   std::atomic<int64_t> requestOffset_{-1};
   std::atomic<int64_t> ackOffset_{-1};

@@ -37,7 +37,9 @@ class CommitLog {
 
   ByteView readRecord(int64_t offset) const;  // validated size + magic, else empty
   ByteView read(int64_t offset, int32_t size) const;
-  ByteView readRaw(int64_t offset, size_t maxBytes) const;  // up to file end / written end
+  // Up to file end / written end (≤ maxBytes); past a file's dataEnd() (the hole after a Java
+  // file's blank marker) a copy read with pread, never a read through the mapping.
+  ByteView readRaw(int64_t offset, size_t maxBytes) const;
   int64_t storeTimeAt(int64_t offset, int32_t size) const;  // -1 when unreadable
 
   int64_t minOffset() const;
@@ -59,6 +61,7 @@ class CommitLog {
   void removeTopic(std::string_view topic);
 
  private:
+  static ByteView readPastDataEnd(const MappedFilePtr& f, int64_t pos, int64_t n);
   Result<MappedFilePtr> fileWithRoom(int64_t need);  // lock held
   Result<MappedFilePtr> nextFile();                  // lock held
   int64_t& queueOffsetSlot(std::string_view topic, int queueId);  // lock held

@@ -32,9 +32,30 @@ ByteView CommitLog::readRaw(int64_t offset, size_t maxBytes) const {
   auto f = files_.findByOffset(offset);
   if (!f) return {};
   int64_t pos = offset - f->fromOffset();
-  int64_t n = std::min<int64_t>(f->wrote() - pos, static_cast<int64_t>(maxBytes));
+  int64_t wrote = f->wrote();
+  int64_t mapped = std::min(wrote, f->dataEnd());
+  if (pos >= mapped) return readPastDataEnd(f, pos, std::min<int64_t>(wrote - pos, static_cast<int64_t>(maxBytes)));
+  int64_t n = std::min<int64_t>(mapped - pos, static_cast<int64_t>(maxBytes));
   if (n <= 0) return {};
   return ByteView{std::string_view(f->data() + pos, static_cast<size_t>(n)), f};
+}
+
+// The never-written tail of a file opened at load (a Java file is sparse after its END-of-file
+// blank marker, and its written position is the file size): the bytes count, as the HA stream is
+// contiguous (a slave refuses a frame that does not continue its log) and a slave's file must be
+// byte-identical, but a read fault on a hole of a full tmpfs is a SIGBUS. pread reads holes as
+// zeros without allocating. Rare (once per such file), so a copy is fine.
+ByteView CommitLog::readPastDataEnd(const MappedFilePtr& f, int64_t pos, int64_t n) {
+  constexpr int64_t kMaxCopy = 1 << 20;
+  n = std::min(n, kMaxCopy);
+  if (n <= 0) return {};
+  auto buf = std::make_shared<std::string>(static_cast<size_t>(n), '\0');
+  if (!f->readAt(pos, buf->data(), buf->size())) {
+    log::error("cannot read {} bytes at {} of {}", n, pos, f->path());
+    return {};
+  }
+  std::string_view bytes(*buf);
+  return ByteView{bytes, std::move(buf)};
 }
 
 int64_t CommitLog::storeTimeAt(int64_t offset, int32_t size) const {

@@ -85,6 +85,7 @@ MappedFile::~MappedFile() {
 Result<void> MappedFile::reserveTail(int64_t pos) {
   if (int rc = reserveSpace(fd_, pos, size_ - pos); rc != 0) return diskError("cannot reserve space in", path_, rc);
   reservedFrom_.store(pos, std::memory_order_relaxed);
+  if (pos <= dataEnd()) dataEnd_.store(size_, std::memory_order_release);  // no hole left: [0, pos) had none
   return {};
 }
 
@@ -131,6 +132,7 @@ void MappedFile::zeroFrom(int64_t pos) {
   std::memset(base_ + pos, 0, static_cast<size_t>(std::min(alignedPos, size_) - pos));
   if (alignedPos >= size_) return;
   if (::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, alignedPos, size_ - alignedPos) == 0) {
+    if (alignedPos < dataEnd()) dataEnd_.store(alignedPos, std::memory_order_release);
     // Holes now: re-reserve them, or let the next writer's reserveFrom() try again (full disk).
     if (!reserveTail(alignedPos)) reservedFrom_.store(size_, std::memory_order_relaxed);
     return;

@@ -56,10 +56,11 @@ class MappedFile {
     if (pos >= reservedFrom_.load(std::memory_order_relaxed)) return {};
     return reserveTail(pos);
   }
-  // Where the file's first hole starts when it was opened (size when it has none, or was created
-  // here): bytes from there on were never written and read as zeros. Recovery scans stop there
-  // instead of reading a hole through the mapping, which faults (SIGBUS) on a full tmpfs.
-  int64_t dataEnd() const { return dataEnd_; }
+  // Where the file's first hole starts (size when it has none, or was created here): bytes from
+  // there on were never written and read as zeros. Recovery scans stop there instead of reading a
+  // hole through the mapping, which faults (SIGBUS) on a full tmpfs. Moves to size once the tail
+  // from at or below it is reserved (a writer continues a file opened at load).
+  int64_t dataEnd() const { return dataEnd_.load(std::memory_order_acquire); }
   // Reserves [pos, pos + len) (writers at random positions: index files).
   Result<void> reserveRange(int64_t pos, int64_t len);
   // pread of [pos, pos + n): reads holes of a sparse file as zeros without allocating (a read
@@ -88,7 +89,7 @@ class MappedFile {
   char* base_ = nullptr;
   int64_t from_ = 0;
   int64_t size_ = 0;
-  int64_t dataEnd_ = 0;
+  std::atomic<int64_t> dataEnd_{0};
   std::atomic<int64_t> wrote_{0};
   std::atomic<int64_t> flushed_{0};
   std::atomic<bool> deleted_{false};

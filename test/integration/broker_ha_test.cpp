@@ -35,7 +35,8 @@ struct HaPair {
   uint16_t haPort = freePort();
   uint16_t slavePort = freePort();
 
-  HaPair() {
+  // extraMaster: more [store] lines for the master (e.g. its flushDiskType).
+  explicit HaPair(const std::string& extraMaster = "") {
     // freePort() may hand out one port twice in a row: keep the four distinct.
     while (masterPort == nsPort) masterPort = freePort();
     while (haPort == nsPort || haPort == masterPort) haPort = freePort();
@@ -45,7 +46,7 @@ struct HaPair {
                          brokerToml(master, {.port = masterPort, .name = "broker-ha", .role = "SYNC_MASTER",
                                              .commitLogFileSize = 4 << 20,
                                              .extraStore = "syncFlushTimeout = 1500\nhaListenPort = " +
-                                                           std::to_string(haPort)}));
+                                                           std::to_string(haPort) + "\n" + extraMaster}));
     master.setArgs({"--role=namesrv,master", "-c", master.path("node.toml")});
     master.waitForPorts({nsPort, masterPort, haPort});
     slave.writeFile("node.toml", slaveToml(1));
@@ -229,6 +230,23 @@ TEST_CASE("HA: SYNC_MASTER answers SLAVE_NOT_AVAILABLE, SEND_OK and FLUSH_SLAVE_
   auto all = pullUpTo(c, s, static_cast<size_t>(total));
   CHECK(all.size() == static_cast<size_t>(total));
   CHECK(all.back().body == "back");
+  CHECK(sameCommitLogEnd(c, ha));
+}
+
+TEST_CASE("HA: SYNC_FLUSH + SYNC_MASTER: SEND_OK when flushed and acked, FLUSH_SLAVE_TIMEOUT with a hanging slave") {
+  HaPair ha("flushDiskType = \"SYNC_FLUSH\"");
+  TestClient c;
+  REQUIRE(startFollowing(ha, c));
+  REQUIRE(ha.master.log("broker.log").find(", SYNC_FLUSH)") != std::string::npos);  // "store started at ..."
+  const auto m = ha.masterAddr();
+  for (int i = 0; i < 5; ++i) REQUIRE(sendCode(c, m, "both" + std::to_string(i)) == ResponseCode::SUCCESS);
+  // The flush succeeds, the slave never acks: the two waits ran side by side and the slave's
+  // status is the answer (Java's thenCombine: replication wins).
+  REQUIRE(::kill(ha.slave.pid(), SIGSTOP) == 0);
+  REQUIRE(eventually([&] { return allThreadsStopped(ha.slave.pid()); }, 10s));
+  CHECK_MESSAGE(sendCode(c, m, "hang") == ResponseCode::FLUSH_SLAVE_TIMEOUT, tail(ha.master.log("broker.log")));
+  REQUIRE(::kill(ha.slave.pid(), SIGCONT) == 0);
+  CHECK(eventually([&] { return sendCode(c, m, "resumed") == ResponseCode::SUCCESS; }, 30s));
   CHECK(sameCommitLogEnd(c, ha));
 }
 

@@ -1,0 +1,60 @@
+#include "repl/ha_link.h"
+
+#include <algorithm>
+#include <asio/experimental/as_tuple.hpp>
+#include <asio/use_awaitable.hpp>
+
+#include "common/log.h"
+
+namespace rmq::repl {
+
+using asio::use_awaitable;
+using asio::experimental::as_tuple;
+using std::chrono::milliseconds;
+
+HaLink::HaLink(asio::ip::tcp::socket&& socket, std::string role, std::string address)
+    : socket_(std::move(socket)),
+      watchTimer_(socket_.get_executor()),
+      role_(std::move(role)),
+      address_(std::move(address)),
+      lastRead_(Clock::now()) {}
+
+bool HaLink::close(std::string_view why) {
+  if (closed_) return false;
+  closed_ = true;
+  log::info("HA: connection to {} {} closed: {}", role_, address_, why);
+  asio::error_code ec;
+  socket_.close(ec);
+  watchTimer_.cancel();
+  return true;
+}
+
+asio::awaitable<HaLink::Read> HaLink::readSome(asio::mutable_buffer buf) {
+  auto [ec, n] = co_await socket_.async_read_some(buf, as_tuple(use_awaitable));
+  Read r;
+  if (ec) {
+    r.failure = ec == asio::error::eof ? "closed by the " + role_ : "read failed: " + ec.message();
+    co_return r;
+  }
+  lastRead_ = Clock::now();
+  r.n = n;
+  co_return r;
+}
+
+asio::awaitable<void> HaLink::dropWhenSilent(milliseconds limit, std::function<void(const std::string&)> drop) {
+  const auto period = std::clamp<Clock::duration>(limit / 4, milliseconds(50), milliseconds(1000));
+  while (!closed_) {
+    watchTimer_.expires_after(period);
+    co_await watchTimer_.async_wait(as_tuple(use_awaitable));
+    if (closed_) break;
+    auto silent = std::chrono::duration_cast<milliseconds>(Clock::now() - lastRead_);
+    if (silent > limit) {
+      log::warn("HA: {} {} sent nothing for {} ms (haHousekeepingInterval {} ms)", role_, address_, silent.count(),
+                limit.count());
+      drop("housekeeping: " + role_ + " silent");
+      co_return;
+    }
+  }
+}
+
+}  // namespace rmq::repl
