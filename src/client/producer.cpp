@@ -83,6 +83,7 @@ Result<void> Producer::start() {
   if (options_.group.empty()) return makeError(ResponseCode::SYSTEM_ERROR, "producerGroup is empty");
   instance_->setHeartbeatBody([this] { return heartbeatBody(); });
   instance_->setMastersOnlyHeartbeat(true);
+  requests_->attach(*instance_);
   return instance_->start();
 }
 

@@ -12,6 +12,7 @@
 
 #include "client/client_instance.h"
 #include "client/latency_fault.h"
+#include "client/request_reply.h"
 #include "client/types.h"
 #include "common/message.h"
 #include "common/result.h"
@@ -69,6 +70,13 @@ class Producer {
   // Callback API: returns at once; `done` runs on the io thread with the result (after retries).
   void sendAsync(Message msg, std::function<void(Result<SendResult>)> done);
 
+  // ---- request-reply (request_reply.h; producer_request.cpp) ----
+  // Sends `msg` with CORRELATION_ID / REPLY_TO_CLIENT / TTL and waits for the reply a consumer
+  // sends with createReplyMessage; REQUEST_TIMEOUT_EXCEPTION (10006) after `timeout`.
+  Result<MessageExt> request(Message msg, std::chrono::milliseconds timeout);  // blocking
+  void requestAsync(Message msg, std::chrono::milliseconds timeout, RequestCallback done);
+  size_t pendingRequests() const { return requests_->pending(); }
+
  private:
   enum class Mode { Sync, Async, Oneway };
   struct Prepared;
@@ -78,10 +86,12 @@ class Producer {
   asio::awaitable<Result<SendResult>> sendTo(const Prepared& p, const MessageQueue& mq, Mode mode,
                                              std::chrono::milliseconds timeout);
   std::string heartbeatBody() const;
+  asio::awaitable<void> sendRequest(Message msg, std::string correlationId);
 
   ProducerOptions options_;
   std::shared_ptr<ClientInstance> instance_;
   QueueSelector selector_;
+  std::shared_ptr<RequestFutureTable> requests_ = std::make_shared<RequestFutureTable>();
 };
 
 }  // namespace rmq::client

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "client/request_reply.h"
 #include "common/request_code.h"
 #include "common/response_code.h"
 
@@ -74,7 +75,11 @@ Result<SendMessageHeader> decodeSendHeader(const net::ExtFields& f, bool v2) {
 }
 
 net::RemotingCommand makeSendRequest(const SendMessageHeader& h, std::string body) {
-  auto cmd = net::RemotingCommand::request(h.batch ? RequestCode::SEND_BATCH_MESSAGE : RequestCode::SEND_MESSAGE_V2);
+  // A reply (MSG_TYPE=reply, request_reply.h) goes with SEND_REPLY_MESSAGE_V2, as Java's client sends it.
+  int code = h.batch                            ? RequestCode::SEND_BATCH_MESSAGE
+             : isReplyProperties(h.properties) ? RequestCode::SEND_REPLY_MESSAGE_V2
+                                               : RequestCode::SEND_MESSAGE_V2;
+  auto cmd = net::RemotingCommand::request(code);
   encodeSendHeaderV2(h, cmd.extFields);
   cmd.body = std::move(body);
   return cmd;

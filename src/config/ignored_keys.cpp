@@ -81,7 +81,6 @@ constexpr std::array kIgnored = std::to_array<IgnoredKey>({
     {"isolateLogEnable", "BrokerConfig", "Java log-directory layout; rmqnode logs to logDir"},
     {"highSpeedMode", "BrokerConfig", kUnusedInJava},
     {"maxDelayTime", "BrokerConfig", kUnusedInJava},
-    {"storeReplyMessageEnable", "BrokerConfig", "request-reply messages are not implemented"},
     {"configBlackList", "BrokerConfig, NamesrvConfig",
      "keys UPDATE_*_CONFIG may not change; rmqnode refuses run-time changes of every path and string key"},
     // MessageStoreConfig

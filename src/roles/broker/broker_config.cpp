@@ -61,6 +61,8 @@ void BrokerConfig::visit(config::FieldVisitor& v) {
   v.field({"transactionCheckMax", "Checks before a half message is discarded"}, transactionCheckMax);
   v.field({"transactionCheckInterval", "Transaction check period (ms)"}, transactionCheckInterval);
   v.field({"aclEnable", "Enable ACL checks"}, aclEnable);
+  v.field({"storeReplyMessageEnable", "Store reply messages in <cluster>_REPLY_TOPIC as well as pushing them"},
+          storeReplyMessageEnable);
 }
 
 namespace {

@@ -24,6 +24,7 @@
 #include "roles/broker/delivery/schedule_message_service.h"
 #include "roles/broker/processors/end_transaction_processor.h"
 #include "roles/broker/transaction/transactional_message_service.h"
+#include "roles/broker/processors/reply_processor.h"
 #include "roles/broker/processors/send_processor.h"
 #include "roles/broker/replication/broker_replication.h"
 #include "roles/broker/metadata/subscription_group_manager.h"
@@ -157,6 +158,8 @@ Result<void> BrokerController::start() {
   clientProc_ = std::make_unique<ClientProcessor>(*ctx_);
   offsetProc_ = std::make_unique<OffsetProcessor>(*ctx_);
   send_->registerTo(*ctx_);
+  reply_ = std::make_unique<ReplyProcessor>(*ctx_, *send_);
+  reply_->registerTo(*ctx_);
   pull_->registerTo(*ctx_);
   clientProc_->registerTo(*ctx_);
   offsetProc_->registerTo(*ctx_);

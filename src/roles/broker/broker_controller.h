@@ -43,6 +43,7 @@ class ClientManager;
 class PullRequestHold;
 class NamesrvRegistrar;
 class SendProcessor;
+class ReplyProcessor;
 class PullProcessor;
 class ClientProcessor;
 class OffsetProcessor;
@@ -84,6 +85,7 @@ class BrokerController {
   std::unique_ptr<BrokerContext> ctx_;
 
   std::unique_ptr<SendProcessor> send_;
+  std::unique_ptr<ReplyProcessor> reply_;
   std::unique_ptr<PullProcessor> pull_;
   std::unique_ptr<ClientProcessor> clientProc_;
   std::unique_ptr<OffsetProcessor> offsetProc_;

@@ -213,4 +213,12 @@ net::ConnectionPtr ClientManager::anyProducerChannel(const std::string& group) c
   return nullptr;
 }
 
+net::ConnectionPtr ClientManager::findProducerChannel(const std::string& clientId) const {
+  std::lock_guard lock(mu_);
+  for (const auto& [group, channels] : producers_)
+    for (const auto& [id, ch] : channels)
+      if (ch.clientId == clientId && ch.conn && ch.conn->isOpen()) return ch.conn;
+  return nullptr;
+}
+
 }  // namespace rmq::broker

@@ -78,6 +78,8 @@ class ClientManager {
   std::vector<std::string> producerGroups() const;
   // Any producer channel of the group (transaction state checks).
   net::ConnectionPtr anyProducerChannel(const std::string& group) const;
+  // The open producer channel a client id registered (Java ProducerManager.findChannel; replies).
+  net::ConnectionPtr findProducerChannel(const std::string& clientId) const;
 
  private:
   void notifyGroup(const std::string& group, std::vector<net::ConnectionPtr> members) const;

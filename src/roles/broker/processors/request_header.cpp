@@ -46,7 +46,7 @@ constexpr SendKeys kV2{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "m
 }  // namespace
 
 Result<SendHeader> decodeSendHeader(const net::RemotingCommand& req) {
-  const SendKeys& k = req.code == RequestCode::SEND_MESSAGE ? kV1 : kV2;
+  const SendKeys& k = req.code == RequestCode::SEND_MESSAGE || req.code == RequestCode::SEND_REPLY_MESSAGE ? kV1 : kV2;
   HeaderReader r(req.extFields);
   SendHeader h;
   h.producerGroup = r.str(k.producerGroup);

@@ -44,7 +44,7 @@ struct SendHeader {
   bool batch = false;
   std::optional<int32_t> maxReconsumeTimes;
 };
-// Codes 10 (long names) and 310/320 (SendMessageRequestHeaderV2 one-letter names).
+// Codes 10/324 (long names) and 310/320/325 (SendMessageRequestHeaderV2 one-letter names).
 Result<SendHeader> decodeSendHeader(const net::RemotingCommand& req);
 
 namespace pullflag {

@@ -25,20 +25,19 @@ int32_t randomInt() {
   return static_cast<int32_t>(rng() % 99999999);
 }
 
-// Every send-path answer carries MSG_REGION and TRACE_ON (the Java client reads them unchecked).
-RemotingCommand sendResponse(const BrokerConfig& cfg, int code, std::optional<std::string> remark = std::nullopt) {
-  auto r = RemotingCommand::response(code, std::move(remark));
-  r.extFields.set("MSG_REGION", cfg.regionId);
-  r.extFields.setBool("TRACE_ON", cfg.traceOn);
-  return r;
-}
-
 int64_t nowMillis() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace
+
+RemotingCommand sendResponse(const BrokerConfig& cfg, int code, std::optional<std::string> remark) {
+  auto r = RemotingCommand::response(code, std::move(remark));
+  r.extFields.set("MSG_REGION", cfg.regionId);
+  r.extFields.setBool("TRACE_ON", cfg.traceOn);
+  return r;
+}
 
 void SendProcessor::registerTo(BrokerContext& ctx) {
   auto h = [this](net::ConnectionPtr c, RemotingCommand r) { return handle(std::move(c), std::move(r)); };

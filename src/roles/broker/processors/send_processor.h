@@ -19,14 +19,17 @@ namespace rmq::broker {
 
 struct TopicConfig;
 
+// Every send-path answer carries MSG_REGION and TRACE_ON (the Java client reads them unchecked).
+net::RemotingCommand sendResponse(const BrokerConfig& cfg, int code, std::optional<std::string> remark = std::nullopt);
+
 class SendProcessor {
  public:
   explicit SendProcessor(BrokerContext& ctx) : ctx_(ctx) {}
   void registerTo(BrokerContext& ctx);  // codes 10, 310, 320
   asio::awaitable<std::optional<net::RemotingCommand>> handle(net::ConnectionPtr conn, net::RemotingCommand req);
 
- private:
-  // Resolves topic, queue and retry/DLQ redirection; fills `target` or returns the error answer.
+  // Resolves topic, queue and retry/DLQ redirection; fills `target` or returns the error answer
+  // (Java msgCheck; also used by the reply processor).
   struct Target {
     std::string topic;
     int32_t queueId = 0;
@@ -34,6 +37,8 @@ class SendProcessor {
     bool toDlq = false;
   };
   std::optional<net::RemotingCommand> resolveTarget(const SendHeader& h, Target& target);
+
+ private:
   std::optional<net::RemotingCommand> checkRetryTopic(const SendHeader& h, Target& target);
   asio::awaitable<int> awaitDurability(int64_t endOffset);
   std::string notWriteableReason() const;

@@ -1,0 +1,31 @@
+// Producer request-reply (Java DefaultMQProducerImpl.request / prepareSendRequest): see
+// request_reply.h for the flow.
+#include <future>
+
+#include "client/producer.h"
+
+namespace rmq::client {
+
+void Producer::requestAsync(Message msg, std::chrono::milliseconds timeout, RequestCallback done) {
+  std::string id = createCorrelationId();
+  msg.putProperty(prop::CORRELATION_ID, id);
+  msg.putProperty(prop::REPLY_TO_CLIENT, instance_->clientId());
+  msg.putProperty(prop::TTL, std::to_string(timeout.count()));
+  requests_->add(*instance_, id, msg.topic, timeout, std::move(done));
+  instance_->spawn(sendRequest(std::move(msg), std::move(id)));
+}
+
+asio::awaitable<void> Producer::sendRequest(Message msg, std::string correlationId) {
+  auto sent = co_await asyncSend(std::move(msg));
+  if (sent) requests_->markSent(correlationId);
+  else requests_->fail(correlationId, sent.error());
+}
+
+Result<MessageExt> Producer::request(Message msg, std::chrono::milliseconds timeout) {
+  auto done = std::make_shared<std::promise<Result<MessageExt>>>();
+  auto fut = done->get_future();
+  requestAsync(std::move(msg), timeout, [done](Result<MessageExt> r) { done->set_value(std::move(r)); });
+  return fut.get();
+}
+
+}  // namespace rmq::client
