@@ -7,10 +7,12 @@
 #include <atomic>
 #include <future>
 
+#include "broker_calls.h"
 #include "client/producer.h"
 #include "client/push_consumer.h"
 #include "client/request_reply.h"
 #include "client_fixture.h"
+#include "common/request_code.h"
 #include "common/response_code.h"
 #include "dev_node.h"
 
@@ -134,4 +136,27 @@ TEST_CASE("client request-reply: no replier -> REQUEST_TIMEOUT_EXCEPTION; a repl
   auto bad = createReplyMessage(requestMessage(topic, "x"), "y");
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().code == client_error::CREATE_REPLY_MESSAGE_EXCEPTION);
+}
+
+TEST_CASE("broker SEND_REPLY_MESSAGE (324, V1 header): no REPLY_TO_CLIENT -> SYSTEM_ERROR, still stored as sent") {
+  DevNode node;
+  REQUIRE(node.start());
+  TestClient c;
+  auto req = sendRequest({.topic = "DefaultCluster_REPLY_TOPIC", .body = "orphan", .queueId = 0, .code = 10,
+                          .defaultTopic = "TBW102", .extraProps = {{"MSG_TYPE", "reply"}}});
+  req.code = RequestCode::SEND_REPLY_MESSAGE;
+  auto resp = c.call(node.brokerAddr, std::move(req));
+  REQUIRE(resp.ok());
+  CHECK(resp->code == ResponseCode::SYSTEM_ERROR);
+  CHECK(resp->remark.value_or("") == "reply message properties[REPLY_TO_CLIENT] is null");
+  CHECK(resp->extFields.get("MSG_REGION") == "DefaultRegion");
+  CHECK(extInt(*resp, "queueOffset") == 0);  // stored (storeReplyMessageEnable) at offset 0
+  CHECK(resp->extFields.get("msgId").size() > 1);
+
+  REQUIRE(dispatched(c, node.brokerAddr, "DefaultCluster_REPLY_TOPIC", 0, 1));
+  auto msgs = pullMessages(c, node.brokerAddr, {.topic = "DefaultCluster_REPLY_TOPIC"});
+  REQUIRE(msgs.size() == 1);
+  CHECK(msgs[0].body == "orphan");
+  CHECK(*msgs[0].property(prop::MSG_TYPE) == "reply");
+  CHECK(msgs[0].property(prop::CLUSTER) == nullptr);  // Java stores the reply's properties as sent
 }
