@@ -89,6 +89,7 @@ Result<void> Producer::start() {
 
 void Producer::shutdown() {
   if (!instance_->running()) return;
+  requests_->failAll(makeError(ResponseCode::SYSTEM_ERROR, "producer shut down before the reply came"));
   instance_->runSync([](Producer* self) -> asio::awaitable<void> {
     for (const auto& addr : self->instance_->brokerAddrs(true))
     {

@@ -3,10 +3,15 @@
 #include <future>
 
 #include "client/producer.h"
+#include "common/response_code.h"
 
 namespace rmq::client {
 
 void Producer::requestAsync(Message msg, std::chrono::milliseconds timeout, RequestCallback done) {
+  if (!instance_->running()) {
+    done(makeError(ResponseCode::SYSTEM_ERROR, "The producer service state not OK, maybe started once"));
+    return;
+  }
   std::string id = createCorrelationId();
   msg.putProperty(prop::CORRELATION_ID, id);
   msg.putProperty(prop::REPLY_TO_CLIENT, instance_->clientId());

@@ -1,5 +1,6 @@
 #include "client/request_reply.h"
 
+#include <asio/post.hpp>
 #include <random>
 
 #include "client/client_instance.h"
@@ -18,6 +19,13 @@ int64_t nowMillis() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
+// Timers are not thread-safe: cancel (and release) on the io thread that waits on them.
+void cancelOnItsThread(std::shared_ptr<asio::steady_timer> timer) {
+  if (!timer) return;
+  auto ex = timer->get_executor();
+  asio::post(ex, [t = std::move(timer)] { t->cancel(); });
+}
+
 }  // namespace
 
 Result<Message> createReplyMessage(const Message& request, std::string body) {
@@ -128,7 +136,7 @@ RequestCallback RequestFutureTable::take(const std::string& correlationId, Entry
   if (it == entries_.end()) return nullptr;
   Entry e = std::move(it->second);
   entries_.erase(it);
-  if (e.timer) e.timer->cancel();
+  cancelOnItsThread(std::move(e.timer));
   RequestCallback done = std::move(e.done);
   if (out) *out = std::move(e);
   return done;
@@ -161,6 +169,18 @@ bool RequestFutureTable::complete(MessageExt reply) {
   if (!done) return false;
   done(std::move(reply));
   return true;
+}
+
+void RequestFutureTable::failAll(const Error& error) {
+  std::map<std::string, Entry> all;
+  {
+    std::lock_guard lk(mu_);
+    all.swap(entries_);
+  }
+  for (auto& [id, e] : all) {
+    cancelOnItsThread(std::move(e.timer));
+    e.done(makeError(error.code, "request to <" + e.topic + ">: " + error.message));
+  }
 }
 
 size_t RequestFutureTable::pending() const {

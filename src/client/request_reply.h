@@ -11,7 +11,9 @@
 //   answers SUCCESS (also for replies nobody waits for any more, as Java does).
 // - Each entry has a deadline timer; expiry completes it with REQUEST_TIMEOUT_EXCEPTION (10006)
 //   when the request was sent, otherwise with the send's error.
-// Threads: all methods are thread-safe; completion callbacks run on the client's io thread.
+// Threads: all methods are thread-safe; completion callbacks run on the client's io thread
+// (failAll's on the caller's thread). Producer::shutdown fails what is still pending; request()
+// on a producer that is not running fails at once.
 #include <asio/steady_timer.hpp>
 #include <chrono>
 #include <functional>
@@ -59,6 +61,8 @@ class RequestFutureTable : public std::enable_shared_from_this<RequestFutureTabl
   void fail(const std::string& correlationId, Error error);
   // Completes with the reply; false when nobody waits for this correlation id.
   bool complete(MessageExt reply);
+  // Completes every pending request with `error` (producer shutdown).
+  void failAll(const Error& error);
   size_t pending() const;
 
  private:

@@ -7,6 +7,8 @@
 #include <atomic>
 #include <future>
 
+#include "node_process.h"
+
 #include "broker_calls.h"
 #include "client/producer.h"
 #include "client/push_consumer.h"
@@ -131,6 +133,17 @@ TEST_CASE("client request-reply: no replier -> REQUEST_TIMEOUT_EXCEPTION; a repl
   CHECK(sent.error().code == ResponseCode::SYSTEM_ERROR);
   CHECK_MESSAGE(sent.error().message.find("channel of <10.9.9.9@gone> not found") != std::string::npos,
                 sent.error().message);
+
+  // Shutdown completes what is still pending; a stopped producer refuses at once.
+  std::promise<Result<MessageExt>> pendingDone;
+  requester->requestAsync(requestMessage(topic, "never"), std::chrono::seconds(60),
+                          [&](Result<MessageExt> r) { pendingDone.set_value(std::move(r)); });
+  REQUIRE(eventually([&] { return requester->pendingRequests() == 1; }, std::chrono::seconds(5)));
+  requester->shutdown();
+  auto cut = pendingDone.get_future().get();
+  REQUIRE_FALSE(cut.ok());
+  CHECK(cut.error().code == ResponseCode::SYSTEM_ERROR);
+  CHECK_FALSE(requester->request(requestMessage(topic, "late"), std::chrono::seconds(1)).ok());
 
   // createReplyMessage refuses a message without CLUSTER.
   auto bad = createReplyMessage(requestMessage(topic, "x"), "y");
