@@ -93,8 +93,11 @@ void PushConsumer::shutdown() {
   consumePool_->join();  // lets in-flight listeners finish (their offsets still count)
   instance_->runSync([](PushConsumer* self) -> asio::awaitable<void> {
     co_await self->persistAll();
-    if (self->orderly() && self->options_.messageModel == MessageModel::CLUSTERING)
-      co_await self->unlockQueues(self->assignedQueues());  // Java unlockAll(false) on shutdown
+    if (self->orderly() && self->options_.messageModel == MessageModel::CLUSTERING) {
+      auto held = self->assignedQueues();
+      for (const auto& mq : held) co_await self->offsets_->persist(mq);  // acknowledged before the unlock
+      co_await self->unlockQueues(held);  // Java unlockAll(false) on shutdown
+    }
     for (const auto& addr : self->instance_->brokerAddrs(false))
     {
       auto cmd = makeUnregisterClient(self->clientId(), std::string(), self->options_.group);
