@@ -10,9 +10,11 @@
 #include <set>
 #include <thread>
 
+#include "client/broker_api.h"
 #include "client/message_helpers.h"
 #include "client/producer.h"
 #include "client/push_consumer.h"
+#include "broker_calls.h"
 #include "client_fixture.h"
 #include "dev_node.h"
 
@@ -73,8 +75,7 @@ void sendSteps(Producer& p, const std::string& topic, int from, int to) {
   }
 }
 
-std::unique_ptr<PushConsumer> startMember(const DevNode& node, const std::string& group, const std::string& topic,
-                                          OrderLedger& ledger, const std::string& name) {
+PushConsumerOptions memberOptions(const DevNode& node, const std::string& group) {
   PushConsumerOptions o = pushOptions(node, group);
   o.consumeFromWhere = ConsumeFromWhere::CONSUME_FROM_FIRST_OFFSET;
   o.persistConsumerOffsetInterval = std::chrono::milliseconds(500);
@@ -83,7 +84,12 @@ std::unique_ptr<PushConsumer> startMember(const DevNode& node, const std::string
   o.suspendCurrentQueueTime = std::chrono::milliseconds(200);
   o.consumeThreadMin = o.consumeThreadMax = 4;
   o.consumeMessageBatchMaxSize = 2;
-  auto c = std::make_unique<PushConsumer>(o);
+  return o;
+}
+
+std::unique_ptr<PushConsumer> startMember(const DevNode& node, const std::string& group, const std::string& topic,
+                                          OrderLedger& ledger, const std::string& name) {
+  auto c = std::make_unique<PushConsumer>(memberOptions(node, group));
   REQUIRE(c->subscribe(topic, "*").ok());
   c->registerListener(ledger.listener(name));
   REQUIRE(c->start().ok());
@@ -144,5 +150,48 @@ TEST_CASE("client orderly consumer: per-id order across members joining and leav
   CHECK(ledger.byMember["C"] > 0);
   a->shutdown();
   c->shutdown();
+  producer->shutdown();
+}
+
+TEST_CASE("client orderly consumer: after maxReconsumeTimes suspensions the message goes to %DLQ% and the queue moves on") {
+  DevNode node;
+  REQUIRE(node.start());
+  std::string topic = uniqueName("OrderDlq");
+  REQUIRE(node.createTopic(topic, 1));
+  auto producer = startProducer(producerOptions(node));
+  std::string group = uniqueName("cg_odlq");
+  std::mutex mu;
+  std::vector<std::string> seen;  // every listener call's bodies, in call order
+  PushConsumerOptions o = memberOptions(node, group);
+  o.maxReconsumeTimes = 2;
+  o.consumeMessageBatchMaxSize = 1;
+  PushConsumer c(o);
+  REQUIRE(c.subscribe(topic, "*").ok());
+  c.registerListener([&](const std::vector<MessageExt>& msgs, const MessageQueue&) {
+    std::lock_guard lk(mu);
+    seen.push_back(msgs[0].body);
+    return msgs[0].body == "poison" ? ConsumeOrderlyStatus::SUSPEND_CURRENT_QUEUE_A_MOMENT : ConsumeOrderlyStatus::SUCCESS;
+  });
+  REQUIRE(c.start().ok());
+  for (std::string body : {"m0", "poison", "m2"}) REQUIRE(producer->send(makeMessage(topic, "TagA", "", body)).ok());
+  REQUIRE(eventually([&] { std::lock_guard lk(mu); return !seen.empty() && seen.back() == "m2"; }, std::chrono::seconds(30)));
+  {
+    std::lock_guard lk(mu);
+    // reconsumeTimes 0, 1 suspend in place; at 2 (= max) it is sent back instead of consumed again.
+    CHECK(seen == std::vector<std::string>{"m0", "poison", "poison", "poison", "m2"});
+  }
+  TestClient tc;
+  REQUIRE(dispatched(tc, node.brokerAddr, "%DLQ%" + group, 0, 1));
+  auto dead = pullMessages(tc, node.brokerAddr, {.group = group, .topic = "%DLQ%" + group});
+  REQUIRE(dead.size() == 1);
+  CHECK(dead[0].body == "poison");
+  // Offsets: everything consumed or dead-lettered is committed (3 = past m2).
+  c.persistOffsetsNow();
+  const MessageQueue mq{topic, "broker-a", 0};
+  CHECK(eventually([&] {
+    auto off = c.instance().runSync(queryConsumerOffset(c.instance(), group, mq));
+    return off.ok() && *off == 3;
+  }, std::chrono::seconds(10)));
+  c.shutdown();
   producer->shutdown();
 }
