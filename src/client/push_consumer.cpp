@@ -215,6 +215,10 @@ asio::awaitable<void> PushConsumer::updateQueues(const std::string& topic, const
     int64_t offset = co_await computePullFromWhere(mq);
     if (offset < 0) {
       log::warn("{}: cannot compute the start offset of {}", clientId(), mq.toString());
+      if (locking) {  // do not keep a queue nobody consumes locked for 60 s
+        std::vector<MessageQueue> one{mq};
+        co_await unlockQueues(one);
+      }
       continue;
     }
     {
@@ -311,6 +315,8 @@ void PushConsumer::registerServerRequests() {
                             w.Key("commitOffset"); w.Int64(offsets_->readMemory(mq));
                             w.Key("droped"); w.Bool(st.pq->dropped);
                             w.Key("lastPullTimestamp"); w.Int64(st.pq->lastPullTimestamp);
+                            w.Key("locked"); w.Bool(st.pq->locked);
+                            w.Key("lastLockTimestamp"); w.Int64(st.pq->lastLockTimestamp);
                             w.EndObject();
                           }
                         }
