@@ -9,6 +9,7 @@
 #include "client/message_helpers.h"
 #include "client/producer.h"
 #include "client/pull_consumer.h"
+#include "tools/rmqadmin/consumer_verbs.h"
 #include "tools/rmqadmin/verb_util.h"
 
 namespace rmq::admin {
@@ -28,7 +29,11 @@ void printMessage(VerbContext& ctx, const MessageExt& m, bool withBody) {
 int queryMsgById(VerbContext& ctx) {
   std::string id = ctx.required({"i", "msgId"});
   std::string topic = ctx.args.get({"t", "topic"}, "");
+  std::string group = ctx.args.get({"g", "consumerGroup"}, "");
+  std::string clientId = ctx.args.get({"d", "clientId"}, "");
+  if (group.empty() != clientId.empty()) ctx.usageError("-g and -d go together");
   if (ctx.badUsage()) return 2;
+  if (!group.empty()) return pushMessageToConsumer(ctx, group, clientId, topic, id);
   auto& admin = ctx.admin();
   // An offset msgId names the broker and commit log offset; otherwise (or when that fails and a
   // topic is given) treat it as a UNIQ_KEY and look it up in the index.
@@ -41,6 +46,26 @@ int queryMsgById(VerbContext& ctx) {
   }
   if (!m) return ctx.fail(m.error());
   printMessage(ctx, *m, true);
+  return 0;
+}
+
+int queryMsgByUniqueKey(VerbContext& ctx) {
+  std::string key = ctx.required({"i", "msgId"});
+  std::string topic = ctx.required({"t", "topic"});
+  std::string group = ctx.args.get({"g", "consumerGroup"}, "");
+  std::string clientId = ctx.args.get({"d", "clientId"}, "");
+  if (group.empty() != clientId.empty()) ctx.usageError("-g and -d go together");
+  if (ctx.badUsage()) return 2;
+  if (!group.empty()) return pushMessageToConsumer(ctx, group, clientId, topic, key);
+  auto& admin = ctx.admin();
+  auto found = admin.run(admin.asyncQueryMessageByKey(topic, key, 32, 0, INT64_MAX, true));
+  if (!found) return ctx.fail(found.error());
+  if (found->empty()) return ctx.fail(fmt::format("no message with unique key {} in topic {}", key, topic), 208);
+  bool all = boolOption(ctx, {"a", "showAll"}, false);
+  for (size_t i = 0; i < (all ? found->size() : 1); ++i) {
+    if (i > 0) ctx.report.line("");
+    printMessage(ctx, (*found)[i], true);
+  }
   return 0;
 }
 
@@ -217,8 +242,16 @@ constexpr auto kBool = ValueKind::Boolean;
 const OptionSpec kTopic{"-t, --topic <topic>", "topic (required)"};
 
 VerbRegistrar r1({"queryMsgById", "Query Message by Id (offset msgId, or UNIQ_KEY with -t)",
-                  {{"-i, --msgId <id>", "message id (required)"}, {"-t, --topic <topic>", "topic, to look up a UNIQ_KEY"}},
+                  {{"-i, --msgId <id>", "message id (required)"}, {"-t, --topic <topic>", "topic, to look up a UNIQ_KEY"},
+                   {"-g, --consumerGroup <group>", "push the message to a consumer of this group (with -d)"},
+                   {"-d, --clientId <id>", "the consumer's client id (with -g)"}},
                   &queryMsgById});
+VerbRegistrar r1u({"queryMsgByUniqueKey", "Query Message by Unique key",
+                   {{"-i, --msgId <key>", "UNIQ_KEY (required)"}, kTopic,
+                    {"-g, --consumerGroup <group>", "push the message to a consumer of this group (with -d)"},
+                    {"-d, --clientId <id>", "the consumer's client id (with -g)"},
+                    {"-a, --showAll <bool>", "print every message with this key (default false)", kBool}},
+                   &queryMsgByUniqueKey});
 VerbRegistrar r2({"queryMsgByKey", "Query Message by Key",
                   {kTopic, {"-k, --msgKey <key>", "message key (required)"},
                    {"-b, --beginTimestamp <ms>", "default 0", kInt}, {"-e, --endTimestamp <ms>", "default now", kInt},

@@ -1,0 +1,127 @@
+// rmqadmin verbs answered by a live consumer of our client library, through a real rmqnode:
+// consumerStatus (GET_CONSUMER_RUNNING_INFO), queryMsgById / queryMsgByUniqueKey -g -d
+// (CONSUME_MESSAGE_DIRECTLY: the broker pushes the stored message to the consumer's listener and
+// relays its ConsumeMessageDirectlyResult).
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+
+#include "client/push_consumer.h"
+#include "client_fixture.h"
+#include "tools_util.h"
+
+using namespace rmq;
+using namespace rmq::client;
+using namespace rmq::test;
+using namespace rmq::test::tools;
+
+namespace {
+
+struct Counter {
+  std::mutex mu;
+  std::map<std::string, int> byBody;
+  std::atomic<bool> answerLater{false};
+  int of(const std::string& body) { std::lock_guard lk(mu); return byBody[body]; }
+  int total() {
+    std::lock_guard lk(mu);
+    int n = 0;
+    for (auto& [_, c] : byBody) n += c;
+    return n;
+  }
+};
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("rmqadmin consumer verbs: consumerStatus and pushing a message to a live consumer") {
+  DevNode node;
+  REQUIRE(node.start());
+  std::string topic = uniqueName("DirectTopic");
+  REQUIRE(node.createTopic(topic, 2));
+  auto producer = startProducer(producerOptions(node));
+  auto sent = sendBodies(*producer, topic, "direct-", 3);
+
+  Counter counter;
+  PushConsumerOptions o = pushOptions(node);
+  o.consumeFromWhere = ConsumeFromWhere::CONSUME_FROM_FIRST_OFFSET;
+  o.consumeThreadMin = o.consumeThreadMax = 2;
+  PushConsumer consumer(o);
+  REQUIRE(consumer.subscribe(topic, "*").ok());
+  consumer.registerListener([&](const std::vector<MessageExt>& msgs, const MessageQueue&) {
+    std::lock_guard lk(counter.mu);
+    for (auto& m : msgs) counter.byBody[m.body]++;
+    return counter.answerLater ? ConsumeStatus::RECONSUME_LATER : ConsumeStatus::CONSUME_SUCCESS;
+  });
+  REQUIRE(consumer.start().ok());
+  REQUIRE(eventually([&] { return counter.total() == 3; }, std::chrono::seconds(30)));
+  const std::string group = o.group;
+  const std::string clientId = consumer.clientId();
+
+  SUBCASE("consumerStatus lists the group's consumers and one consumer's running info") {
+    auto all = adminJson(node, "consumerStatus", {"-g", group});
+    auto& clients = rows(all, "clients");
+    REQUIRE(clients.Size() == 1);
+    CHECK(str(clients[0], "#ClientId") == clientId);
+    CHECK(str(clients[0], "#Subscriptions") == "%RETRY%" + group + "@*," + topic + "@*");
+    CHECK(contains(admin(node, "consumerStatus", {"-g", group}).out, "Same subscription in the same group of consumer"));
+
+    auto one = adminJson(node, "consumerStatus", {"-g", group, "-i", clientId});
+    REQUIRE(one.HasMember("properties"));
+    CHECK(std::string(one["properties"]["PROP_CONSUME_TYPE"].GetString()) == "CONSUME_PASSIVELY");
+    CHECK(std::string(one["properties"]["messageModel"].GetString()) == "CLUSTERING");
+    auto& subs = rows(one, "subscriptions");
+    REQUIRE(subs.Size() >= 1);  // the topic and the group's %RETRY% topic
+    bool subscribed = false;
+    for (auto& s : subs.GetArray()) subscribed |= str(s, "#Topic") == topic && str(s, "#SubExpression") == "*";
+    CHECK(subscribed);
+    int topicQueues = 0;
+    for (auto& q : rows(one, "offsets").GetArray()) topicQueues += str(q, "#Topic") == topic;
+    CHECK(topicQueues == 2);
+    auto text = admin(node, "consumerStatus", {"-g", group, "-i", clientId});
+    CHECK(contains(text.out, "#Consumer Properties#"));
+    CHECK(contains(text.out, "#Consumer Offset#"));
+
+    auto offline = admin(node, "consumerStatus", {"-g", group, "-i", "10.0.0.1@nobody"});
+    CHECK(offline.exitCode == 1);
+    CHECK(contains(offline.err, "not online"));
+  }
+
+  SUBCASE("queryMsgById -g -d hands the message to the consumer's listener and prints its result") {
+    auto pushed = admin(node, "queryMsgById", {"-i", sent[0].offsetMsgId, "-g", group, "-d", clientId});
+    REQUIRE_MESSAGE(pushed.exitCode == 0, (describe(pushed)));
+    CHECK(contains(pushed.out, "ConsumeMessageDirectlyResult [order=false, autoCommit=true, consumeResult=CR_SUCCESS, "
+                               "remark=null, spentTimeMills="));
+    CHECK(counter.of("direct-0") == 2);  // once pulled, once pushed
+
+    counter.answerLater = true;  // the listener's RECONSUME_LATER comes back as CR_LATER
+    auto later = adminJson(node, "queryMsgByUniqueKey", {"-t", topic, "-i", sent[1].msgId, "-g", group, "-d", clientId});
+    counter.answerLater = false;
+    REQUIRE(later.HasMember("result"));
+    CHECK(std::string(later["result"]["consumeResult"].GetString()) == "CR_LATER");
+    CHECK(later["result"]["order"].GetBool() == false);
+    CHECK(counter.of("direct-1") == 2);
+
+    auto wrongClient = admin(node, "queryMsgById", {"-i", sent[2].offsetMsgId, "-g", group, "-d", "10.0.0.1@nobody"});
+    CHECK(wrongClient.exitCode == 1);
+    CHECK(contains(wrongClient.err, "not online"));
+    auto wrongGroup = admin(node, "queryMsgById", {"-i", sent[2].offsetMsgId, "-g", "NoSuchGroup", "-d", clientId});
+    CHECK(wrongGroup.exitCode == 1);
+    CHECK(counter.of("direct-2") == 1);  // neither reached the listener
+    auto half = admin(node, "queryMsgById", {"-i", sent[2].offsetMsgId, "-g", group});
+    CHECK(half.exitCode == 2);
+  }
+
+  SUBCASE("queryMsgByUniqueKey prints the message found by its UNIQ_KEY") {
+    auto found = admin(node, "queryMsgByUniqueKey", {"-t", topic, "-i", sent[2].msgId});
+    REQUIRE_MESSAGE(found.exitCode == 0, (describe(found)));
+    CHECK(contains(found.out, "direct-2"));
+    CHECK(contains(found.out, sent[2].offsetMsgId));
+    auto missing = admin(node, "queryMsgByUniqueKey", {"-t", topic, "-i", "0A0000000000000000000000000000FF"});
+    CHECK(missing.exitCode == 1);
+  }
+  consumer.shutdown();
+  producer->shutdown();
+}
