@@ -125,3 +125,36 @@ TEST_CASE("rmqadmin consumer verbs: consumerStatus and pushing a message to a li
   consumer.shutdown();
   producer->shutdown();
 }
+
+TEST_CASE("rmqadmin printMsgByQueue and checkMsgSendRT against a live node") {
+  DevNode node;
+  REQUIRE(node.start());
+  std::string topic = uniqueName("QueueVerbs");
+  REQUIRE(node.createTopic(topic, 2));
+
+  auto rt = adminJson(node, "checkMsgSendRT", {"-t", topic, "-a", "6", "-s", "64"});
+  auto& sends = rows(rt, "sends");
+  REQUIRE(sends.Size() == 6);
+  for (rapidjson::SizeType i = 0; i < sends.Size(); ++i) {
+    CHECK(str(sends[i], "#Broker Name") == "broker-a");
+    CHECK(num(sends[i], "#QID") == static_cast<int64_t>(i % 2));  // send i goes to queue i % queues
+    CHECK(str(sends[i], "#Send Result") == "true");
+  }
+  CHECK(contains(admin(node, "checkMsgSendRT", {"-t", topic, "-a", "2"}).out, "Avg RT: "));
+  // 6 + 2 sends of 64 / 128 'a's: queue 0 got sends 0, 2, 4 and 0.
+  auto byQueue = adminJson(node, "printMsgByQueue", {"-t", topic, "-a", "broker-a", "-i", "0", "-p", "true", "-d", "true",
+                                                     "-f", "true"});
+  auto& msgs = rows(byQueue, "messages");
+  REQUIRE(msgs.Size() == 4);
+  for (rapidjson::SizeType i = 0; i < msgs.Size(); ++i) CHECK(num(msgs[i], "#Offset") == static_cast<int64_t>(i));
+  CHECK(str(msgs[0], "#BODY") == std::string(64, 'a'));
+  CHECK(str(msgs[3], "#BODY") == std::string(128, 'a'));
+  auto& tags = rows(byQueue, "tags");
+  REQUIRE(tags.Size() == 1);
+  CHECK(num(tags[0], "#Count") == 4);
+  auto quiet = admin(node, "printMsgByQueue", {"-t", topic, "-a", "broker-a", "-i", "1", "-p", "true"});
+  REQUIRE(quiet.exitCode == 0);
+  CHECK(contains(quiet.out, "NOT PRINT BODY"));
+  CHECK(contains(quiet.out, "Total: 4"));
+  CHECK(admin(node, "printMsgByQueue", {"-t", topic, "-a", "broker-a"}).exitCode == 2);  // no -i
+}
