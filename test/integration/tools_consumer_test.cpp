@@ -1,4 +1,5 @@
-// rmqadmin verbs answered by a live consumer of our client library, through a real rmqnode:
+// rmqadmin verbs answered by a live consumer of our client library, through a real rmqnode (and the
+// broker's 223 -> client 221 status call):
 // consumerStatus (GET_CONSUMER_RUNNING_INFO), queryMsgById / queryMsgByUniqueKey -g -d
 // (CONSUME_MESSAGE_DIRECTLY: the broker pushes the stored message to the consumer's listener and
 // relays its ConsumeMessageDirectlyResult).
@@ -10,6 +11,9 @@
 
 #include "client/push_consumer.h"
 #include "client_fixture.h"
+#include "common/request_code.h"
+#include "common/response_code.h"
+#include "test_client.h"
 #include "tools_util.h"
 
 using namespace rmq;
@@ -112,6 +116,32 @@ TEST_CASE("rmqadmin consumer verbs: consumerStatus and pushing a message to a li
     CHECK(counter.of("direct-2") == 1);  // neither reached the listener
     auto half = admin(node, "queryMsgById", {"-i", sent[2].offsetMsgId, "-g", group});
     CHECK(half.exitCode == 2);
+  }
+
+  SUBCASE("GET_CONSUMER_STATUS_FROM_CLIENT: the broker gathers the consumer's offsets of a topic (223)") {
+    TestClient tc;
+    int64_t sum = -1;
+    size_t queues = 0;
+    REQUIRE(eventually([&] {
+      auto r = tc.call(node.brokerAddr, RequestCode::INVOKE_BROKER_TO_GET_CONSUMER_STATUS,
+                       {{"topic", topic}, {"group", group}});
+      if (codeOf(r) != ResponseCode::SUCCESS) return false;
+      auto doc = parseJson(bodyOf(*r));
+      if (!doc.IsObject() || !doc.HasMember("consumerTable") || !doc["consumerTable"].HasMember(clientId.c_str())) return false;
+      auto& table = doc["consumerTable"][clientId.c_str()];
+      sum = 0;
+      queues = table.MemberCount();
+      for (auto& m : table.GetObject()) {
+        auto mq = json::parseMessageQueueKey(json::keyView(m.name));
+        if (!mq || mq->topic != topic) return false;
+        sum += m.value.GetInt64();
+      }
+      return sum == 3;  // next offsets of the two queues after the three messages
+    }, std::chrono::seconds(20)));
+    CHECK(queues == 2);
+    auto other = tc.call(node.brokerAddr, RequestCode::INVOKE_BROKER_TO_GET_CONSUMER_STATUS,
+                         {{"topic", topic}, {"group", "NoSuchGroup"}});
+    CHECK(codeOf(other) == ResponseCode::SYSTEM_ERROR);  // nobody online in that group
   }
 
   SUBCASE("queryMsgByUniqueKey prints the message found by its UNIQ_KEY") {
