@@ -17,16 +17,6 @@ Error brokerNotExist(const MessageQueue& mq) {
 
 }  // namespace
 
-asio::awaitable<Result<std::string>> findBrokerAddr(ClientInstance& inst, const MessageQueue& mq) {
-  auto addr = inst.masterAddr(mq.brokerName);
-  if (!addr) {
-    co_await inst.route(mq.topic, true);
-    addr = inst.masterAddr(mq.brokerName);
-  }
-  if (!addr) co_return brokerNotExist(mq);
-  co_return *addr;
-}
-
 asio::awaitable<Result<std::string>> findOffsetBrokerAddr(ClientInstance& inst, const MessageQueue& mq) {
   auto found = inst.findBrokerAddressInSubscribe(mq.brokerName, kMasterId, true);
   if (!found) {
@@ -39,12 +29,9 @@ asio::awaitable<Result<std::string>> findOffsetBrokerAddr(ClientInstance& inst, 
 
 namespace {
 
-// Sends cmd to mq's master, or (forOffsets) to where RemoteBrokerOffsetStore would.
-asio::awaitable<Result<net::RemotingCommand>> call(ClientInstance& inst, const MessageQueue& mq, net::RemotingCommand cmd,
-                                                   bool forOffsets = false) {
-  Result<std::string> addr = makeError(ResponseCode::SYSTEM_ERROR, "unset");
-  if (forOffsets) addr = co_await findOffsetBrokerAddr(inst, mq);  // no co_await inside ?: (GCC 12)
-  else addr = co_await findBrokerAddr(inst, mq);
+// Sends cmd to mq's master, else (master gone from the route) to its slave.
+asio::awaitable<Result<net::RemotingCommand>> call(ClientInstance& inst, const MessageQueue& mq, net::RemotingCommand cmd) {
+  auto addr = co_await findOffsetBrokerAddr(inst, mq);
   if (!addr) co_return addr.error();
   if (!mq.brokerName.empty()) cmd.extFields.set("bname", mq.brokerName);
   co_return co_await inst.invoke(*addr, std::move(cmd), inst.config().rpcTimeout);
@@ -63,7 +50,7 @@ asio::awaitable<Result<int64_t>> offsetFrom(ClientInstance& inst, const MessageQ
 }  // namespace
 
 asio::awaitable<Result<int64_t>> queryConsumerOffset(ClientInstance& inst, const std::string& group, const MessageQueue& mq) {
-  auto resp = co_await call(inst, mq, makeQueryConsumerOffset(group, mq.topic, mq.queueId), true);
+  auto resp = co_await call(inst, mq, makeQueryConsumerOffset(group, mq.topic, mq.queueId));
   if (!resp) co_return resp.error();
   if (resp->code != ResponseCode::SUCCESS) co_return int64_t{-1};
   co_return resp->extFields.getInt("offset").value_or(-1);
@@ -78,7 +65,7 @@ asio::awaitable<Result<void>> updateConsumerOffset(ClientInstance& inst, const s
     cmd.extFields.set("bname", mq.brokerName);
     co_return co_await inst.remoting().invokeOneway(*addr, std::move(cmd));
   }
-  auto resp = co_await call(inst, mq, std::move(cmd), true);
+  auto resp = co_await call(inst, mq, std::move(cmd));
   if (!resp) co_return resp.error();
   if (resp->code != ResponseCode::SUCCESS) co_return responseError(*resp);
   co_return Result<void>{};

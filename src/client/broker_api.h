@@ -16,11 +16,11 @@
 
 namespace rmq::client {
 
-// Master address of mq's broker (refreshing the route of mq.topic if needed): Java's
-// findBrokerAddressInPublish, used for queue offsets (max/min/search/earliest) like MQAdminImpl.
-asio::awaitable<Result<std::string>> findBrokerAddr(ClientInstance& inst, const MessageQueue& mq);
-// Where consumer offsets are read and written (Java RemoteBrokerOffsetStore): the master; when the
-// route has none (after one refresh), whichever node is left, i.e. a slave.
+// Where consumer offsets and queue offsets are read and written: the master; when the route has
+// none (after one refresh), whichever node of that broker name is left, i.e. a slave. For consumer
+// offsets this is Java's RemoteBrokerOffsetStore. For queue offsets (max/min/search/earliest) Java's
+// MQAdminImpl asks the master only and fails with "The broker[..] not exist" while it is down; we
+// ask the slave, which answers them from its replica, so pull consumers and rmqadmin keep reading.
 asio::awaitable<Result<std::string>> findOffsetBrokerAddr(ClientInstance& inst, const MessageQueue& mq);
 
 // QUERY_CONSUMER_OFFSET: the stored offset, or -1 when the broker has none (any non-zero code).
