@@ -112,6 +112,14 @@ int consumerStatus(VerbContext& ctx) {
 int pushMessageToConsumer(VerbContext& ctx, const std::string& group, const std::string& clientId,
                           const std::string& topic, const std::string& msgId) {
   auto& admin = ctx.admin();
+  // As mqadmin's pushMsg: only a push consumer (CONSUME_PASSIVELY) consumes a pushed message.
+  auto info = admin.run(admin.asyncConsumerRunningInfo(group, clientId));
+  if (!info) return ctx.fail(info.error());
+  rapidjson::Document doc;
+  bool push = json::parse(*info, doc).ok() && doc.IsObject() && doc.HasMember("properties") &&
+              doc["properties"].IsObject() &&
+              json::getString(doc["properties"], "PROP_CONSUME_TYPE").value_or("") == "CONSUME_PASSIVELY";
+  if (!push) return ctx.fail(fmt::format("this {} client is not push consumer ,not support direct push", clientId));
   auto body = admin.run(admin.asyncConsumeMessageDirectly(group, clientId, topic, msgId));
   if (!body) return ctx.fail(body.error());
   auto result = client::decodeConsumeDirectlyResult(*body);
