@@ -8,6 +8,7 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 
 #include "client/push_consumer.h"
 #include "client_fixture.h"
@@ -27,6 +28,7 @@ struct Counter {
   std::mutex mu;
   std::map<std::string, int> byBody;
   std::atomic<bool> answerLater{false};
+  std::atomic<bool> answerThrow{false};
   int of(const std::string& body) { std::lock_guard lk(mu); return byBody[body]; }
   int total() {
     std::lock_guard lk(mu);
@@ -57,6 +59,7 @@ TEST_CASE("rmqadmin consumer verbs: consumerStatus and pushing a message to a li
   consumer.registerListener([&](const std::vector<MessageExt>& msgs, const MessageQueue&) {
     std::lock_guard lk(counter.mu);
     for (auto& m : msgs) counter.byBody[m.body]++;
+    if (counter.answerThrow) throw std::runtime_error("listener refused " + msgs.front().body);
     return counter.answerLater ? ConsumeStatus::RECONSUME_LATER : ConsumeStatus::CONSUME_SUCCESS;
   });
   REQUIRE(consumer.start().ok());
@@ -107,6 +110,13 @@ TEST_CASE("rmqadmin consumer verbs: consumerStatus and pushing a message to a li
     CHECK(std::string(later["result"]["consumeResult"].GetString()) == "CR_LATER");
     CHECK(later["result"]["order"].GetBool() == false);
     CHECK(counter.of("direct-1") == 2);
+
+    counter.answerThrow = true;  // a throwing listener: CR_THROW_EXCEPTION, the exception text as remark
+    auto thrown = adminJson(node, "queryMsgById", {"-i", sent[0].offsetMsgId, "-g", group, "-d", clientId});
+    counter.answerThrow = false;
+    CHECK(std::string(thrown["result"]["consumeResult"].GetString()) == "CR_THROW_EXCEPTION");
+    CHECK(std::string(thrown["result"]["remark"].GetString()) == "listener refused direct-0");
+    CHECK(counter.of("direct-0") == 3);
 
     auto wrongClient = admin(node, "queryMsgById", {"-i", sent[2].offsetMsgId, "-g", group, "-d", "10.0.0.1@nobody"});
     CHECK(wrongClient.exitCode == 1);
