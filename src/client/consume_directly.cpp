@@ -27,12 +27,15 @@ int64_t wallMs() {
 }
 
 // Runs on the consume pool: the listener with one message, timed, exceptions caught.
-ConsumeDirectlyResult consumeOne(const DirectListener& listener, std::vector<MessageExt> msgs, MessageQueue mq) {
+ConsumeDirectlyResult consumeOne(const MessageListener& concurrent, const OrderlyListener& orderly,
+                                 std::vector<MessageExt> msgs, MessageQueue mq) {
   ConsumeDirectlyResult r;
+  r.order = static_cast<bool>(orderly);
   int64_t begin = steadyMs();
   try {
-    r.consumeResult = listener(msgs, mq) == ConsumeStatus::CONSUME_SUCCESS ? DirectConsumeResult::CR_SUCCESS
-                                                                           : DirectConsumeResult::CR_LATER;
+    bool ok = orderly ? orderly(msgs, mq) == ConsumeOrderlyStatus::SUCCESS
+                      : concurrent(msgs, mq) == ConsumeStatus::CONSUME_SUCCESS;
+    r.consumeResult = ok ? DirectConsumeResult::CR_SUCCESS : DirectConsumeResult::CR_LATER;
   } catch (const std::exception& e) {
     r.consumeResult = DirectConsumeResult::CR_THROW_EXCEPTION;
     r.remark = e.what();
@@ -41,10 +44,11 @@ ConsumeDirectlyResult consumeOne(const DirectListener& listener, std::vector<Mes
   return r;
 }
 
-asio::awaitable<std::optional<net::RemotingCommand>> handle(std::string group, const DirectListener& listener,
-                                                            asio::thread_pool& pool, net::RemotingCommand req) {
+asio::awaitable<std::optional<net::RemotingCommand>> handle(std::string group, const MessageListener& concurrent,
+                                                            const OrderlyListener& orderly, asio::thread_pool& pool,
+                                                            net::RemotingCommand req) {
   std::string reqGroup(req.extFields.get("consumerGroup"));
-  if (reqGroup != group || !listener) {
+  if (reqGroup != group || (!concurrent && !orderly)) {
     co_return net::RemotingCommand::response(
         ResponseCode::SYSTEM_ERROR, "The Consumer Group <" + reqGroup + "> not exist in this consumer");
   }
@@ -57,8 +61,8 @@ asio::awaitable<std::optional<net::RemotingCommand>> handle(std::string group, c
   std::vector<MessageExt> msgs;
   msgs.push_back(std::move(*msg));
   log::info("consume message directly: group {} msgId {}", group, req.extFields.get("msgId"));
-  auto task = [&listener, msgs = std::move(msgs), mq]() mutable -> asio::awaitable<ConsumeDirectlyResult> {
-    co_return consumeOne(listener, std::move(msgs), mq);
+  auto task = [&concurrent, &orderly, msgs = std::move(msgs), mq]() mutable -> asio::awaitable<ConsumeDirectlyResult> {
+    co_return consumeOne(concurrent, orderly, std::move(msgs), mq);
   };
   auto onPool = asio::co_spawn(pool.get_executor(), std::move(task), asio::use_awaitable);
   ConsumeDirectlyResult result = co_await std::move(onPool);
@@ -110,12 +114,12 @@ std::string toString(const ConsumeDirectlyResult& r) {
          ", spentTimeMills=" + std::to_string(r.spentTimeMills) + "]";
 }
 
-void registerConsumeDirectly(net::Dispatcher& dispatcher, std::string group, const DirectListener& listener,
-                             asio::thread_pool& pool) {
+void registerConsumeDirectly(net::Dispatcher& dispatcher, std::string group, const MessageListener& concurrent,
+                             const OrderlyListener& orderly, asio::thread_pool& pool) {
   dispatcher.registerProcessor(
       RequestCode::CONSUME_MESSAGE_DIRECTLY,
-      [group = std::move(group), &listener, &pool](net::ConnectionPtr, net::RemotingCommand req) {
-        return handle(group, listener, pool, std::move(req));
+      [group = std::move(group), &concurrent, &orderly, &pool](net::ConnectionPtr, net::RemotingCommand req) {
+        return handle(group, concurrent, orderly, pool, std::move(req));
       });
 }
 

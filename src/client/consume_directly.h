@@ -1,6 +1,6 @@
 #pragma once
 // CONSUME_MESSAGE_DIRECTLY (309) on the consumer side (Java ClientRemotingProcessor
-// .consumeMessageDirectly + ConsumeMessageConcurrentlyService.consumeMessageDirectly): the broker
+// .consumeMessageDirectly + ConsumeMessage{Concurrently,Orderly}Service.consumeMessageDirectly): the broker
 // forwards a stored message (body = the message record) that an admin tool pushes to this client;
 // it is handed to the listener once, outside any queue (no offset, no retry), and the answer is a
 // ConsumeMessageDirectlyResult JSON body. The listener runs on `pool`, never on the io thread.
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "client/push_consumer.h"
 #include "client/types.h"
 #include "common/message.h"
 #include "net/dispatcher.h"
@@ -31,10 +32,9 @@ Result<ConsumeDirectlyResult> decodeConsumeDirectlyResult(std::string_view json)
 // mqadmin's text: "ConsumeMessageDirectlyResult [order=false, autoCommit=true, consumeResult=..., ...]".
 std::string toString(const ConsumeDirectlyResult& r);
 
-using DirectListener = std::function<ConsumeStatus(const std::vector<MessageExt>&, const MessageQueue&)>;
-
-// Registers the 309 handler for consumer `group`. `listener` and `pool` must outlive the dispatcher's use.
-void registerConsumeDirectly(net::Dispatcher& dispatcher, std::string group, const DirectListener& listener,
-                             asio::thread_pool& pool);
+// Registers the 309 handler for consumer `group`: the orderly listener answers when set (order=true),
+// else the concurrent one. Both listeners and `pool` must outlive the dispatcher's use.
+void registerConsumeDirectly(net::Dispatcher& dispatcher, std::string group, const MessageListener& concurrent,
+                             const OrderlyListener& orderly, asio::thread_pool& pool);
 
 }  // namespace rmq::client

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <vector>
 
+#include "client/orderly_queue.h"
 #include "common/message.h"
 
 namespace rmq::client {
@@ -38,6 +39,10 @@ class ProcessQueue {
 
   std::atomic<bool> dropped{false};
   std::atomic<int64_t> lastPullTimestamp{0};
+  // Orderly consumption: the broker lock of this queue (granted / last renewed, ms) and its messages.
+  std::atomic<bool> locked{false};
+  std::atomic<int64_t> lastLockTimestamp{0};
+  OrderlyQueue orderly;
 
  private:
   mutable std::mutex mu_;

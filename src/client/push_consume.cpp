@@ -33,8 +33,12 @@ asio::awaitable<void> PushConsumer::pullLoop(MessageQueue mq, std::shared_ptr<Pr
   const Subscription* sub = subscription(mq.topic);
   if (!sub) co_return;
   while (running_ && !pq->dropped) {
+    if (orderly() && options_.messageModel == MessageModel::CLUSTERING && !pq->locked) {
+      co_await sleepFor(options_.pullTimeDelayWhenException);  // Java: pull later until locked again
+      continue;
+    }
     if (pq->count() > static_cast<size_t>(options_.pullThresholdForQueue) ||
-        pq->span() > options_.consumeConcurrentlyMaxSpan) {
+        (!orderly() && pq->span() > options_.consumeConcurrentlyMaxSpan)) {
       co_await sleepFor(50ms);  // flow control: let the listener catch up
       continue;
     }
@@ -95,6 +99,7 @@ asio::awaitable<void> PushConsumer::pullLoop(MessageQueue mq, std::shared_ptr<Pr
 }
 
 void PushConsumer::submitConsume(const MessageQueue& mq, std::shared_ptr<ProcessQueue> pq, std::vector<MessageExt> msgs) {
+  if (orderly()) return submitOrderly(mq, std::move(pq), msgs);
   const size_t batch = static_cast<size_t>(std::max(1, options_.consumeMessageBatchMaxSize));
   for (size_t i = 0; i < msgs.size(); i += batch) {
     std::vector<MessageExt> part(std::make_move_iterator(msgs.begin() + i),

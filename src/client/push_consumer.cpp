@@ -51,7 +51,7 @@ const PushConsumer::Subscription* PushConsumer::subscription(const std::string& 
 
 Result<void> PushConsumer::start() {
   if (options_.group.empty()) return makeError(ResponseCode::SYSTEM_ERROR, "consumerGroup is empty");
-  if (!listener_) return makeError(ResponseCode::SYSTEM_ERROR, "messageListener is null");
+  if (!listener_ && !orderlyListener_) return makeError(ResponseCode::SYSTEM_ERROR, "messageListener is null");
   if (subscriptions_.empty()) return makeError(ResponseCode::SYSTEM_ERROR, "no subscription");
   if (options_.messageModel == MessageModel::CLUSTERING && !subscriptions_.count(retryTopic(options_.group)))
     subscribe(retryTopic(options_.group), "*");
@@ -81,6 +81,7 @@ Result<void> PushConsumer::start() {
   }(this));
   rebalanceNow();
   instance_->every(options_.rebalanceInterval, [this]() -> asio::awaitable<void> { co_await rebalance(); });
+  if (orderly()) instance_->every(options_.lockRenewInterval, [this]() -> asio::awaitable<void> { co_await lockAll(); });
   instance_->every(options_.persistConsumerOffsetInterval, [this]() -> asio::awaitable<void> { co_await persistAll(); });
   return {};
 }
@@ -94,6 +95,11 @@ void PushConsumer::shutdown() {
   consumePool_->join();  // lets in-flight listeners finish (their offsets still count)
   instance_->runSync([](PushConsumer* self) -> asio::awaitable<void> {
     co_await self->persistAll();
+    if (self->orderly() && self->options_.messageModel == MessageModel::CLUSTERING) {
+      auto held = self->assignedQueues();
+      for (const auto& mq : held) co_await self->offsets_->persist(mq);  // acknowledged before the unlock
+      co_await self->unlockQueues(held);  // Java unlockAll(false) on shutdown
+    }
     for (const auto& addr : self->instance_->brokerAddrs(false))
     {
       auto cmd = makeUnregisterClient(self->clientId(), std::string(), self->options_.group);
@@ -170,22 +176,29 @@ asio::awaitable<void> PushConsumer::rebalanceTopic(const std::string& topic) {
 
 asio::awaitable<void> PushConsumer::updateQueues(const std::string& topic, const std::vector<MessageQueue>& mine) {
   std::set<MessageQueue> wanted(mine.begin(), mine.end());
-  std::vector<MessageQueue> removed;
+  std::vector<std::pair<MessageQueue, std::shared_ptr<ProcessQueue>>> removed;
   {
     std::lock_guard lk(mu_);
     for (auto it = queues_.begin(); it != queues_.end();) {
       if (it->first.topic == topic && !wanted.count(it->first)) {
         it->second.pq->dropped = true;
-        removed.push_back(it->first);
+        removed.emplace_back(it->first, it->second.pq);
         it = queues_.erase(it);
       } else {
         ++it;
       }
     }
   }
-  for (const auto& mq : removed) {  // hand the queue over with its latest progress
+  const bool locking = orderly() && options_.messageModel == MessageModel::CLUSTERING;
+  for (const auto& [mq, pq] : removed) {  // hand the queue over with its latest progress
+    bool idle = true;
+    if (locking) idle = co_await waitListenerDone(pq);
     co_await offsets_->persist(mq);
     if (options_.messageModel == MessageModel::CLUSTERING) offsets_->remove(mq);
+    if (locking && idle) {  // a listener still running keeps the lock until it expires at the broker
+      std::vector<MessageQueue> one{mq};
+      co_await unlockQueues(one);
+    }
     log::info("{} dropped {}", clientId(), mq.toString());
   }
   for (const auto& mq : mine) {
@@ -193,13 +206,23 @@ asio::awaitable<void> PushConsumer::updateQueues(const std::string& topic, const
       std::lock_guard lk(mu_);
       if (queues_.count(mq)) continue;
     }
+    auto pq = std::make_shared<ProcessQueue>();
+    bool granted = true;
+    if (locking) granted = co_await lockQueue(mq, pq);
+    if (!granted) {  // Java: a new queue is only taken once locked
+      log::info("{}: {} is locked by another member, not taken now", clientId(), mq.toString());
+      continue;
+    }
     if (options_.messageModel == MessageModel::CLUSTERING) offsets_->remove(mq);
     int64_t offset = co_await computePullFromWhere(mq);
     if (offset < 0) {
       log::warn("{}: cannot compute the start offset of {}", clientId(), mq.toString());
+      if (locking) {  // do not keep a queue nobody consumes locked for 60 s
+        std::vector<MessageQueue> one{mq};
+        co_await unlockQueues(one);
+      }
       continue;
     }
-    auto pq = std::make_shared<ProcessQueue>();
     {
       std::lock_guard lk(mu_);
       if (!running_ || queues_.count(mq)) continue;
@@ -278,7 +301,7 @@ void PushConsumer::registerServerRequests() {
                         resetOffsets(topic, table);
                         co_return net::RemotingCommand::response(ResponseCode::SUCCESS);
                       });
-  registerConsumeDirectly(d, options_.group, listener_, *consumePool_);
+  registerConsumeDirectly(d, options_.group, listener_, orderlyListener_, *consumePool_);
   registerConsumerStatus(d, options_.group, *offsets_);
   d.registerProcessor(RequestCode::GET_CONSUMER_RUNNING_INFO,
                       [this](net::ConnectionPtr, net::RemotingCommand) -> asio::awaitable<std::optional<net::RemotingCommand>> {
@@ -296,13 +319,15 @@ void PushConsumer::registerServerRequests() {
                             w.Key("commitOffset"); w.Int64(offsets_->readMemory(mq));
                             w.Key("droped"); w.Bool(st.pq->dropped);
                             w.Key("lastPullTimestamp"); w.Int64(st.pq->lastPullTimestamp);
+                            w.Key("locked"); w.Bool(st.pq->locked);
+                            w.Key("lastLockTimestamp"); w.Int64(st.pq->lastLockTimestamp);
                             w.EndObject();
                           }
                         }
                         w.EndObject();
                         w.Key("properties"); w.StartObject();
                         w.Key("PROP_CONSUME_TYPE"); w.String("CONSUME_PASSIVELY");
-                        w.Key("PROP_CONSUMEORDERLY"); w.String("false");
+                        w.Key("PROP_CONSUMEORDERLY"); w.String(orderly() ? "true" : "false");
                         w.Key("PROP_CLIENT_VERSION"); w.String("V4_9_7");
                         w.Key("PROP_CONSUMER_START_TIMESTAMP"); w.String(std::to_string(startTimestamp_.load()).c_str());
                         w.Key("PROP_THREADPOOL_CORE_SIZE"); w.String(std::to_string(options_.consumeThreadMin).c_str());

@@ -1,5 +1,5 @@
 #pragma once
-// PushConsumer (Java DefaultMQPushConsumer, concurrent listener): subscriptions, clustering
+// PushConsumer (Java DefaultMQPushConsumer, concurrent or orderly listener): subscriptions, clustering
 // rebalance (AllocateMessageQueueAveragely on start, every 20 s and on NOTIFY_CONSUMER_IDS_CHANGED)
 // or broadcasting, long-poll pull loops, a consume thread pool, send-back on RECONSUME_LATER,
 // offsets committed every 5 s and on shutdown.
@@ -47,11 +47,19 @@ struct PushConsumerOptions {
   std::chrono::milliseconds consumerTimeoutWhenSuspend{30000};
   std::chrono::milliseconds pullTimeDelayWhenException{3000};
   std::chrono::milliseconds localRetryDelay{5000};
+  // Orderly listener only (Java DefaultMQPushConsumer.suspendCurrentQueueTimeMillis).
+  std::chrono::milliseconds suspendCurrentQueueTime{1000};
+  std::chrono::milliseconds lockRenewInterval{20000};  // Java's lockAll period
   std::string offsetStoreDir;  // broadcasting; empty = $HOME/.rocketmq_offsets
 };
 
 // Concurrent listener: called with up to consumeMessageBatchMaxSize messages of one queue.
 using MessageListener = std::function<ConsumeStatus(const std::vector<MessageExt>&, const MessageQueue&)>;
+
+// Orderly listener (Java MessageListenerOrderly): one batch at a time per locked queue, in queue
+// order. SUSPEND_CURRENT_QUEUE_A_MOMENT retries the same batch after suspendCurrentQueueTime.
+enum class ConsumeOrderlyStatus { SUCCESS, SUSPEND_CURRENT_QUEUE_A_MOMENT };
+using OrderlyListener = std::function<ConsumeOrderlyStatus(const std::vector<MessageExt>&, const MessageQueue&)>;
 
 class PushConsumer {
  public:
@@ -64,6 +72,8 @@ class PushConsumer {
   Result<void> subscribe(const std::string& topic, const std::string& expression,
                          filter::ExpressionType type = filter::ExpressionType::Tag);
   void registerListener(MessageListener listener) { listener_ = std::move(listener); }
+  void registerListener(OrderlyListener listener) { orderlyListener_ = std::move(listener); }
+  bool orderly() const { return static_cast<bool>(orderlyListener_); }
   Result<void> start();
   void shutdown();
 
@@ -95,6 +105,16 @@ class PushConsumer {
   asio::awaitable<void> persistAll();
   void submitConsume(const MessageQueue& mq, std::shared_ptr<ProcessQueue> pq, std::vector<MessageExt> msgs);
   void consume(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq, std::vector<MessageExt> msgs);
+  // Orderly path (orderly_consume.cpp).
+  asio::awaitable<bool> lockQueue(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq);
+  asio::awaitable<void> lockAll();
+  asio::awaitable<void> unlockQueues(const std::vector<MessageQueue>& mqs);
+  asio::awaitable<bool> waitListenerDone(const std::shared_ptr<ProcessQueue>& pq);
+  void submitOrderly(const MessageQueue& mq, std::shared_ptr<ProcessQueue> pq, const std::vector<MessageExt>& msgs);
+  void consumeOrderly(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq);
+  void consumeOrderlyLater(const MessageQueue& mq, std::shared_ptr<ProcessQueue> pq, std::chrono::milliseconds delay,
+                           bool relock);
+  bool checkReconsumeTimes(const MessageQueue& mq, std::vector<MessageExt>& msgs);
   void resetOffsets(const std::string& topic, const std::map<MessageQueue, int64_t>& offsets);
   const Subscription* subscription(const std::string& topic) const;
 
@@ -104,6 +124,7 @@ class PushConsumer {
   PullFromWhichNode pullNodes_;
   std::unique_ptr<asio::thread_pool> consumePool_;
   MessageListener listener_;
+  OrderlyListener orderlyListener_;
   std::map<std::string, Subscription> subscriptions_;  // fixed after start()
   std::atomic<bool> running_{false};
   std::atomic<bool> rebalancing_{false};

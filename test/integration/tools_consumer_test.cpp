@@ -128,6 +128,26 @@ TEST_CASE("rmqadmin consumer verbs: consumerStatus and pushing a message to a li
     CHECK(half.exitCode == 2);
   }
 
+  SUBCASE("an orderly consumer's listener answers a pushed message with order=true") {
+    PushConsumerOptions oo = pushOptions(node);
+    oo.consumeFromWhere = ConsumeFromWhere::CONSUME_FROM_FIRST_OFFSET;
+    oo.consumeThreadMin = oo.consumeThreadMax = 2;
+    PushConsumer orderly(oo);
+    REQUIRE(orderly.subscribe(topic, "*").ok());
+    std::atomic<int> seen{0};
+    orderly.registerListener(OrderlyListener([&](const std::vector<MessageExt>& msgs, const MessageQueue&) {
+      seen += static_cast<int>(msgs.size());
+      return ConsumeOrderlyStatus::SUCCESS;
+    }));
+    REQUIRE(orderly.start().ok());
+    REQUIRE(eventually([&] { return seen.load() == 3; }, std::chrono::seconds(30)));
+    auto pushed = adminJson(node, "queryMsgById", {"-i", sent[0].offsetMsgId, "-g", oo.group, "-d", orderly.clientId()});
+    CHECK(std::string(pushed["result"]["consumeResult"].GetString()) == "CR_SUCCESS");
+    CHECK(pushed["result"]["order"].GetBool() == true);
+    CHECK(seen.load() == 4);
+    orderly.shutdown();
+  }
+
   SUBCASE("GET_CONSUMER_STATUS_FROM_CLIENT: the broker gathers the consumer's offsets of a topic (223)") {
     TestClient tc;
     int64_t sum = -1;

@@ -1,0 +1,54 @@
+// OrderlyQueue (one consume task per queue, batches in queue order, retry in place) and the
+// LOCK_BATCH_MQ body / answer shapes.
+#include <doctest/doctest.h>
+
+#include "client/orderly_lock.h"
+#include "client/orderly_queue.h"
+
+using namespace rmq;
+using namespace rmq::client;
+
+namespace {
+std::vector<MessageExt> msgsAt(std::initializer_list<int64_t> offsets) {
+  std::vector<MessageExt> out;
+  for (auto o : offsets) {
+    MessageExt m;
+    m.queueOffset = o;
+    m.body = "m" + std::to_string(o);
+    out.push_back(m);
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("orderly queue: batches in queue order, one task at a time, rollback retries in front") {
+  OrderlyQueue q;
+  CHECK(q.put(msgsAt({5, 3, 4})));      // first put starts the task
+  CHECK_FALSE(q.put(msgsAt({6})));      // task running: no second one
+  auto b = q.take(2);
+  REQUIRE(b.size() == 2);
+  CHECK(b[0].queueOffset == 3);
+  CHECK(b[1].queueOffset == 4);
+  b[0].reconsumeTimes = 1;
+  q.rollback(b);                         // SUSPEND: the same batch again, before 5 and 6
+  auto again = q.take(2);
+  REQUIRE(again.size() == 2);
+  CHECK(again[0].queueOffset == 3);
+  CHECK(again[0].reconsumeTimes == 1);
+  CHECK(q.take(10).size() == 2);         // 5, 6
+  CHECK(q.take(10).empty());             // task ends
+  CHECK(q.put(msgsAt({7})));             // so the next put starts one
+}
+
+TEST_CASE("orderly locks: request body and lockOKMQSet answer") {
+  std::vector<MessageQueue> mqs{{"T", "broker-a", 0}, {"T", "broker-a", 3}};
+  auto body = encodeLockBody("g", "c1", mqs);
+  CHECK(body ==
+        "{\"clientId\":\"c1\",\"consumerGroup\":\"g\",\"mqSet\":[{\"brokerName\":\"broker-a\",\"queueId\":0,"
+        "\"topic\":\"T\"},{\"brokerName\":\"broker-a\",\"queueId\":3,\"topic\":\"T\"}]}");
+  auto got = decodeLockedSet("{\"lockOKMQSet\":[{\"brokerName\":\"broker-a\",\"queueId\":3,\"topic\":\"T\"}]}");
+  REQUIRE(got);
+  REQUIRE(got->size() == 1);
+  CHECK(got->front() == mqs[1]);
+  CHECK_FALSE(decodeLockedSet("not json"));
+}
