@@ -7,6 +7,8 @@
 
 #include "client/allocate.h"
 #include "client/broker_api.h"
+#include "client/consume_directly.h"
+#include "client/consumer_status.h"
 #include "client/request_headers.h"
 #include "common/json.h"
 #include "common/log.h"
@@ -299,6 +301,8 @@ void PushConsumer::registerServerRequests() {
                         resetOffsets(topic, table);
                         co_return net::RemotingCommand::response(ResponseCode::SUCCESS);
                       });
+  registerConsumeDirectly(d, options_.group, listener_, orderlyListener_, *consumePool_);
+  registerConsumerStatus(d, options_.group, *offsets_);
   d.registerProcessor(RequestCode::GET_CONSUMER_RUNNING_INFO,
                       [this](net::ConnectionPtr, net::RemotingCommand) -> asio::awaitable<std::optional<net::RemotingCommand>> {
                         json::Buffer buf;

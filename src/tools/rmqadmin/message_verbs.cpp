@@ -1,14 +1,18 @@
-// Message verbs: queryMsgById, queryMsgByKey, queryMsgByOffset, sendMessage, consumeMessage,
+// Message verbs: queryMsgById, queryMsgByUniqueKey, queryMsgByKey, queryMsgByOffset, sendMessage,
+// checkMsgSendRT, consumeMessage, printMsgByQueue,
 // printMsg. Reads go through the AdminClient (view/query) or a PullConsumer of group
 // TOOLS_CONSUMER (range reads), sends through a Producer.
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <map>
 
 #include "client/message_helpers.h"
 #include "client/producer.h"
 #include "client/pull_consumer.h"
+#include "tools/rmqadmin/consumer_verbs.h"
 #include "tools/rmqadmin/verb_util.h"
 
 namespace rmq::admin {
@@ -28,7 +32,11 @@ void printMessage(VerbContext& ctx, const MessageExt& m, bool withBody) {
 int queryMsgById(VerbContext& ctx) {
   std::string id = ctx.required({"i", "msgId"});
   std::string topic = ctx.args.get({"t", "topic"}, "");
+  std::string group = ctx.args.get({"g", "consumerGroup"}, "");
+  std::string clientId = ctx.args.get({"d", "clientId"}, "");
+  if (group.empty() != clientId.empty()) ctx.usageError("-g and -d go together");
   if (ctx.badUsage()) return 2;
+  if (!group.empty()) return pushMessageToConsumer(ctx, group, clientId, topic, id);
   auto& admin = ctx.admin();
   // An offset msgId names the broker and commit log offset; otherwise (or when that fails and a
   // topic is given) treat it as a UNIQ_KEY and look it up in the index.
@@ -41,6 +49,26 @@ int queryMsgById(VerbContext& ctx) {
   }
   if (!m) return ctx.fail(m.error());
   printMessage(ctx, *m, true);
+  return 0;
+}
+
+int queryMsgByUniqueKey(VerbContext& ctx) {
+  std::string key = ctx.required({"i", "msgId"});
+  std::string topic = ctx.required({"t", "topic"});
+  std::string group = ctx.args.get({"g", "consumerGroup"}, "");
+  std::string clientId = ctx.args.get({"d", "clientId"}, "");
+  if (group.empty() != clientId.empty()) ctx.usageError("-g and -d go together");
+  if (ctx.badUsage()) return 2;
+  if (!group.empty()) return pushMessageToConsumer(ctx, group, clientId, topic, key);
+  auto& admin = ctx.admin();
+  auto found = admin.run(admin.asyncQueryMessageByKey(topic, key, 32, 0, INT64_MAX, true));
+  if (!found) return ctx.fail(found.error());
+  if (found->empty()) return ctx.fail(fmt::format("no message with unique key {} in topic {}", key, topic), 208);
+  bool all = boolOption(ctx, {"a", "showAll"}, false);
+  for (size_t i = 0; i < (all ? found->size() : 1); ++i) {
+    if (i > 0) ctx.report.line("");
+    printMessage(ctx, (*found)[i], true);
+  }
   return 0;
 }
 
@@ -101,6 +129,41 @@ int sendMessage(VerbContext& ctx) {
   auto& t = ctx.report.table("result", {"#Broker Name", "#QID", "#Send Result", "#MsgId", "#OffsetMsgId", "#Queue Offset"});
   t.add({sent->queue.brokerName, sent->queue.queueId, client::sendStatusName(sent->status), sent->msgId,
          sent->offsetMsgId, sent->queueOffset});
+  return 0;
+}
+
+// mqadmin checkMsgSendRT: `amount` sends of a `size`-byte body, queue i % queues for send i; the
+// average RT leaves out the first send (route lookup, connection).
+int checkMsgSendRT(VerbContext& ctx) {
+  Message msg;
+  msg.topic = ctx.required({"t", "topic"});
+  int64_t amount = ctx.args.getInt({"a", "amount"}, 100);
+  int64_t size = ctx.args.getInt({"s", "size"}, 128);
+  if (amount < 1) ctx.usageError("-a must be at least 1");
+  if (size < 0) ctx.usageError("-s must not be negative");
+  if (ctx.badUsage()) return 2;
+  msg.body.assign(static_cast<size_t>(size), 'a');
+  client::ProducerOptions po;
+  po.group = "PID_RMQADMIN_SEND";
+  po.client = clientConfig(ctx);
+  client::Producer producer(po);
+  if (auto r = producer.start(); !r) return ctx.fail(r.error());
+  auto& t = ctx.report.table("sends", {"#Broker Name", "#QID", "#Send Result", "#RT"});
+  int64_t elapsed = 0;
+  client::MessageQueue picked;
+  auto selector = [&picked](const std::vector<client::MessageQueue>& mqs, const Message&, int64_t arg) {
+    picked = mqs[static_cast<size_t>(arg) % mqs.size()];
+    return picked;
+  };
+  for (int64_t i = 0; i < amount; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    auto sent = producer.send(msg, selector, i);
+    int64_t rt = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+    if (i != 0) elapsed += rt;
+    t.add({picked.brokerName, picked.queueId, sent.ok() ? "true" : "false", rt});
+  }
+  producer.shutdown();
+  ctx.report.line(fmt::format("Avg RT: {:.2f}", amount > 1 ? static_cast<double>(elapsed) / static_cast<double>(amount - 1) : 0.0));
   return 0;
 }
 
@@ -212,13 +275,58 @@ int printMsg(VerbContext& ctx) {
   });
 }
 
+// mqadmin printMsgByQueue: one queue from min (or -b time) to max (or -e time); -p prints the
+// messages, -f counts them by tag (most frequent first).
+int printMsgByQueue(VerbContext& ctx) {
+  RangeOptions o;
+  o.topic = ctx.required({"t", "topic"});
+  client::MessageQueue mq{o.topic, ctx.required({"a", "brokerName"}), static_cast<int32_t>(ctx.args.getInt({"i", "queueId"}, -1))};
+  if (mq.queueId < 0) ctx.usageError("missing option -i (queue id)");
+  o.expr = ctx.args.get({"s", "subExpression"}, "*");
+  timestampOption(ctx, {"b", "beginTimestamp"}, o.beginMs);
+  timestampOption(ctx, {"e", "endTimestamp"}, o.endMs);
+  bool printMessages = boolOption(ctx, {"p", "printMsg"}, false);
+  bool withBody = boolOption(ctx, {"d", "printBody"}, false);
+  bool byTag = boolOption(ctx, {"f", "calculate"}, false);
+  if (ctx.badUsage()) return 2;
+  std::map<std::string, int64_t> tagCounts;
+  Table* msgs = printMessages ? &ctx.report.table("messages", {"#MSGID", "#Offset", "#Tags", "#Keys", "#StoreTime", "#BODY"})
+                              : nullptr;
+  int64_t total = 0;
+  int rc = readRange(ctx, o, mq, std::nullopt, [&](const client::MessageQueue&, const MessageExt& m) {
+    ++total;
+    if (byTag) ++tagCounts[m.tags()];
+    if (!msgs) return;
+    std::string uniq = client::uniqKey(m);
+    msgs->add({uniq.empty() ? m.offsetMsgId() : uniq, m.queueOffset, m.tags(), m.keys(), formatTimestamp(m.storeTimestamp),
+               withBody ? bodyText(m.body, 200) : std::string("NOT PRINT BODY")});
+  });
+  if (rc != 0) return rc;
+  if (byTag) {
+    std::vector<std::pair<std::string, int64_t>> sorted(tagCounts.begin(), tagCounts.end());
+    std::stable_sort(sorted.begin(), sorted.end(), [](auto& a, auto& b) { return a.second > b.second; });
+    auto& t = ctx.report.table("tags", {"#Tag", "#Count"});
+    for (auto& [tag, n] : sorted) t.add({tag, n});
+  }
+  ctx.report.line(fmt::format("Total: {}", total));
+  return 0;
+}
+
 constexpr auto kInt = ValueKind::Integer;
 constexpr auto kBool = ValueKind::Boolean;
 const OptionSpec kTopic{"-t, --topic <topic>", "topic (required)"};
 
 VerbRegistrar r1({"queryMsgById", "Query Message by Id (offset msgId, or UNIQ_KEY with -t)",
-                  {{"-i, --msgId <id>", "message id (required)"}, {"-t, --topic <topic>", "topic, to look up a UNIQ_KEY"}},
+                  {{"-i, --msgId <id>", "message id (required)"}, {"-t, --topic <topic>", "topic, to look up a UNIQ_KEY"},
+                   {"-g, --consumerGroup <group>", "push the message to a consumer of this group (with -d)"},
+                   {"-d, --clientId <id>", "the consumer's client id (with -g)"}},
                   &queryMsgById});
+VerbRegistrar r1u({"queryMsgByUniqueKey", "Query Message by Unique key",
+                   {{"-i, --msgId <key>", "UNIQ_KEY (required)"}, kTopic,
+                    {"-g, --consumerGroup <group>", "push the message to a consumer of this group (with -d)"},
+                    {"-d, --clientId <id>", "the consumer's client id (with -g)"},
+                    {"-a, --showAll <bool>", "print every message with this key (default false)", kBool}},
+                   &queryMsgByUniqueKey});
 VerbRegistrar r2({"queryMsgByKey", "Query Message by Key",
                   {kTopic, {"-k, --msgKey <key>", "message key (required)"},
                    {"-b, --beginTimestamp <ms>", "default 0", kInt}, {"-e, --endTimestamp <ms>", "default now", kInt},
@@ -240,6 +348,19 @@ VerbRegistrar r5({"consumeMessage", "Consume message (pull and print, offsets no
                    {"-s, --beginTimestamp <when>", "from this store time"}, {"-e, --endTimestamp <when>", "to this store time"},
                    {"-c, --MessageNumber <n>", "at most n (default 128)", kInt}},
                   &consumeMessage});
+VerbRegistrar r7({"checkMsgSendRT", "check message send response time",
+                  {kTopic, {"-a, --amount <n>", "message amount (default 100)", kInt},
+                   {"-s, --size <bytes>", "message size (default 128)", kInt}},
+                  &checkMsgSendRT});
+VerbRegistrar r8({"printMsgByQueue", "print Message Detail of one queue",
+                  {kTopic, {"-a, --brokerName <name>", "broker name (required)"},
+                   {"-i, --queueId <id>", "queue id (required)", kInt},
+                   {"-s, --subExpression <expr>", "tag expression (default *)"},
+                   {"-b, --beginTimestamp <when>", "from this store time"}, {"-e, --endTimestamp <when>", "to this store time"},
+                   {"-p, --printMsg <bool>", "print the messages (default false)", kBool},
+                   {"-d, --printBody <bool>", "print bodies (default false)", kBool},
+                   {"-f, --calculate <bool>", "count by tag (default false)", kBool}},
+                  &printMsgByQueue});
 VerbRegistrar r6({"printMsg", "Print Message Detail",
                   {kTopic, {"-s, --subExpression <expr>", "tag expression (default *)"},
                    {"-b, --beginTimestamp <when>", "from this store time"}, {"-e, --endTimestamp <when>", "to this store time"},

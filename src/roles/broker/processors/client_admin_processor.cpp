@@ -191,6 +191,7 @@ Reply consumeMessageDirectly(BrokerContext& ctx, RemotingCommand cmd) {
   auto view = ctx.store.lookMessageByMsgId(optString(cmd, "msgId"));
   if (!view) co_return failure(ResponseCode::SYSTEM_ERROR, "can not find message by msgId " + optString(cmd, "msgId"));
   fwd.body.assign(view.bytes);
+  fwd.extFields.set("brokerName", ctx.config.brokerName);  // the client builds the MessageQueue with it
   co_return co_await forwardToConsumer(ctx, *group, clientId, std::move(fwd));
 }
 

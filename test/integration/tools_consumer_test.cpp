@@ -1,0 +1,220 @@
+// rmqadmin verbs answered by a live consumer of our client library, through a real rmqnode (and the
+// broker's 223 -> client 221 status call):
+// consumerStatus (GET_CONSUMER_RUNNING_INFO), queryMsgById / queryMsgByUniqueKey -g -d
+// (CONSUME_MESSAGE_DIRECTLY: the broker pushes the stored message to the consumer's listener and
+// relays its ConsumeMessageDirectlyResult).
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+
+#include "client/push_consumer.h"
+#include "client_fixture.h"
+#include "common/request_code.h"
+#include "common/response_code.h"
+#include "test_client.h"
+#include "tools_util.h"
+
+using namespace rmq;
+using namespace rmq::client;
+using namespace rmq::test;
+using namespace rmq::test::tools;
+
+namespace {
+
+struct Counter {
+  std::mutex mu;
+  std::map<std::string, int> byBody;
+  std::atomic<bool> answerLater{false};
+  std::atomic<bool> answerThrow{false};
+  int of(const std::string& body) { std::lock_guard lk(mu); return byBody[body]; }
+  int total() {
+    std::lock_guard lk(mu);
+    int n = 0;
+    for (auto& [_, c] : byBody) n += c;
+    return n;
+  }
+};
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("rmqadmin consumer verbs: consumerStatus and pushing a message to a live consumer") {
+  DevNode node;
+  REQUIRE(node.start());
+  std::string topic = uniqueName("DirectTopic");
+  REQUIRE(node.createTopic(topic, 2));
+  auto producer = startProducer(producerOptions(node));
+  auto sent = sendBodies(*producer, topic, "direct-", 3);
+
+  Counter counter;
+  PushConsumerOptions o = pushOptions(node);
+  o.consumeFromWhere = ConsumeFromWhere::CONSUME_FROM_FIRST_OFFSET;
+  o.consumeThreadMin = o.consumeThreadMax = 2;
+  PushConsumer consumer(o);
+  REQUIRE(consumer.subscribe(topic, "*").ok());
+  consumer.registerListener([&](const std::vector<MessageExt>& msgs, const MessageQueue&) {
+    std::lock_guard lk(counter.mu);
+    for (auto& m : msgs) counter.byBody[m.body]++;
+    if (counter.answerThrow) throw std::runtime_error("listener refused " + msgs.front().body);
+    return counter.answerLater ? ConsumeStatus::RECONSUME_LATER : ConsumeStatus::CONSUME_SUCCESS;
+  });
+  REQUIRE(consumer.start().ok());
+  REQUIRE(eventually([&] { return counter.total() == 3; }, std::chrono::seconds(30)));
+  const std::string group = o.group;
+  const std::string clientId = consumer.clientId();
+
+  SUBCASE("consumerStatus lists the group's consumers and one consumer's running info") {
+    auto all = adminJson(node, "consumerStatus", {"-g", group});
+    auto& clients = rows(all, "clients");
+    REQUIRE(clients.Size() == 1);
+    CHECK(str(clients[0], "#ClientId") == clientId);
+    CHECK(str(clients[0], "#Subscriptions") == "%RETRY%" + group + "@*," + topic + "@*");
+    CHECK(contains(admin(node, "consumerStatus", {"-g", group}).out, "Same subscription in the same group of consumer"));
+
+    auto one = adminJson(node, "consumerStatus", {"-g", group, "-i", clientId});
+    REQUIRE(one.HasMember("properties"));
+    CHECK(std::string(one["properties"]["PROP_CONSUME_TYPE"].GetString()) == "CONSUME_PASSIVELY");
+    CHECK(std::string(one["properties"]["messageModel"].GetString()) == "CLUSTERING");
+    auto& subs = rows(one, "subscriptions");
+    REQUIRE(subs.Size() >= 1);  // the topic and the group's %RETRY% topic
+    bool subscribed = false;
+    for (auto& s : subs.GetArray()) subscribed |= str(s, "#Topic") == topic && str(s, "#SubExpression") == "*";
+    CHECK(subscribed);
+    int topicQueues = 0;
+    for (auto& q : rows(one, "offsets").GetArray()) topicQueues += str(q, "#Topic") == topic;
+    CHECK(topicQueues == 2);
+    auto text = admin(node, "consumerStatus", {"-g", group, "-i", clientId});
+    CHECK(contains(text.out, "#Consumer Properties#"));
+    CHECK(contains(text.out, "#Consumer Offset#"));
+
+    auto offline = admin(node, "consumerStatus", {"-g", group, "-i", "10.0.0.1@nobody"});
+    CHECK(offline.exitCode == 1);
+    CHECK(contains(offline.err, "not online"));
+  }
+
+  SUBCASE("queryMsgById -g -d hands the message to the consumer's listener and prints its result") {
+    auto pushed = admin(node, "queryMsgById", {"-i", sent[0].offsetMsgId, "-g", group, "-d", clientId});
+    REQUIRE_MESSAGE(pushed.exitCode == 0, (describe(pushed)));
+    CHECK(contains(pushed.out, "ConsumeMessageDirectlyResult [order=false, autoCommit=true, consumeResult=CR_SUCCESS, "
+                               "remark=null, spentTimeMills="));
+    CHECK(counter.of("direct-0") == 2);  // once pulled, once pushed
+
+    counter.answerLater = true;  // the listener's RECONSUME_LATER comes back as CR_LATER
+    auto later = adminJson(node, "queryMsgByUniqueKey", {"-t", topic, "-i", sent[1].msgId, "-g", group, "-d", clientId});
+    counter.answerLater = false;
+    REQUIRE(later.HasMember("result"));
+    CHECK(std::string(later["result"]["consumeResult"].GetString()) == "CR_LATER");
+    CHECK(later["result"]["order"].GetBool() == false);
+    CHECK(counter.of("direct-1") == 2);
+
+    counter.answerThrow = true;  // a throwing listener: CR_THROW_EXCEPTION, the exception text as remark
+    auto thrown = adminJson(node, "queryMsgById", {"-i", sent[0].offsetMsgId, "-g", group, "-d", clientId});
+    counter.answerThrow = false;
+    CHECK(std::string(thrown["result"]["consumeResult"].GetString()) == "CR_THROW_EXCEPTION");
+    CHECK(std::string(thrown["result"]["remark"].GetString()) == "listener refused direct-0");
+    CHECK(counter.of("direct-0") == 3);
+
+    auto wrongClient = admin(node, "queryMsgById", {"-i", sent[2].offsetMsgId, "-g", group, "-d", "10.0.0.1@nobody"});
+    CHECK(wrongClient.exitCode == 1);
+    CHECK(contains(wrongClient.err, "not online"));
+    auto wrongGroup = admin(node, "queryMsgById", {"-i", sent[2].offsetMsgId, "-g", "NoSuchGroup", "-d", clientId});
+    CHECK(wrongGroup.exitCode == 1);
+    CHECK(counter.of("direct-2") == 1);  // neither reached the listener
+    auto half = admin(node, "queryMsgById", {"-i", sent[2].offsetMsgId, "-g", group});
+    CHECK(half.exitCode == 2);
+  }
+
+  SUBCASE("an orderly consumer's listener answers a pushed message with order=true") {
+    PushConsumerOptions oo = pushOptions(node);
+    oo.consumeFromWhere = ConsumeFromWhere::CONSUME_FROM_FIRST_OFFSET;
+    oo.consumeThreadMin = oo.consumeThreadMax = 2;
+    PushConsumer orderly(oo);
+    REQUIRE(orderly.subscribe(topic, "*").ok());
+    std::atomic<int> seen{0};
+    orderly.registerListener(OrderlyListener([&](const std::vector<MessageExt>& msgs, const MessageQueue&) {
+      seen += static_cast<int>(msgs.size());
+      return ConsumeOrderlyStatus::SUCCESS;
+    }));
+    REQUIRE(orderly.start().ok());
+    REQUIRE(eventually([&] { return seen.load() == 3; }, std::chrono::seconds(30)));
+    auto pushed = adminJson(node, "queryMsgById", {"-i", sent[0].offsetMsgId, "-g", oo.group, "-d", orderly.clientId()});
+    CHECK(std::string(pushed["result"]["consumeResult"].GetString()) == "CR_SUCCESS");
+    CHECK(pushed["result"]["order"].GetBool() == true);
+    CHECK(seen.load() == 4);
+    orderly.shutdown();
+  }
+
+  SUBCASE("GET_CONSUMER_STATUS_FROM_CLIENT: the broker gathers the consumer's offsets of a topic (223)") {
+    TestClient tc;
+    int64_t sum = -1;
+    size_t queues = 0;
+    REQUIRE(eventually([&] {
+      auto r = tc.call(node.brokerAddr, RequestCode::INVOKE_BROKER_TO_GET_CONSUMER_STATUS,
+                       {{"topic", topic}, {"group", group}});
+      if (codeOf(r) != ResponseCode::SUCCESS) return false;
+      auto doc = parseJson(bodyOf(*r));
+      if (!doc.IsObject() || !doc.HasMember("consumerTable") || !doc["consumerTable"].HasMember(clientId.c_str())) return false;
+      auto& table = doc["consumerTable"][clientId.c_str()];
+      sum = 0;
+      queues = table.MemberCount();
+      for (auto& m : table.GetObject()) {
+        auto mq = json::parseMessageQueueKey(json::keyView(m.name));
+        if (!mq || mq->topic != topic) return false;
+        sum += m.value.GetInt64();
+      }
+      return sum == 3;  // next offsets of the two queues after the three messages
+    }, std::chrono::seconds(20)));
+    CHECK(queues == 2);
+    auto other = tc.call(node.brokerAddr, RequestCode::INVOKE_BROKER_TO_GET_CONSUMER_STATUS,
+                         {{"topic", topic}, {"group", "NoSuchGroup"}});
+    CHECK(codeOf(other) == ResponseCode::SYSTEM_ERROR);  // nobody online in that group
+  }
+
+  SUBCASE("queryMsgByUniqueKey prints the message found by its UNIQ_KEY") {
+    auto found = admin(node, "queryMsgByUniqueKey", {"-t", topic, "-i", sent[2].msgId});
+    REQUIRE_MESSAGE(found.exitCode == 0, (describe(found)));
+    CHECK(contains(found.out, "direct-2"));
+    CHECK(contains(found.out, sent[2].offsetMsgId));
+    auto missing = admin(node, "queryMsgByUniqueKey", {"-t", topic, "-i", "0A0000000000000000000000000000FF"});
+    CHECK(missing.exitCode == 1);
+  }
+  consumer.shutdown();
+  producer->shutdown();
+}
+
+TEST_CASE("rmqadmin printMsgByQueue and checkMsgSendRT against a live node") {
+  DevNode node;
+  REQUIRE(node.start());
+  std::string topic = uniqueName("QueueVerbs");
+  REQUIRE(node.createTopic(topic, 2));
+
+  auto rt = adminJson(node, "checkMsgSendRT", {"-t", topic, "-a", "6", "-s", "64"});
+  auto& sends = rows(rt, "sends");
+  REQUIRE(sends.Size() == 6);
+  for (rapidjson::SizeType i = 0; i < sends.Size(); ++i) {
+    CHECK(str(sends[i], "#Broker Name") == "broker-a");
+    CHECK(num(sends[i], "#QID") == static_cast<int64_t>(i % 2));  // send i goes to queue i % queues
+    CHECK(str(sends[i], "#Send Result") == "true");
+  }
+  CHECK(contains(admin(node, "checkMsgSendRT", {"-t", topic, "-a", "2"}).out, "Avg RT: "));
+  // 6 + 2 sends of 64 / 128 'a's: queue 0 got sends 0, 2, 4 and 0.
+  auto byQueue = adminJson(node, "printMsgByQueue", {"-t", topic, "-a", "broker-a", "-i", "0", "-p", "true", "-d", "true",
+                                                     "-f", "true"});
+  auto& msgs = rows(byQueue, "messages");
+  REQUIRE(msgs.Size() == 4);
+  for (rapidjson::SizeType i = 0; i < msgs.Size(); ++i) CHECK(num(msgs[i], "#Offset") == static_cast<int64_t>(i));
+  CHECK(str(msgs[0], "#BODY") == std::string(64, 'a'));
+  CHECK(str(msgs[3], "#BODY") == std::string(128, 'a'));
+  auto& tags = rows(byQueue, "tags");
+  REQUIRE(tags.Size() == 1);
+  CHECK(num(tags[0], "#Count") == 4);
+  auto quiet = admin(node, "printMsgByQueue", {"-t", topic, "-a", "broker-a", "-i", "1", "-p", "true"});
+  REQUIRE(quiet.exitCode == 0);
+  CHECK(contains(quiet.out, "NOT PRINT BODY"));
+  CHECK(contains(quiet.out, "Total: 4"));
+  CHECK(admin(node, "printMsgByQueue", {"-t", topic, "-a", "broker-a"}).exitCode == 2);  // no -i
+}
