@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "client/request_reply.h"
+#include "client/producer/request_reply.h"
 #include "common/request_code.h"
 #include "common/response_code.h"
 

@@ -5,10 +5,10 @@
 
 #include <algorithm>
 
-#include "client/admin_client.h"
+#include "client/admin/admin_client.h"
 #include "client/message_helpers.h"
-#include "client/producer.h"
-#include "client/pull_consumer.h"
+#include "client/producer/producer.h"
+#include "client/consumer/pull_consumer.h"
 #include "common/response_code.h"
 #include "client_fixture.h"
 #include "dev_node.h"

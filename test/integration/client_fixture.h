@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "client/producer.h"
-#include "client/pull_consumer.h"
-#include "client/push_consumer.h"
+#include "client/producer/producer.h"
+#include "client/consumer/pull_consumer.h"
+#include "client/consumer/push_consumer.h"
 #include "dev_node.h"
 
 namespace rmq::test {

@@ -12,8 +12,8 @@
 
 #include "client/broker_api.h"
 #include "client/message_helpers.h"
-#include "client/producer.h"
-#include "client/push_consumer.h"
+#include "client/producer/producer.h"
+#include "client/consumer/push_consumer.h"
 #include "broker_calls.h"
 #include "client_fixture.h"
 #include "dev_node.h"

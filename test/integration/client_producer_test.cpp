@@ -9,8 +9,8 @@
 #include <set>
 
 #include "client/message_helpers.h"
-#include "client/producer.h"
-#include "client/pull_consumer.h"
+#include "client/producer/producer.h"
+#include "client/consumer/pull_consumer.h"
 #include "common/message_codec.h"
 #include "common/message_id.h"
 #include "common/response_code.h"

@@ -9,9 +9,9 @@
 #include <set>
 
 #include "client/message_helpers.h"
-#include "client/producer.h"
-#include "client/pull_consumer.h"
-#include "client/push_consumer.h"
+#include "client/producer/producer.h"
+#include "client/consumer/pull_consumer.h"
+#include "client/consumer/push_consumer.h"
 #include "client_fixture.h"
 #include "dev_node.h"
 

@@ -10,9 +10,9 @@
 #include "node_process.h"
 
 #include "broker_calls.h"
-#include "client/producer.h"
-#include "client/push_consumer.h"
-#include "client/request_reply.h"
+#include "client/producer/producer.h"
+#include "client/consumer/push_consumer.h"
+#include "client/producer/request_reply.h"
 #include "client_fixture.h"
 #include "common/request_code.h"
 #include "common/response_code.h"

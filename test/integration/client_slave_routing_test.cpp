@@ -7,11 +7,11 @@
 // message) and restarted (offsets go to it again).
 #include <doctest/doctest.h>
 
-#include "client/admin_client.h"
+#include "client/admin/admin_client.h"
 #include "client/broker_api.h"
 #include "client/message_helpers.h"
-#include "client/producer.h"
-#include "client/pull_consumer.h"
+#include "client/producer/producer.h"
+#include "client/consumer/pull_consumer.h"
 #include "client/request_headers.h"
 #include "dev_node.h"
 #include "node_config.h"

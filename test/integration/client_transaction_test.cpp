@@ -10,8 +10,8 @@
 #include <set>
 
 #include "client/message_helpers.h"
-#include "client/push_consumer.h"
-#include "client/transaction_producer.h"
+#include "client/consumer/push_consumer.h"
+#include "client/producer/transaction_producer.h"
 #include "dev_node.h"
 #include "node_process.h"
 

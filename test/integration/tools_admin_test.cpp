@@ -3,8 +3,8 @@
 #include <doctest/doctest.h>
 
 #include "client/message_helpers.h"
-#include "client/producer.h"
-#include "client/push_consumer.h"
+#include "client/producer/producer.h"
+#include "client/consumer/push_consumer.h"
 #include "client_fixture.h"
 #include "tools_util.h"
 

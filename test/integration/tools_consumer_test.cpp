@@ -10,7 +10,7 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "client/push_consumer.h"
+#include "client/consumer/push_consumer.h"
 #include "client_fixture.h"
 #include "common/request_code.h"
 #include "common/response_code.h"

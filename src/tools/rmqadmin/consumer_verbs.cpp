@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <set>
 
-#include "client/consume_directly.h"
+#include "client/consumer/consume_directly.h"
 #include "common/json.h"
 #include "tools/rmqadmin/consumer_verbs.h"
 #include "tools/rmqadmin/verb_util.h"

@@ -10,8 +10,8 @@
 #include <map>
 
 #include "client/message_helpers.h"
-#include "client/producer.h"
-#include "client/pull_consumer.h"
+#include "client/producer/producer.h"
+#include "client/consumer/pull_consumer.h"
 #include "tools/rmqadmin/consumer_verbs.h"
 #include "tools/rmqadmin/verb_util.h"
 

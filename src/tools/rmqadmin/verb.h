@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "client/admin_client.h"
+#include "client/admin/admin_client.h"
 #include "tools/cli/cli_options.h"
 #include "tools/rmqadmin/report.h"
 

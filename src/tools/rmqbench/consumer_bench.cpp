@@ -11,7 +11,7 @@
 #include <random>
 #include <unistd.h>
 
-#include "client/push_consumer.h"
+#include "client/consumer/push_consumer.h"
 #include "tools/rmqbench/bench_registry.h"
 #include "tools/rmqbench/bench_stats.h"
 

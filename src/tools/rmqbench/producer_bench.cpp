@@ -11,7 +11,7 @@
 #include <thread>
 #include <unistd.h>
 
-#include "client/producer.h"
+#include "client/producer/producer.h"
 #include "tools/rmqbench/bench_driver.h"
 #include "tools/rmqbench/bench_registry.h"
 

@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "client/allocate.h"
+#include "client/consumer/allocate.h"
 
 using namespace rmq::client;
 

@@ -2,8 +2,8 @@
 // LOCK_BATCH_MQ body / answer shapes.
 #include <doctest/doctest.h>
 
-#include "client/orderly_lock.h"
-#include "client/orderly_queue.h"
+#include "client/consumer/orderly_lock.h"
+#include "client/consumer/orderly_queue.h"
 
 using namespace rmq;
 using namespace rmq::client;

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "client/process_queue.h"
+#include "client/consumer/process_queue.h"
 
 using namespace rmq;
 using namespace rmq::client;

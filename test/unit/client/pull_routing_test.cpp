@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "client/pull_api.h"
-#include "client/pull_consumer.h"
+#include "client/consumer/pull_consumer.h"
 #include "client/route.h"
 #include "common/request_code.h"
 #include "common/response_code.h"

@@ -3,7 +3,7 @@
 #include <set>
 
 #include "client/request_headers.h"
-#include "client/request_reply.h"
+#include "client/producer/request_reply.h"
 #include "common/message_codec.h"
 #include "common/request_code.h"
 

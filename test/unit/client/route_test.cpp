@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "client/admin_client.h"
+#include "client/admin/admin_client.h"
 #include "client/client_config.h"
 #include "client/heartbeat.h"
-#include "client/offset_store.h"
+#include "client/consumer/offset_store.h"
 #include "client/route.h"
 #include "common/json.h"
 

@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "client/latency_fault.h"
+#include "client/producer/latency_fault.h"
 #include "client/request_headers.h"
 #include "common/request_code.h"
 #include "common/response_code.h"

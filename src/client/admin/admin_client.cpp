@@ -1,6 +1,6 @@
 // AdminClient: name server, topic and broker operations. Group/consumer/message operations are
 // in admin_client_groups.cpp.
-#include "client/admin_client.h"
+#include "client/admin/admin_client.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "client/pull_consumer.h"
+#include "client/consumer/pull_consumer.h"
 
 #include "client/broker_api.h"
 #include "client/heartbeat.h"

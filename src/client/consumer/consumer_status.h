@@ -6,7 +6,7 @@
 // (an empty table when the request names another group).
 #include <string>
 
-#include "client/offset_store.h"
+#include "client/consumer/offset_store.h"
 #include "net/dispatcher.h"
 
 namespace rmq::client {

@@ -1,4 +1,4 @@
-#include "client/producer.h"
+#include "client/producer/producer.h"
 
 #include <fmt/format.h>
 

@@ -12,7 +12,7 @@
 #include <functional>
 #include <string>
 
-#include "client/producer.h"
+#include "client/producer/producer.h"
 
 namespace rmq::client {
 

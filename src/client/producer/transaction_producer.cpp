@@ -1,4 +1,4 @@
-#include "client/transaction_producer.h"
+#include "client/producer/transaction_producer.h"
 
 #include <asio/post.hpp>
 #include <exception>

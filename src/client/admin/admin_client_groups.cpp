@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <set>
 
-#include "client/admin_client.h"
+#include "client/admin/admin_client.h"
 #include "client/broker_api.h"
 #include "client/pull_api.h"
 #include "client/request_headers.h"

@@ -1,4 +1,4 @@
-#include "client/request_reply.h"
+#include "client/producer/request_reply.h"
 
 #include <asio/post.hpp>
 #include <random>

@@ -1,6 +1,6 @@
 // AdminClient: calls answered by one consumer, relayed by a broker (GET_CONSUMER_RUNNING_INFO,
 // CONSUME_MESSAGE_DIRECTLY), as DefaultMQAdminExtImpl makes them.
-#include "client/admin_client.h"
+#include "client/admin/admin_client.h"
 #include "client/types.h"
 #include "common/request_code.h"
 #include "common/response_code.h"

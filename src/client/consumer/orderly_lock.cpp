@@ -1,4 +1,4 @@
-#include "client/orderly_lock.h"
+#include "client/consumer/orderly_lock.h"
 
 #include <chrono>
 

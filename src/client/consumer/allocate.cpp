@@ -1,4 +1,4 @@
-#include "client/allocate.h"
+#include "client/consumer/allocate.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "client/consume_directly.h"
+#include "client/consumer/consume_directly.h"
 
 #include <asio/co_spawn.hpp>
 #include <asio/use_awaitable.hpp>

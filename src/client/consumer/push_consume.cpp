@@ -7,7 +7,7 @@
 
 #include "client/broker_api.h"
 #include "client/pull_api.h"
-#include "client/push_consumer.h"
+#include "client/consumer/push_consumer.h"
 #include "client/request_headers.h"
 #include "common/log.h"
 #include "common/response_code.h"

@@ -1,14 +1,14 @@
 // PushConsumer lifecycle, subscriptions, rebalance and server-initiated requests. The pull loop
 // and consumption live in push_consume.cpp.
-#include "client/push_consumer.h"
+#include "client/consumer/push_consumer.h"
 
 #include <cstdlib>
 #include <set>
 
-#include "client/allocate.h"
+#include "client/consumer/allocate.h"
 #include "client/broker_api.h"
-#include "client/consume_directly.h"
-#include "client/consumer_status.h"
+#include "client/consumer/consume_directly.h"
+#include "client/consumer/consumer_status.h"
 #include "client/request_headers.h"
 #include "common/json.h"
 #include "common/log.h"

@@ -2,7 +2,7 @@
 // request_reply.h for the flow.
 #include <future>
 
-#include "client/producer.h"
+#include "client/producer/producer.h"
 #include "common/response_code.h"
 
 namespace rmq::client {

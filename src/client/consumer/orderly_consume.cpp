@@ -10,8 +10,8 @@
 #include <asio/experimental/as_tuple.hpp>
 
 #include "client/broker_api.h"
-#include "client/orderly_lock.h"
-#include "client/push_consumer.h"
+#include "client/consumer/orderly_lock.h"
+#include "client/consumer/push_consumer.h"
 #include "common/log.h"
 
 namespace rmq::client {

@@ -1,4 +1,4 @@
-#include "client/latency_fault.h"
+#include "client/producer/latency_fault.h"
 
 #include <limits>
 

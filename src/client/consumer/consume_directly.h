@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "client/push_consumer.h"
+#include "client/consumer/push_consumer.h"
 #include "client/types.h"
 #include "common/message.h"
 #include "net/dispatcher.h"

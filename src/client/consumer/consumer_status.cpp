@@ -1,4 +1,4 @@
-#include "client/consumer_status.h"
+#include "client/consumer/consumer_status.h"
 
 #include "common/json.h"
 #include "common/request_code.h"

@@ -1,4 +1,4 @@
-#include "client/offset_store.h"
+#include "client/consumer/offset_store.h"
 
 #include <filesystem>
 #include <fstream>

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "client/client_instance.h"
-#include "client/latency_fault.h"
-#include "client/request_reply.h"
+#include "client/producer/latency_fault.h"
+#include "client/producer/request_reply.h"
 #include "client/types.h"
 #include "common/message.h"
 #include "common/result.h"

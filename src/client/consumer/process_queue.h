@@ -7,7 +7,7 @@
 #include <mutex>
 #include <vector>
 
-#include "client/orderly_queue.h"
+#include "client/consumer/orderly_queue.h"
 #include "common/message.h"
 
 namespace rmq::client {

@@ -18,8 +18,8 @@
 
 #include "client/client_instance.h"
 #include "client/heartbeat.h"
-#include "client/offset_store.h"
-#include "client/process_queue.h"
+#include "client/consumer/offset_store.h"
+#include "client/consumer/process_queue.h"
 #include "client/pull_api.h"
 #include "client/types.h"
 #include "common/message.h"
