@@ -121,11 +121,11 @@ void PushConsumer::consumeOrderlyLater(const MessageQueue& mq, std::shared_ptr<P
 bool PushConsumer::checkReconsumeTimes(const MessageQueue& mq, std::vector<MessageExt>& msgs) {
   bool suspend = false;
   for (auto& m : msgs) {
-    if (m.reconsumeTimes >= options_.maxReconsumeTimes) {
+    if (m.reconsumeTimes >= maxReconsumeTimes()) {
       // Java sends a copy to %RETRY% with RECONSUME_TIME >= max, which the broker turns into a DLQ
       // message; CONSUMER_SEND_MSG_BACK with delay level -1 reaches the same DLQ directly.
       auto r = instance_->runSync(sendMessageBack(*instance_, options_.group, m, mq.brokerName, -1,
-                                                  options_.maxReconsumeTimes));
+                                                  maxReconsumeTimes()));
       if (r) continue;
       log::warn("{}: send back of {} to the DLQ failed: {}", clientId(), m.offsetMsgId(), r.error().message);
     }

@@ -131,7 +131,7 @@ void PushConsumer::consume(const MessageQueue& mq, const std::shared_ptr<Process
     } else {
       for (auto& m : msgs) {
         auto r = instance_->runSync(sendMessageBack(*instance_, options_.group, m, mq.brokerName, 0,
-                                                    options_.maxReconsumeTimes));
+                                                    maxReconsumeTimes()));
         if (!r) {
           log::warn("send back of {} failed ({}); retrying locally", m.offsetMsgId(), r.error().message);
           m.reconsumeTimes++;

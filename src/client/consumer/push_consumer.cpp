@@ -3,6 +3,7 @@
 #include "client/consumer/push_consumer.h"
 
 #include <cstdlib>
+#include <limits>
 #include <set>
 
 #include "client/consumer/allocate.h"
@@ -47,6 +48,11 @@ Result<void> PushConsumer::subscribe(const std::string& topic, const std::string
 const PushConsumer::Subscription* PushConsumer::subscription(const std::string& topic) const {
   auto it = subscriptions_.find(topic);
   return it == subscriptions_.end() ? nullptr : &it->second;
+}
+
+int PushConsumer::maxReconsumeTimes() const {
+  if (options_.maxReconsumeTimes != -1) return options_.maxReconsumeTimes;
+  return orderly() ? std::numeric_limits<int>::max() : 16;
 }
 
 Result<void> PushConsumer::start() {

@@ -39,7 +39,8 @@ struct PushConsumerOptions {
   int consumeMessageBatchMaxSize = 1;
   int pullThresholdForQueue = 1000;
   int consumeConcurrentlyMaxSpan = 2000;
-  int maxReconsumeTimes = 16;
+  // -1 = Java's default: 16 for a concurrent listener, unlimited for an orderly one.
+  int maxReconsumeTimes = -1;
   bool postSubscriptionWhenPull = true;  // send the expression in every pull (sysFlag bit 2)
   std::chrono::milliseconds persistConsumerOffsetInterval{5000};
   std::chrono::milliseconds rebalanceInterval{20000};
@@ -74,6 +75,8 @@ class PushConsumer {
   void registerListener(MessageListener listener) { listener_ = std::move(listener); }
   void registerListener(OrderlyListener listener) { orderlyListener_ = std::move(listener); }
   bool orderly() const { return static_cast<bool>(orderlyListener_); }
+  // options.maxReconsumeTimes with -1 resolved as Java's getMaxReconsumeTimes() does per listener kind.
+  int maxReconsumeTimes() const;
   Result<void> start();
   void shutdown();
 

@@ -4,6 +4,9 @@
 
 #include "client/consumer/orderly_lock.h"
 #include "client/consumer/orderly_queue.h"
+#include "client/consumer/push_consumer.h"
+
+#include <limits>
 
 using namespace rmq;
 using namespace rmq::client;
@@ -51,4 +54,23 @@ TEST_CASE("orderly locks: request body and lockOKMQSet answer") {
   REQUIRE(got->size() == 1);
   CHECK(got->front() == mqs[1]);
   CHECK_FALSE(decodeLockedSet("not json"));
+}
+
+TEST_CASE("maxReconsumeTimes -1 resolves as Java's getMaxReconsumeTimes: 16 concurrent, unlimited orderly") {
+  PushConsumerOptions o;
+  o.group = "g";
+  CHECK(o.maxReconsumeTimes == -1);
+  PushConsumer concurrent(o);
+  concurrent.registerListener(
+      MessageListener([](const std::vector<MessageExt>&, const MessageQueue&) { return ConsumeStatus::CONSUME_SUCCESS; }));
+  CHECK(concurrent.maxReconsumeTimes() == 16);
+  PushConsumer orderly(o);
+  orderly.registerListener(
+      OrderlyListener([](const std::vector<MessageExt>&, const MessageQueue&) { return ConsumeOrderlyStatus::SUCCESS; }));
+  CHECK(orderly.maxReconsumeTimes() == std::numeric_limits<int>::max());
+  o.maxReconsumeTimes = 3;
+  PushConsumer set(o);
+  set.registerListener(
+      OrderlyListener([](const std::vector<MessageExt>&, const MessageQueue&) { return ConsumeOrderlyStatus::SUCCESS; }));
+  CHECK(set.maxReconsumeTimes() == 3);
 }
