@@ -25,6 +25,15 @@ void ProcessConfig::visit(FieldVisitor& v) {
            .description = "On SIGTERM/SIGINT, how long in-flight requests may take before connections close",
            .min = 0, .max = 600000},
           shutdownAwaitMillis);
+  v.field({.name = "httpListenPort",
+           .description = "HTTP port of /metrics, /healthz, /readyz and the console; 0 = off (dev node: 8080)",
+           .min = 0, .max = 65535},
+          httpListenPort);
+  v.field({.name = "httpBindAddress", .description = "Address the HTTP port binds to (0.0.0.0 = every interface)"},
+          httpBindAddress);
+  v.field({.name = "consoleReadOnly",
+           .description = "Console: refuse writes (create/update/delete topic, reset offset, send a test message)"},
+          consoleReadOnly);
 }
 
 size_t ProcessConfig::ioThreads() const {

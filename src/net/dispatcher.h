@@ -3,6 +3,8 @@
 // remark " request type <code> not supported" unless a default processor is set.
 // Register everything before the server starts / the client first connects: lookups are not
 // synchronized with registration. A handler that throws becomes a SYSTEM_ERROR (1) response.
+#include <chrono>
+#include <functional>
 #include <unordered_map>
 
 #include "net/connection.h"
@@ -16,10 +18,15 @@ class Dispatcher {
   // Runs the processor for cmd.code (or the default, or answers code 3).
   asio::awaitable<std::optional<RemotingCommand>> dispatch(ConnectionPtr conn, RemotingCommand cmd) const;
   bool has(int code) const { return handlers_.count(code) != 0; }
+  // Called on the handler's thread after each registered processor returned, with the time it
+  // took (request latency metrics). Set before serving; must be cheap and thread-safe.
+  using Observer = std::function<void(int code, std::chrono::steady_clock::duration elapsed)>;
+  void setObserver(Observer observer) { observer_ = std::move(observer); }
 
  private:
   std::unordered_map<int, RequestHandler> handlers_;
   RequestHandler default_;
+  Observer observer_;
 };
 
 }  // namespace rmq::net

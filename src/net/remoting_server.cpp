@@ -117,6 +117,7 @@ Result<void> RemotingServer::start() {
 }
 
 uint16_t RemotingServer::port() const { return impl_->port; }
+size_t RemotingServer::connectionCount() const { return impl_->connectionCount(); }
 
 void RemotingServer::onConnectionClosed(std::function<void(const ConnectionPtr&)> cb) {
   impl_->state->onClosed = std::move(cb);

@@ -28,6 +28,7 @@ class RemotingServer {
   // Binds and starts accepting. Error (with a message naming the address) if bind fails.
   Result<void> start();
   uint16_t port() const;
+  size_t connectionCount() const;  // open connections (any thread)
   // Called on the connection's thread when a connection closes (either side). Set before start().
   void onConnectionClosed(std::function<void(const ConnectionPtr&)> cb);
   // Stops accepting, waits up to `drain` for in-flight requests, lets queued responses go out,

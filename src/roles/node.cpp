@@ -10,8 +10,10 @@
 #include "config/config_loader.h"
 #include "config/config_printer.h"
 #include "config/process_config.h"
+#include "http/http_server.h"
 #include "net/io_pool.h"
 #include "roles/namesrv/namesrv_controller.h"
+#include "roles/node_http.h"
 
 // RMQ_NO_BROKER builds a name-server-only binary (for testing while the broker is incomplete).
 #if !defined(RMQ_NO_BROKER) && __has_include("roles/broker/broker_controller.h") && __has_include("store/store_config.h")
@@ -47,6 +49,8 @@ struct Node::Impl {
   config::ApplyReport loadReport;  // keys the config file set and RocketMQ keys it ignored
   std::unique_ptr<net::IoPool> pool;
   std::unique_ptr<namesrv::NamesrvController> namesrv;
+  std::unique_ptr<http::HttpServer> http;  // when httpListenPort > 0; stopped before the roles
+  bool httpPortDefaulted = false;          // the dev node's 8080, not asked for by the config
   // Installed before any role starts, so a SIGTERM right after the ports open is not lost to the
   // default action; delivered by waitForSignal().
   asio::io_context signalContext;
@@ -68,7 +72,41 @@ struct Node::Impl {
 
   Result<void> load();
   Result<void> applyRoleRules();
+  Result<void> startHttp();
 };
+
+// One HTTP server for the process, started before the roles so /healthz answers and /readyz says
+// 503 while the store recovers. Every role's routes are registered here, before it accepts.
+Result<void> Node::Impl::startHttp() {
+  if (process.httpListenPort == 0) return {};
+  auto router = std::make_shared<http::HttpRouter>();
+  std::vector<RoleEndpoint> roles;
+  if (namesrv) {
+    auto* ns = namesrv.get();
+    roles.push_back(RoleEndpoint{"namesrv", [ns] { return ns->notReadyReason(); },
+                                 [ns](metrics::TextWriter& w) { ns->writeMetrics(w); }});
+  }
+#if RMQ_HAS_BROKER
+  if (broker) {
+    auto* b = broker.get();
+    roles.push_back(RoleEndpoint{"broker", [b] { return b->notReadyReason(); },
+                                 [b](metrics::TextWriter& w) { b->writeMetrics(w); }});
+  }
+#endif
+  addNodeRoutes(*router, std::move(roles));
+  http::HttpServerOptions options;
+  options.host = process.httpBindAddress;
+  options.port = static_cast<uint16_t>(process.httpListenPort);
+  http = std::make_unique<http::HttpServer>(*pool, options, std::move(router));
+  auto started = http->start();
+  if (!started && httpPortDefaulted) {  // a busy default port must not keep a dev node from starting
+    log::warn("{}; the dev node runs without HTTP (set httpListenPort to choose a port, 0 = off)",
+              started.error().message);
+    http.reset();
+    return {};
+  }
+  return started;
+}
 
 Result<void> Node::Impl::load() {
   if (!options.configFile.empty()) {
@@ -82,6 +120,12 @@ Result<void> Node::Impl::load() {
 Result<void> Node::Impl::applyRoleRules() {
   log::Level level;
   if (!log::parseLevel(process.logLevel, level)) return usageError("logLevel: expected debug, info, warn or error");
+  bool httpPortSet = std::find(loadReport.written.begin(), loadReport.written.end(), "httpListenPort") !=
+                     loadReport.written.end();
+  if (!httpPortSet && has(options.roles, Role::Namesrv) && has(options.roles, Role::Master)) {
+    process.httpListenPort = config::ProcessConfig::kDevHttpPort;  // dev node: metrics and console on
+    httpPortDefaulted = true;
+  }
 #if RMQ_HAS_BROKER
   if (!hasBroker()) {
     if (options.namesrvAddr) return usageError("-n is only meaningful with a broker role (master or slave)");
@@ -138,18 +182,23 @@ Result<void> Node::start() {
   s.pool = std::make_unique<net::IoPool>(s.process.ioThreads());
   s.pool->start();
   std::string ports;
-  if (has(s.options.roles, Role::Namesrv)) {
+  if (has(s.options.roles, Role::Namesrv))
     s.namesrv = std::make_unique<namesrv::NamesrvController>(*s.pool, s.namesrvConfig, s.process);
+#if RMQ_HAS_BROKER
+  if (s.hasBroker()) s.broker = std::make_unique<broker::BrokerController>(*s.pool, s.brokerConfig, s.storeConfig);
+#endif
+  if (auto r = s.startHttp(); !r) return r;
+  if (s.namesrv) {
     if (auto r = s.namesrv->start(); !r) return r;
     ports += fmt::format("namesrv:{}", s.namesrv->port());
   }
 #if RMQ_HAS_BROKER
-  if (s.hasBroker()) {
-    s.broker = std::make_unique<broker::BrokerController>(*s.pool, s.brokerConfig, s.storeConfig);
+  if (s.broker) {
     if (auto r = s.broker->start(); !r) return r;
     ports += fmt::format("{}broker:{}", ports.empty() ? "" : " ", s.broker->port());
   }
 #endif
+  if (s.http) ports += fmt::format(" http:{}", s.http->port());
   log::info("rmqnode {} started: role={} ports={} config={} threads={} ready in {} ms", RMQ_VERSION,
             s.options.roleText, ports, s.options.configFile.empty() ? "(defaults)" : s.options.configFile,
             s.pool->size(), nowMillis() - t0);
@@ -167,6 +216,7 @@ void Node::shutdown() {
   auto& s = *impl_;
   if (!s.pool) return;
   int64_t t0 = nowMillis();
+  if (s.http) s.http->stop();
 #if RMQ_HAS_BROKER
   if (s.broker) s.broker->shutdown();
 #endif
@@ -176,6 +226,7 @@ void Node::shutdown() {
   s.broker.reset();
 #endif
   s.namesrv.reset();
+  s.http.reset();
   s.pool.reset();
   log::info("rmqnode stopped in {} ms", nowMillis() - t0);
 }

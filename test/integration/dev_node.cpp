@@ -16,6 +16,7 @@ namespace rmq::test {
 DevNode::DevNode(DevNodeSpec spec) {
   nsPort = freePort();
   brokerPort = freeBrokerPort();
+  if (spec.http) httpPort = freePort();
   namesrvAddr = "127.0.0.1:" + std::to_string(nsPort);
   brokerAddr = "127.0.0.1:" + std::to_string(brokerPort);
   BrokerToml broker;
@@ -24,9 +25,10 @@ DevNode::DevNode(DevNodeSpec spec) {
   broker.extraBroker = std::string("enablePropertyFilter = ") + (spec.propertyFilter ? "true" : "false") + "\n" +
                        spec.extraBroker;
   broker.extraStore = "messageDelayLevel = \"" + spec.delayLevels + "\"\n" + spec.extraStore;
-  proc.writeFile("node.toml", namesrvToml(proc, nsPort) + brokerToml(proc, broker));
+  proc.writeFile("node.toml", namesrvToml(proc, nsPort, "", httpPort) + brokerToml(proc, broker));
   proc.setArgs({"--role=namesrv,master", "-c", proc.path("node.toml")});
-  proc.waitForPorts({nsPort, brokerPort});
+  if (httpPort != 0) proc.waitForPorts({nsPort, brokerPort, httpPort});
+  else proc.waitForPorts({nsPort, brokerPort});
 }
 
 bool DevNode::start() {

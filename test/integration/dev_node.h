@@ -21,6 +21,7 @@ struct DevNodeSpec {
   std::string extraStore;      // more [store] TOML lines
   bool propertyFilter = true;  // enablePropertyFilter (SQL92 subscriptions)
   std::string delayLevels = "1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s";  // messageDelayLevel
+  bool http = false;           // serve HTTP (/metrics, /readyz, console) on a free port (httpPort); else off
 };
 
 class DevNode {
@@ -37,6 +38,7 @@ class DevNode {
   NodeProcess proc;
   uint16_t nsPort = 0;
   uint16_t brokerPort = 0;
+  uint16_t httpPort = 0;  // 0 unless spec.http
   std::string namesrvAddr;
   std::string brokerAddr;
 };

@@ -2,10 +2,13 @@
 
 namespace rmq::test {
 
-std::string logDirToml(const NodeProcess& node) { return "logDir = \"" + node.path("logs") + "\"\n"; }
+std::string logDirToml(const NodeProcess& node, uint16_t httpPort) {
+  return "logDir = \"" + node.path("logs") + "\"\nhttpListenPort = " + std::to_string(httpPort) +
+         "\nhttpBindAddress = \"127.0.0.1\"\n";
+}
 
-std::string namesrvToml(const NodeProcess& node, uint16_t port, const std::string& extra) {
-  return logDirToml(node) +
+std::string namesrvToml(const NodeProcess& node, uint16_t port, const std::string& extra, uint16_t httpPort) {
+  return logDirToml(node, httpPort) +
          "[namesrv]\n"
          "bindAddress = \"127.0.0.1\"\n"
          "listenPort = " + std::to_string(port) + "\n" +

@@ -9,12 +9,13 @@
 
 namespace rmq::test {
 
-// logDir = "<dir>/logs" (a top-level key: goes before any table).
-std::string logDirToml(const NodeProcess& node);
+// logDir = "<dir>/logs" and httpListenPort = httpPort (top-level keys: they go before any table).
+// Always explicit, so a dev node never takes the default 8080 and parallel tests never collide.
+std::string logDirToml(const NodeProcess& node, uint16_t httpPort = 0);
 
 // logDirToml, then the [namesrv] table: listen on 127.0.0.1:port, KV config and properties under
 // <dir>/namesrv, plus `extra` lines.
-std::string namesrvToml(const NodeProcess& node, uint16_t port, const std::string& extra = "");
+std::string namesrvToml(const NodeProcess& node, uint16_t port, const std::string& extra = "", uint16_t httpPort = 0);
 
 struct BrokerToml {
   uint16_t port = 0;            // listenPort (HA listens on port + 1)

@@ -19,6 +19,7 @@
 #include <asio/awaitable.hpp>
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "common/message.h"
@@ -42,6 +43,7 @@ class ClientManager;             // broker-core: producer/consumer registries (c
 class PullRequestHold;           // broker-core: parked long-poll pulls (pull_request_hold.h)
 class TransactionalMessageService;  // half messages, END_TRANSACTION, check-back (transaction/)
 class BrokerReplication;         // HA master / slave follower (replication/broker_replication.h)
+class PutStatsSampler;           // runtime-info totals and TPS (stats/broker_runtime_info.h)
 
 struct BrokerContext {
   net::IoPool& io;
@@ -73,6 +75,8 @@ struct BrokerContext {
   // Set by the controller before any processor runs (null in component tests): the registrar
   // hands it the name servers' answer, runtime info reads its HA figures.
   BrokerReplication* replication = nullptr;
+  // The once-a-second stats sampler (set by startPutStatsSampler, at processor registration).
+  std::shared_ptr<PutStatsSampler> putStats;
 
   void registerProcessor(int code, net::RequestHandler handler) {
     dispatcher.registerProcessor(code, std::move(handler));

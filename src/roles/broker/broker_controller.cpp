@@ -29,6 +29,8 @@
 #include "roles/broker/replication/broker_replication.h"
 #include "roles/broker/metadata/subscription_group_manager.h"
 #include "roles/broker/metadata/topic_config_manager.h"
+#include "roles/broker/stats/broker_metrics.h"
+#include "roles/broker/stats/request_latency.h"
 #include "store/message_store.h"
 
 namespace rmq::broker {
@@ -132,6 +134,10 @@ Result<void> BrokerController::start() {
   clients_ = std::make_unique<ClientManager>(config_.notifyConsumerIdsChangedEnable);
   pullHold_ = std::make_unique<PullRequestHold>();
   dispatcher_ = std::make_shared<net::Dispatcher>();
+  latency_ = std::make_shared<RequestLatency>();
+  dispatcher_->setObserver([latency = latency_](int code, std::chrono::steady_clock::duration elapsed) {
+    latency->observe(code, elapsed);
+  });
   ctx_.reset(new BrokerContext{io_, config_, storeConfig_, *store_, *dispatcher_, *topics_, *groups_, *offsets_,
                                schedule_.get(), *clients_, *pullHold_, background_.get_executor(),
                                store_->storeHost(), {false}, {}, {}});
@@ -177,10 +183,25 @@ Result<void> BrokerController::start() {
   replication_->start();
 
   registrar_->start();
+  serving_.store(true, std::memory_order_release);
   log::info("broker {} ({}) id {} started at {} as {}, HA {}, store {}, {}", config_.brokerName,
             config_.brokerClusterName, config_.brokerId, config_.brokerAddr(), storeConfig_.brokerRole,
             replication_->haServerAddr(), storeConfig_.rootDir(), storeConfig_.flushDiskType);
   return {};
+}
+
+std::string BrokerController::notReadyReason() const {
+  if (!serving_.load(std::memory_order_acquire)) return stopped_ ? "shutting down" : "starting (store recovery)";
+  if (registrar_->registrationsSucceeded() == 0) return "not registered with a name server yet";
+  return "";
+}
+
+void BrokerController::writeMetrics(metrics::TextWriter& w) const {
+  if (!serving_.load(std::memory_order_acquire)) return;
+  BrokerMetricsSources sources;
+  sources.latency = latency_.get();
+  sources.connections = (server_ ? server_->connectionCount() : 0) + (vipServer_ ? vipServer_->connectionCount() : 0);
+  writeBrokerMetrics(*ctx_, sources, w);
 }
 
 void BrokerController::persistAll() {
@@ -192,6 +213,7 @@ void BrokerController::persistAll() {
 void BrokerController::shutdown() {
   if (!started_ || stopped_) return;
   stopped_ = true;
+  serving_.store(false, std::memory_order_release);
   log::info("broker {} shutting down", config_.brokerName);
   ctx_->shuttingDown.store(true, std::memory_order_release);
   pullHold_->wakeAll();  // parked pulls re-run now and answer

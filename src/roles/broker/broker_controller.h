@@ -15,10 +15,12 @@
 // (consumer offsets) and client expiry; the store's and the delay service's own threads.
 #include <asio/executor_work_guard.hpp>
 #include <asio/io_context.hpp>
+#include <atomic>
 #include <memory>
 #include <thread>
 
 #include "common/result.h"
+#include "metrics/text_writer.h"
 #include "net/io_pool.h"
 #include "roles/broker/broker_config.h"
 #include "store/store_config.h"
@@ -48,6 +50,7 @@ class PullProcessor;
 class ClientProcessor;
 class OffsetProcessor;
 class BrokerReplication;
+class RequestLatency;
 
 class BrokerController {
  public:
@@ -61,6 +64,12 @@ class BrokerController {
   uint16_t port() const;  // bound main port
   BrokerContext& context() { return *ctx_; }
 
+  // GET /readyz: "" once the store is recovered, the broker serves and a name server accepted
+  // its registration; else what it waits for. Any thread, any time (before start() too).
+  std::string notReadyReason() const;
+  // GET /metrics (stats/broker_metrics.h); writes nothing until the broker serves. Any thread.
+  void writeMetrics(metrics::TextWriter& w) const;
+
  private:
   Result<void> openStoreAndManagers();
   Result<void> startServers();
@@ -72,6 +81,8 @@ class BrokerController {
   store::StoreConfig storeConfig_;
   bool started_ = false;
   bool stopped_ = false;
+  std::atomic<bool> serving_{false};  // start() completed, shutdown() not begun (HTTP threads read it)
+  std::shared_ptr<RequestLatency> latency_;  // fed by the dispatcher's observer
 
   std::unique_ptr<store::MessageStore> store_;
   std::unique_ptr<TopicConfigManager> topics_;

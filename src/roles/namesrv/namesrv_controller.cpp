@@ -64,6 +64,22 @@ void NamesrvController::scanOnce() {
 
 uint16_t NamesrvController::port() const { return server_ ? server_->port() : 0; }
 
+std::string NamesrvController::notReadyReason() const {
+  if (stopping_) return "shutting down";
+  if (!started_) return "starting";
+  return "";
+}
+
+void NamesrvController::writeMetrics(metrics::TextWriter& w) const {
+  if (!started_ || stopping_) return;
+  w.family("rmqnode_namesrv_live_brokers", "Broker addresses registered with this name server.", "gauge");
+  w.sample("rmqnode_namesrv_live_brokers", {}, static_cast<double>(routes_.liveBrokerCount()));
+  w.family("rmqnode_namesrv_topics", "Topics this name server routes.", "gauge");
+  w.sample("rmqnode_namesrv_topics", {}, static_cast<double>(routes_.allTopics().size()));
+  w.family("rmqnode_connections", "Open remoting connections per role.", "gauge");
+  w.sample("rmqnode_connections", {{"role", "namesrv"}}, static_cast<double>(server_->connectionCount()));
+}
+
 void NamesrvController::shutdown() {
   if (!started_ || stopping_.exchange(true)) return;
   // Cancel on the timer's thread and wait, so no scan runs once we return.

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "config/process_config.h"
+#include "metrics/text_writer.h"
 #include "net/io_pool.h"
 #include "net/remoting_server.h"
 #include "roles/namesrv/kv_config_manager.h"
@@ -28,6 +29,10 @@ class NamesrvController {
   void shutdown();
   uint16_t port() const;
   RouteInfoManager& routes() { return routes_; }
+  // "" while serving (started, not stopping), else why not (GET /readyz). Any thread.
+  std::string notReadyReason() const;
+  // rmqnode_namesrv_* figures (GET /metrics). Any thread.
+  void writeMetrics(metrics::TextWriter& w) const;
 
  private:
   void scheduleScan(std::chrono::milliseconds delay);
@@ -44,7 +49,7 @@ class NamesrvController {
   asio::steady_timer scanTimer_;
   std::chrono::milliseconds drain_;
   std::atomic<bool> stopping_{false};
-  bool started_ = false;
+  std::atomic<bool> started_{false};
 };
 
 }  // namespace rmq::namesrv

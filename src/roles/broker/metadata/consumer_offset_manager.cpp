@@ -97,6 +97,17 @@ std::set<std::string> ConsumerOffsetManager::groupsOfTopic(std::string_view topi
   return out;
 }
 
+std::vector<std::pair<std::string, std::string>> ConsumerOffsetManager::groupTopicPairs() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::lock_guard lk(mu_);
+  out.reserve(table_.size());
+  for (auto& [k, _] : table_) {
+    std::string_view t, g;
+    if (splitKey(k, t, g)) out.emplace_back(std::string(g), std::string(t));
+  }
+  return out;
+}
+
 void ConsumerOffsetManager::cloneOffset(std::string_view srcGroup, std::string_view destGroup,
                                         std::string_view topic) {
   std::lock_guard lk(mu_);

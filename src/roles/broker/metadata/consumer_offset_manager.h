@@ -35,6 +35,8 @@ class ConsumerOffsetManager {
 
   std::set<std::string> topicsOfGroup(std::string_view group) const;
   std::set<std::string> groupsOfTopic(std::string_view topic) const;
+  // Every (group, topic) with committed offsets, in one pass over the table.
+  std::vector<std::pair<std::string, std::string>> groupTopicPairs() const;
   // Copies offsets of srcGroup to destGroup for one topic (all topics when topic is empty).
   void cloneOffset(std::string_view srcGroup, std::string_view destGroup, std::string_view topic);
   // Replaces a group's offsets for a topic (reset-offset).

@@ -10,6 +10,7 @@
 #include "roles/broker/processors/admin_support.h"
 #include "roles/broker/stats/broker_runtime_info.h"
 #include "roles/broker/stats/broker_stats.h"
+#include "roles/broker/stats/group_lag.h"
 #include "roles/broker/clients/client_manager.h"
 #include "roles/broker/metadata/consumer_offset_manager.h"
 #include "roles/broker/metadata/json_text.h"
@@ -47,46 +48,22 @@ int64_t writeConsumeStats(BrokerContext& ctx, json::Writer& w, const std::string
   double tps = 0;
   for (auto& topic : topicSet) tps += getStats().groupTps(group, topic);
   w.beginObject().key("consumeTps").value(tps).key("offsetTable").beginObject();
-  for (auto& topic : topicSet) {
-    auto config = ctx.topics.find(topic);
-    if (!config) continue;
-    for (int q = 0; q < config->writeQueueNums; ++q) {
-      int64_t brokerOffset = std::max<int64_t>(0, ctx.store.maxOffsetInQueue(topic, q));
-      int64_t consumerOffset = std::max<int64_t>(0, ctx.offsets.queryOffset(group, topic, q));
-      int64_t last = consumerOffset > 0 ? ctx.store.messageStoreTime(topic, q, consumerOffset - 1) : 0;
-      diff += brokerOffset - consumerOffset;
-      w.rawKey(mqJson(topic, ctx.config.brokerName, q));
-      w.beginObject().key("brokerOffset").value(brokerOffset).key("consumerOffset").value(consumerOffset)
-          .key("lastTimestamp").value(std::max<int64_t>(last, 0)).endObject();
-    }
+  for (const auto& lag : groupLag(ctx, group, topicSet)) {
+    int64_t last = lag.consumerOffset > 0 ? ctx.store.messageStoreTime(lag.topic, lag.queueId, lag.consumerOffset - 1) : 0;
+    diff += lag.diff();
+    w.rawKey(mqJson(lag.topic, ctx.config.brokerName, lag.queueId));
+    w.beginObject().key("brokerOffset").value(lag.brokerOffset).key("consumerOffset").value(lag.consumerOffset)
+        .key("lastTimestamp").value(std::max<int64_t>(last, 0)).endObject();
   }
   w.endObject().endObject();
   return diff;
-}
-
-// Topics whose stats a group shows: the asked one, or every topic it committed offsets for —
-// minus topics an online group does not subscribe to (Java's GET_CONSUME_STATS rule).
-std::set<std::string> statsTopics(BrokerContext& ctx, const std::string& group, const std::string& topic) {
-  std::set<std::string> candidates;
-  if (topic.empty()) {
-    candidates = ctx.offsets.topicsOfGroup(group);
-  } else {
-    candidates.insert(topic);
-  }
-  auto online = ctx.clients.consumerGroup(group);
-  std::set<std::string> out;
-  for (auto& t : candidates) {
-    if (online && !online->subscriptions.empty() && !online->subscriptions.count(t)) continue;
-    out.insert(t);
-  }
-  return out;
 }
 
 Reply consumeStats(BrokerContext& ctx, RemotingCommand cmd) {
   auto group = requireString(cmd, "consumerGroup");
   if (!group) co_return failure(group.error());
   json::Writer w;
-  writeConsumeStats(ctx, w, *group, statsTopics(ctx, *group, optString(cmd, "topic")));
+  writeConsumeStats(ctx, w, *group, consumeStatsTopics(ctx, *group, optString(cmd, "topic")));
   co_return success(w.take());
 }
 

@@ -59,6 +59,13 @@ std::string BrokerReplication::haServerAddr() const {
   return ctx_.config.brokerIP2 + ":" + std::to_string(haPort());
 }
 
+std::vector<std::pair<std::string, int64_t>> BrokerReplication::slaveAcks() const {
+  std::vector<std::pair<std::string, int64_t>> out;
+  if (master_)
+    for (auto& s : master_->slaves()) out.emplace_back(s.address, s.ackOffset);
+  return out;
+}
+
 void BrokerReplication::appendRuntimeInfo(std::vector<std::pair<std::string, std::string>>& kv) const {
   auto put = [&](std::string k, auto v) { kv.emplace_back(std::move(k), fmt::format("{}", v)); };
   if (master_) {

@@ -47,6 +47,9 @@ class BrokerReplication {
   std::string haServerAddr() const;  // brokerIP2:haListenPort (masters register it)
   uint16_t haPort() const;
   void appendRuntimeInfo(std::vector<std::pair<std::string, std::string>>& kv) const;
+  // Master: each connected slave's address and acknowledged commit-log offset (-1 = none yet);
+  // empty on a slave. For GET /metrics (replication lag). Any thread.
+  std::vector<std::pair<std::string, int64_t>> slaveAcks() const;
 
  private:
   BrokerContext& ctx_;

@@ -19,6 +19,18 @@
 
 namespace rmq::broker {
 
+int64_t storedMessages(BrokerContext& ctx, std::map<std::string, int64_t>* perTopic) {
+  int64_t total = 0;
+  for (auto& [topic, queues] : ctx.store.queues()) {
+    if (topic == topics::SCHEDULE_TOPIC) continue;
+    int64_t sum = 0;
+    for (int q : queues) sum += std::max<int64_t>(0, ctx.store.maxOffsetInQueue(topic, q));
+    if (perTopic) (*perTopic)[topic] = sum;
+    total += sum;
+  }
+  return total;
+}
+
 class PutStatsSampler : public std::enable_shared_from_this<PutStatsSampler> {
  public:
   explicit PutStatsSampler(BrokerContext& ctx) : ctx_(ctx), bootMs_(admin::nowMillis()) {}
@@ -29,6 +41,17 @@ class PutStatsSampler : public std::enable_shared_from_this<PutStatsSampler> {
   }
 
   int64_t bootMs() const { return bootMs_; }
+  // Over the last minute of samples (oldest kept vs newest).
+  double topicTps(const std::string& topic) const {
+    std::lock_guard lk(mu_);
+    if (topicSamples_.size() < 2) return 0.0;
+    auto& [t1, last] = topicSamples_.back();
+    auto& [t0, first] = topicSamples_.front();
+    auto b = last.find(topic), a = first.find(topic);
+    if (b == last.end() || t1 <= t0) return 0.0;
+    int64_t before = a == first.end() ? 0 : a->second;
+    return static_cast<double>(b->second - before) * 1000.0 / static_cast<double>(t1 - t0);
+  }
   int64_t totalSinceBoot(StatKind k) const {
     std::lock_guard lk(mu_);
     return samples_.empty() ? 0 : samples_.back().counts[k] - baseline_[k];
@@ -63,19 +86,10 @@ class PutStatsSampler : public std::enable_shared_from_this<PutStatsSampler> {
     Counts counts;
   };
 
-  int64_t countStored() const {
-    int64_t total = 0;
-    for (auto& [topic, queues] : ctx_.store.queues()) {
-      if (topic == topics::SCHEDULE_TOPIC) continue;
-      for (int q : queues) total += std::max<int64_t>(0, ctx_.store.maxOffsetInQueue(topic, q));
-    }
-    return total;
-  }
-
-  Counts countAll() const {
+  Counts countAll(std::map<std::string, int64_t>& perTopic) const {
     auto& g = getStats();
     Counts c{};
-    c[StatPut] = countStored();
+    c[StatPut] = storedMessages(ctx_, &perTopic);
     c[StatGetFound] = g.foundTimes.load(std::memory_order_relaxed);
     c[StatGetMiss] = g.missTimes.load(std::memory_order_relaxed);
     c[StatGetTransferred] = g.transferredMsgs.load(std::memory_order_relaxed);
@@ -100,9 +114,12 @@ class PutStatsSampler : public std::enable_shared_from_this<PutStatsSampler> {
   void sample() {
     if (ctx_.isShuttingDown()) return;
     int64_t now = admin::nowMillis();
-    Counts counts = countAll();
+    std::map<std::string, int64_t> perTopic;
+    Counts counts = countAll(perTopic);
     getStats().sampleGroups(now);
     std::lock_guard lk(mu_);
+    topicSamples_.emplace_back(now, std::move(perTopic));
+    while (topicSamples_.size() > 61) topicSamples_.pop_front();
     if (samples_.empty()) baseline_ = counts;
     std::time_t secs = static_cast<std::time_t>(now / 1000);
     std::tm tm{};
@@ -120,6 +137,7 @@ class PutStatsSampler : public std::enable_shared_from_this<PutStatsSampler> {
   int64_t bootMs_;
   mutable std::mutex mu_;
   std::deque<Sample> samples_;
+  std::deque<std::pair<int64_t, std::map<std::string, int64_t>>> topicSamples_;  // last 61 s
   Counts baseline_{};
   Counts atMidnight_{};
   Counts atYesterdayMidnight_{};
@@ -127,10 +145,18 @@ class PutStatsSampler : public std::enable_shared_from_this<PutStatsSampler> {
 };
 
 std::shared_ptr<PutStatsSampler> startPutStatsSampler(BrokerContext& ctx) {
+  if (ctx.putStats) return ctx.putStats;
   auto s = std::make_shared<PutStatsSampler>(ctx);
   s->start();
+  ctx.putStats = s;
   return s;
 }
+
+double topicPutTps(const PutStatsSampler* sampler, const std::string& topic) {
+  return sampler ? sampler->topicTps(topic) : 0.0;
+}
+double brokerPutTps(const PutStatsSampler* sampler) { return sampler ? sampler->tps(StatPut, 60) : 0.0; }
+double brokerGetTps(const PutStatsSampler* sampler) { return sampler ? sampler->tps(StatGetTransferred, 60) : 0.0; }
 
 namespace {
 // Used fraction of the file system holding `path` ("0.42"), as Java's UtilAll.getDiskPartitionSpaceUsedPercent.
@@ -152,9 +178,9 @@ std::string tpsTriple(const PutStatsSampler* s, std::initializer_list<StatKind> 
 }
 }  // namespace
 
-std::string encodeRuntimeInfo(BrokerContext& ctx, const PutStatsSampler* sampler) {
+RuntimeTable runtimeInfoTable(BrokerContext& ctx, const PutStatsSampler* sampler) {
   int64_t now = admin::nowMillis();
-  std::vector<std::pair<std::string, std::string>> kv;
+  RuntimeTable kv;
   auto put = [&](std::string k, auto v) { kv.emplace_back(std::move(k), fmt::format("{}", v)); };
   put("brokerVersion", 407);
   put("brokerVersionDesc", "V4_9_7");
@@ -206,6 +232,11 @@ std::string encodeRuntimeInfo(BrokerContext& ctx, const PutStatsSampler* sampler
     }
   }
   if (ctx.replication) ctx.replication->appendRuntimeInfo(kv);
+  return kv;
+}
+
+std::string encodeRuntimeInfo(BrokerContext& ctx, const PutStatsSampler* sampler) {
+  RuntimeTable kv = runtimeInfoTable(ctx, sampler);
   json::Writer w;
   w.beginObject().key("table").beginObject();
   for (auto& [k, v] : kv) w.key(k).value(v);

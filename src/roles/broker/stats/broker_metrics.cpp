@@ -1,0 +1,263 @@
+#include "roles/broker/stats/broker_metrics.h"
+
+#include <sys/statvfs.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "roles/broker/clients/client_manager.h"
+#include "roles/broker/delivery/pull_request_hold.h"
+#include "roles/broker/metadata/consumer_offset_manager.h"
+#include "roles/broker/metadata/topic_config.h"
+#include "roles/broker/replication/broker_replication.h"
+#include "roles/broker/stats/broker_runtime_info.h"
+#include "roles/broker/stats/broker_stats.h"
+#include "roles/broker/stats/group_lag.h"
+#include "roles/broker/stats/request_latency.h"
+#include "store/message_store.h"
+#include "store/store_config.h"
+
+namespace rmq::broker {
+namespace {
+
+using metrics::LabelList;
+using metrics::TextWriter;
+
+// rocketmq_brokeruntime_<suffix> from the runtime table key (one value, or a "10s 1min 10min"
+// TPS triple split into _tps10 / _tps60 / _tps600).
+struct RuntimeGauge {
+  std::string_view key;
+  std::string_view suffix;
+  bool tps = false;
+};
+constexpr RuntimeGauge kRuntimeGauges[] = {
+    {"msgPutTotalTodayNow", "msg_put_total_today_now"},
+    {"msgGetTotalTodayNow", "msg_gettotal_today_now"},
+    {"msgPutTotalTodayMorning", "msg_puttotal_todaymorning"},
+    {"msgGetTotalTodayMorning", "msg_gettotal_todaymorning"},
+    {"msgPutTotalYesterdayMorning", "msg_puttotal_yesterdaymorning"},
+    {"msgGetTotalYesterdayMorning", "msg_gettotal_yesterdaymorning"},
+    {"dispatchBehindBytes", "dispatch_behind_bytes"},
+    {"putMessageTimesTotal", "putmessage_times_total"},
+    {"earliestMessageTimeStamp", "earliest_message_timestamp"},
+    {"startAcceptSendRequestTimeStamp", "start_accept_sendrequest_time"},
+    {"pageCacheLockTimeMills", "pagecache_lock_time_mills"},
+    {"commitLogDiskRatio", "commitlog_disk_ratio"},
+    {"consumeQueueDiskRatio", "consumequeue_disk_ratio"},
+    {"commitLogMaxOffset", "commitlog_maxoffset"},
+    {"commitLogMinOffset", "commitlog_minoffset"},
+    {"remainHowManyDataToFlush", "remain_howmanydata_toflush"},
+    {"remainTransientStoreBufferNumbs", "remain_transientstore_buffer_numbs"},
+    {"sendThreadPoolQueueSize", "send_threadpool_queue_size"},
+    {"pullThreadPoolQueueSize", "pull_threadpoolqueue_size"},
+    {"queryThreadPoolQueueSize", "query_threadpoolqueue_size"},
+    {"sendThreadPoolQueueCapacity", "send_threadpoolqueue_capacity"},
+    {"pullThreadPoolQueueCapacity", "pull_threadpoolqueue_capacity"},
+    {"queryThreadPoolQueueCapacity", "query_threadpool_queue_capacity"},
+    {"putTps", "put_tps", true},
+    {"getFoundTps", "getfound_tps", true},
+    {"getMissTps", "getmiss_tps", true},
+    {"getTotalTps", "gettotal_tps", true},
+    {"getTransferedTps", "gettransfered_tps", true},
+};
+
+double toNumber(std::string_view s) { return std::strtod(std::string(s).c_str(), nullptr); }
+
+void writeRuntime(BrokerContext& ctx, TextWriter& w) {
+  RuntimeTable table = runtimeInfoTable(ctx, ctx.putStats.get());
+  std::unordered_map<std::string_view, std::string_view> byKey;
+  for (auto& [k, v] : table) byKey.emplace(k, v);
+  auto find = [&](std::string_view k) {
+    auto it = byKey.find(k);
+    return it == byKey.end() ? std::string_view() : it->second;
+  };
+  std::string addr = ctx.config.brokerAddr();
+  std::string boot(find("bootTimestamp"));
+  std::string version(find("brokerVersion"));
+  // Label names of the exporter's BROKER_RUNTIME_METRIC_LABEL_NAMES.
+  LabelList labels{{"cluster", ctx.config.brokerClusterName}, {"brokerIP", addr}, {"brokerHost", ctx.config.brokerName},
+                   {"des", ""}, {"boottime", boot}, {"broker_version", version}};
+  // HELP as the exporter's: "brokerRuntime" + the key capitalized (+ the TPS window).
+  auto gauge = [&](const std::string& name, std::string_view key, std::string_view window, double v) {
+    std::string help = "brokerRuntime" + std::string(key) + std::string(window);
+    if (help.size() > 13) help[13] = static_cast<char>(std::toupper(static_cast<unsigned char>(help[13])));
+    w.family(name, help, "gauge");
+    w.sample(name, labels, v);
+  };
+  for (const auto& g : kRuntimeGauges) {
+    std::string_view v = find(g.key);
+    if (v.empty()) continue;
+    std::string name = "rocketmq_brokeruntime_" + std::string(g.suffix);
+    if (!g.tps) {
+      gauge(name, g.key, "", toNumber(v));
+      continue;
+    }
+    std::string text(v);
+    char* end = nullptr;
+    double t10 = std::strtod(text.c_str(), &end);
+    double t60 = std::strtod(end, &end);
+    double t600 = std::strtod(end, &end);
+    gauge(name + "10", g.key, "10", t10);
+    gauge(name + "60", g.key, "60", t60);
+    gauge(name + "600", g.key, "600", t600);
+  }
+  struct statvfs st {};
+  if (statvfs(ctx.storeConfig.commitLogDir().c_str(), &st) == 0) {
+    gauge("rocketmq_brokeruntime_commitlogdir_capacity_total", "commitLogDirCapacityTotal", "",
+          static_cast<double>(st.f_blocks) * static_cast<double>(st.f_frsize));
+    gauge("rocketmq_brokeruntime_commitlogdir_capacity_free", "commitLogDirCapacityFree", "",
+          static_cast<double>(st.f_bavail) * static_cast<double>(st.f_frsize));
+  }
+}
+
+struct GroupTopic {
+  std::string group, topic;
+  bool operator<(const GroupTopic& o) const { return std::tie(group, topic) < std::tie(o.group, o.topic); }
+};
+
+// (group, topic) pairs with committed offsets here, plus online consumers' subscriptions.
+std::set<GroupTopic> groupTopics(BrokerContext& ctx) {
+  std::set<GroupTopic> out;
+  for (auto& [group, topic] : ctx.offsets.groupTopicPairs()) out.insert({group, topic});
+  for (auto& group : ctx.clients.consumerGroups()) {
+    auto info = ctx.clients.consumerGroup(group);
+    if (!info) continue;
+    for (auto& [topic, _] : info->subscriptions) out.insert({group, topic});
+  }
+  return out;
+}
+
+void writeTopics(BrokerContext& ctx, const std::map<std::string, int64_t>& offsets, const LabelList& base,
+                 TextWriter& w) {
+  const auto* sampler = ctx.putStats.get();
+  w.family("rocketmq_producer_offset", "TopicOffset", "gauge");
+  w.family("rocketmq_producer_tps", "TopicPutNums", "gauge");
+  w.family("rocketmq_topic_retry_offset", "TopicRetryOffset", "gauge");
+  w.family("rocketmq_topic_dlq_offset", "TopicRetryOffset", "gauge");
+  for (auto& [topic, sum] : offsets) {
+    if (topics::isRetryTopic(topic)) {
+      w.sample("rocketmq_topic_retry_offset", {base[0], base[1], {"topic", topic}}, static_cast<double>(sum));
+    } else if (topics::isDlqTopic(topic)) {
+      std::string_view group = std::string_view(topic).substr(topics::DLQ_GROUP_TOPIC_PREFIX.size());
+      w.sample("rocketmq_topic_dlq_offset", {base[0], base[1], {"group", group}}, static_cast<double>(sum));
+    } else {
+      w.sample("rocketmq_producer_offset", {base[0], base[1], {"topic", topic}}, static_cast<double>(sum));
+      w.sample("rocketmq_producer_tps", {base[0], base[1], {"topic", topic}}, topicPutTps(sampler, topic));
+    }
+  }
+}
+
+void writeGroups(BrokerContext& ctx, const LabelList& base, TextWriter& w) {
+  w.family("rocketmq_group_diff", "GroupDiff", "gauge");
+  w.family("rocketmq_group_retrydiff", "GroupRetryDiff", "gauge");
+  w.family("rocketmq_group_dlqdiff", "GroupDLQDiff", "gauge");
+  w.family("rocketmq_consumer_offset", "GroupBrokerTotalOffset", "gauge");
+  w.family("rocketmq_consumer_tps", "GroupGetNums", "gauge");
+  for (const auto& gt : groupTopics(ctx)) {
+    auto info = ctx.clients.consumerGroup(gt.group);
+    size_t online = info ? info->channels.size() : 0;
+    bool broadcasting = info && info->messageModel == "BROADCASTING";
+    int64_t diff = 0, consumerTotal = 0;
+    auto lags = groupLag(ctx, gt.group, {gt.topic});
+    if (lags.empty()) continue;  // topic unknown here
+    for (const auto& lag : lags) {
+      diff += lag.diff();
+      consumerTotal += lag.consumerOffset;
+    }
+    if (!broadcasting) {  // as the exporter: lag is only meaningful for clustering consumers
+      std::string count = std::to_string(online);
+      LabelList labels{{"group", gt.group}, {"topic", gt.topic}, {"countOfOnlineConsumers", count}, {"msgModel", "1"}};
+      std::string_view family = topics::isRetryTopic(gt.topic) ? "rocketmq_group_retrydiff"
+                                : topics::isDlqTopic(gt.topic) ? "rocketmq_group_dlqdiff"
+                                                               : "rocketmq_group_diff";
+      w.sample(family, labels, static_cast<double>(diff));
+    }
+    LabelList labels{base[0], base[1], {"topic", gt.topic}, {"group", gt.group}};
+    w.sample("rocketmq_consumer_offset", labels, static_cast<double>(consumerTotal));
+    w.sample("rocketmq_consumer_tps", labels, getStats().groupTps(gt.group, gt.topic));
+  }
+}
+
+void writeOwn(BrokerContext& ctx, const BrokerMetricsSources& src, int64_t stored, const LabelList& base,
+              TextWriter& w) {
+  auto one = [&](std::string_view name, std::string_view help, std::string_view type, double v) {
+    w.family(name, help, type);
+    w.sample(name, base, v);
+  };
+  int64_t maxPhy = ctx.store.maxPhyOffset();
+  one("rmqnode_messages_stored_total", "Messages in this broker's consume queues (sum of queue max offsets).",
+      "counter", static_cast<double>(stored));
+  one("rmqnode_messages_pulled_total", "Messages returned by pulls since start.", "counter",
+      static_cast<double>(getStats().transferredMsgs.load(std::memory_order_relaxed)));
+  one("rmqnode_commitlog_write_bytes_total", "Commit-log end offset: bytes ever written (rate() = write rate).",
+      "counter", static_cast<double>(maxPhy));
+  one("rmqnode_commitlog_unflushed_bytes", "Commit-log bytes written but not yet flushed.", "gauge",
+      static_cast<double>(maxPhy - ctx.store.flushedPhyOffset()));
+  one("rmqnode_pull_parked", "Long-polling pulls parked now, waiting for messages.", "gauge",
+      static_cast<double>(ctx.pullHold.parkedCount()));
+  w.family("rmqnode_connections", "Open remoting connections per role.", "gauge");
+  LabelList conn = base;
+  conn.emplace_back("role", "broker");
+  w.sample("rmqnode_connections", conn, static_cast<double>(src.connections));
+
+  auto gc = ctx.store.groupCommitStats();
+  w.family("rmqnode_group_commit_flush_seconds", "Time inside msync per group-commit flush (SYNC_FLUSH).", "summary");
+  w.sample("rmqnode_group_commit_flush_seconds_sum", base, static_cast<double>(gc.flushNanos) / 1e9);
+  w.sample("rmqnode_group_commit_flush_seconds_count", base, static_cast<double>(gc.flushes));
+  w.family("rmqnode_group_commit_batch_size", "Sends completed per group-commit flush (SYNC_FLUSH).", "summary");
+  w.sample("rmqnode_group_commit_batch_size_sum", base, static_cast<double>(gc.waiters));
+  w.sample("rmqnode_group_commit_batch_size_count", base, static_cast<double>(gc.flushes));
+
+  w.family("rmqnode_disk_used_ratio", "Used fraction of the file system holding the store path.", "gauge");
+  for (auto [which, path] : {std::pair<std::string_view, std::string>{"commitlog", ctx.storeConfig.commitLogDir()},
+                             {"root", ctx.storeConfig.rootDir()}}) {
+    struct statvfs st {};
+    if (statvfs(path.c_str(), &st) != 0 || st.f_blocks == 0) continue;
+    LabelList l = base;
+    l.emplace_back("path", which);
+    w.sample("rmqnode_disk_used_ratio", l, 1.0 - static_cast<double>(st.f_bavail) / static_cast<double>(st.f_blocks));
+  }
+
+  if (ctx.replication) {
+    w.family("rmqnode_replication_lag_bytes", "Master: commit-log bytes a slave has not acknowledged.", "gauge");
+    w.family("rocketmq_broker_commitlog_diff", "brokerCommitLogDiffGauge", "gauge");
+    for (auto& [slave, ack] : ctx.replication->slaveAcks()) {
+      double lag = static_cast<double>(maxPhy - std::max<int64_t>(ack, 0));
+      LabelList l = base;
+      l.emplace_back("slave", slave);
+      w.sample("rmqnode_replication_lag_bytes", l, lag);
+      w.sample("rocketmq_broker_commitlog_diff", {base[0], {"brokerIP", slave}, base[1]}, lag);
+    }
+  }
+  if (src.latency) src.latency->write(w, base);
+}
+
+}  // namespace
+
+void writeBrokerMetrics(BrokerContext& ctx, const BrokerMetricsSources& sources, TextWriter& w) {
+  std::string addr = ctx.config.brokerAddr();
+  LabelList base{{"cluster", ctx.config.brokerClusterName}, {"broker", ctx.config.brokerName}};
+  w.family("rmqnode_broker_info", "This broker: 1, with its name, id, role and address as labels.", "gauge");
+  std::string id = std::to_string(ctx.config.brokerId);
+  w.sample("rmqnode_broker_info", {base[0], base[1], {"brokerId", id}, {"brokerIP", addr},
+                                   {"role", ctx.storeConfig.brokerRole}}, 1);
+  LabelList nums{base[0], {"brokerIP", addr}, base[1]};
+  w.family("rocketmq_broker_tps", "BrokerPutNums", "gauge");
+  w.sample("rocketmq_broker_tps", nums, brokerPutTps(ctx.putStats.get()));
+  w.family("rocketmq_broker_qps", "BrokerGetNums", "gauge");
+  w.sample("rocketmq_broker_qps", nums, brokerGetTps(ctx.putStats.get()));
+  std::map<std::string, int64_t> perTopic;
+  int64_t stored = storedMessages(ctx, &perTopic);
+  writeTopics(ctx, perTopic, base, w);
+  writeGroups(ctx, base, w);
+  writeRuntime(ctx, w);
+  writeOwn(ctx, sources, stored, base, w);
+}
+
+}  // namespace rmq::broker

@@ -1,0 +1,30 @@
+#pragma once
+// Consumer lag of a group on this broker, queue by queue: broker offset (queue max offset) against
+// the group's committed offset (0 when none, as Java's GET_CONSUME_STATS). Shared by
+// GET_CONSUME_STATS / GET_BROKER_CONSUME_STATS and GET /metrics (rocketmq_group_diff).
+#include <cstdint>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "roles/broker/broker_context.h"
+
+namespace rmq::broker {
+
+struct QueueLag {
+  std::string topic;
+  int queueId = 0;
+  int64_t brokerOffset = 0;
+  int64_t consumerOffset = 0;
+  int64_t diff() const { return brokerOffset - consumerOffset; }
+};
+
+// Every write queue of each topic (topics unknown to the broker are skipped).
+std::vector<QueueLag> groupLag(BrokerContext& ctx, const std::string& group, const std::set<std::string>& topics);
+
+// Topics whose stats a group shows: the asked one, or every topic it committed offsets for —
+// minus topics an online group does not subscribe to (Java's GET_CONSUME_STATS rule).
+std::set<std::string> consumeStatsTopics(BrokerContext& ctx, const std::string& group, const std::string& topic);
+
+}  // namespace rmq::broker

@@ -1,0 +1,32 @@
+#pragma once
+// RequestLatency: a latency histogram per request code the broker serves on its hot path (send,
+// pull, heartbeat, offsets, ...), fed by the dispatcher's observer: relaxed atomics only, no lock
+// per request. Codes outside the table are not recorded. Read by GET /metrics.
+#include <array>
+#include <chrono>
+#include <memory>
+#include <string_view>
+
+#include "metrics/metric_types.h"
+#include "metrics/text_writer.h"
+
+namespace rmq::broker {
+
+class RequestLatency {
+ public:
+  RequestLatency();
+  void observe(int code, std::chrono::steady_clock::duration elapsed);
+  // rmqnode_request_duration_seconds{code, request}: _bucket, _sum, _count per tracked code.
+  void write(metrics::TextWriter& w, const metrics::LabelList& brokerLabels) const;
+
+  struct Tracked {
+    int code;
+    std::string_view name;
+  };
+  static const std::array<Tracked, 12>& tracked();
+
+ private:
+  std::array<std::unique_ptr<metrics::Histogram>, 12> histograms_;
+};
+
+}  // namespace rmq::broker

@@ -1,0 +1,24 @@
+#pragma once
+// A blocking HTTP/1.1 client for tests of the node's HTTP endpoint: one request per connection
+// ("Connection: close"), a 10 s receive timeout, the response split into status, headers, body.
+// Also reads a sample out of a Prometheus text scrape.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace rmq::test {
+
+struct HttpReply {
+  int status = 0;  // 0 = no answer (connect refused, closed, timed out)
+  std::string headers;
+  std::string body;
+};
+
+HttpReply httpRequest(uint16_t port, const std::string& method, const std::string& target, const std::string& body = "");
+inline HttpReply httpGet(uint16_t port, const std::string& target) { return httpRequest(port, "GET", target); }
+
+// The value of the sample whose line starts with `series` (name{labels} exactly as written, or a
+// bare name) in a text exposition; nullopt when absent.
+std::optional<double> metricValue(const std::string& scrape, const std::string& series);
+
+}  // namespace rmq::test
