@@ -4,7 +4,6 @@
 set -euo pipefail
 pkgs=(g++ cmake ninja-build ccache pkg-config libasio-dev libfmt-dev libtomlplusplus-dev doctest-dev
       libmimalloc-dev zlib1g-dev rapidjson-dev libcli11-dev
-      libmimalloc-dev zlib1g-dev rapidjson-dev libcli11-dev
       libhttp-parser-dev
       chromium fonts-dejavu-core)  # the console's browser test (headless, through puppeteer-core)
 command -v node >/dev/null 2>&1 || pkgs+=(nodejs)

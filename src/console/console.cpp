@@ -68,7 +68,6 @@ Console::~Console() { shutdown(); }
 Result<void> Console::start() {
   client::ClientConfig cfg;
   cfg.namesrvAddr = state_->options.namesrvAddr;
-  cfg.instanceName = "rmqnode-console";
   state_->admin = std::make_unique<client::AdminClient>(cfg);
   if (auto r = state_->admin->start(); !r) return r;
   if (!state_->options.readOnly) {

@@ -119,7 +119,9 @@ std::string topicKind(std::string_view topic, const client::ClusterInfo& info) {
   static const std::set<std::string_view> kSystem{
       "TBW102", "SCHEDULE_TOPIC_XXXX", "BenchmarkTest", "OFFSET_MOVED_EVENT", "SELF_TEST_TOPIC",
       "TRANS_CHECK_MAX_TIME_TOPIC", "RMQ_SYS_TRANS_HALF_TOPIC", "RMQ_SYS_TRANS_OP_HALF_TOPIC", "RMQ_SYS_TRACE_TOPIC"};
-  if (kSystem.count(topic) || topic.starts_with("rmq_sys_") || topic.starts_with("RMQ_SYS_")) return "system";
+  if (kSystem.count(topic) || topic.starts_with("rmq_sys_") || topic.starts_with("RMQ_SYS_") ||
+      topic.ends_with("_REPLY_TOPIC"))  // <cluster>_REPLY_TOPIC (request-reply)
+    return "system";
   std::string t(topic);
   if (info.clusterAddrTable.count(t) || info.brokerAddrTable.count(t)) return "system";
   return "normal";

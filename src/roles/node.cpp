@@ -10,6 +10,7 @@
 #include "config/config_loader.h"
 #include "config/config_printer.h"
 #include "config/process_config.h"
+#include "console/console.h"
 #include "http/http_server.h"
 #include "net/io_pool.h"
 #include "roles/namesrv/namesrv_controller.h"
@@ -51,6 +52,7 @@ struct Node::Impl {
   std::unique_ptr<namesrv::NamesrvController> namesrv;
   std::unique_ptr<http::HttpServer> http;  // when httpListenPort > 0; stopped before the roles
   bool httpPortDefaulted = false;          // the dev node's 8080, not asked for by the config
+  std::unique_ptr<console::Console> console;  // with the HTTP server: its clients and /api/ routes
   // Installed before any role starts, so a SIGTERM right after the ports open is not lost to the
   // default action; delivered by waitForSignal().
   asio::io_context signalContext;
@@ -73,7 +75,35 @@ struct Node::Impl {
   Result<void> load();
   Result<void> applyRoleRules();
   Result<void> startHttp();
+  void addConsole(http::HttpRouter& router);
+  std::string consoleNamesrvAddr() const;
 };
+
+// The name servers the console's clients use: the broker's, else this process's own name server.
+std::string Node::Impl::consoleNamesrvAddr() const {
+#if RMQ_HAS_BROKER
+  if (hasBroker() && !brokerConfig.namesrvAddr.empty()) return brokerConfig.namesrvAddr;
+#endif
+  if (has(options.roles, Role::Namesrv)) return fmt::format("127.0.0.1:{}", namesrvConfig.listenPort);
+  return {};
+}
+
+// The console (src/console) on the same HTTP server; a node without name servers to ask serves
+// /metrics and the health checks only.
+void Node::Impl::addConsole(http::HttpRouter& router) {
+  std::string namesrvAddr = consoleNamesrvAddr();
+  if (namesrvAddr.empty()) {
+    log::warn("console: no name server address (namesrvAddr); the console is off");
+    return;
+  }
+  console = std::make_unique<console::Console>(console::ConsoleOptions{namesrvAddr, process.consoleReadOnly});
+  if (auto r = console->start(); !r) {
+    log::warn("console: {}; the console is off", r.error().message);
+    console.reset();
+    return;
+  }
+  console->registerRoutes(router);
+}
 
 // One HTTP server for the process, started before the roles so /healthz answers and /readyz says
 // 503 while the store recovers. Every role's routes are registered here, before it accepts.
@@ -94,6 +124,7 @@ Result<void> Node::Impl::startHttp() {
   }
 #endif
   addNodeRoutes(*router, std::move(roles));
+  addConsole(*router);
   http::HttpServerOptions options;
   options.host = process.httpBindAddress;
   options.port = static_cast<uint16_t>(process.httpListenPort);
@@ -217,6 +248,7 @@ void Node::shutdown() {
   if (!s.pool) return;
   int64_t t0 = nowMillis();
   if (s.http) s.http->stop();
+  if (s.console) s.console->shutdown();  // its clients' threads; no request is running any more
 #if RMQ_HAS_BROKER
   if (s.broker) s.broker->shutdown();
 #endif
@@ -227,6 +259,7 @@ void Node::shutdown() {
 #endif
   s.namesrv.reset();
   s.http.reset();
+  s.console.reset();
   s.pool.reset();
   log::info("rmqnode stopped in {} ms", nowMillis() - t0);
 }

@@ -17,15 +17,14 @@ using namespace rmq::test;
 
 namespace {
 
-// A DevNode whose HTTP endpoint (console) listens on a free port.
+// A DevNode whose HTTP endpoint (console) listens on a free port; read-only when asked.
 struct ConsoleNode {
-  explicit ConsoleNode(bool readOnly = false) {
-    httpPort = freePort();
+  explicit ConsoleNode(bool readOnly = false) : node(DevNodeSpec{.http = true}), httpPort(node.httpPort) {
+    if (!readOnly) return;
     std::ifstream in(node.proc.path("node.toml"));
     std::stringstream toml;
     toml << in.rdbuf();
-    node.proc.writeFile("node.toml", "httpListenPort = " + std::to_string(httpPort) + "\nconsoleReadOnly = " +
-                                         (readOnly ? "true" : "false") + "\n" + toml.str());
+    node.proc.writeFile("node.toml", "consoleReadOnly = true\n" + toml.str());  // a top-level key: first
   }
   bool start() {
     if (!node.start()) return false;

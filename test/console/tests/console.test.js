@@ -56,8 +56,9 @@ namesrvAddr = "127.0.0.1:${nsPort}"
 [store]
 storePathRootDir = "${work}/store"
 `);
+  const out = fs.openSync(path.join(work, 'out.log'), 'w');
   node = spawn(rmqnode, ['--role=namesrv,master', '-c', path.join(work, 'node.toml')],
-    { env: { ...process.env, HOME: work }, stdio: ['ignore', fs.openSync(path.join(work, 'out.log'), 'w'), 'inherit'] });
+    { env: { ...process.env, HOME: work }, stdio: ['ignore', out, out] });
   base = `http://127.0.0.1:${httpPort}`;
   // Ready when the console's cluster view lists the registered broker.
   await until('the console API to list the broker', async () => {
@@ -65,9 +66,18 @@ storePathRootDir = "${work}/store"
     return r.ok && JSON.stringify(await r.json()).includes(`127.0.0.1:${brokerPort}`);
   });
   page = await browser.newPage();
-  await page.setViewport({ width: 1280, height: 800 });
+  await page.setViewport({ width: 1200, height: 640 });
   page.on('dialog', (d) => d.accept());
 });
+
+// A test that prints the node's output when it fails.
+const step = (name, fn) => test(name, async () => {
+  try { await fn(); } catch (e) { printNodeLog(); throw e; }
+});
+
+function printNodeLog() {
+  try { console.log(`---- rmqnode output (last 60 lines) ----\n${fs.readFileSync(path.join(work, 'out.log'), 'utf8').split('\n').slice(-60).join('\n')}`); } catch {}
+}
 
 test.after(async () => {
   if (browser) await browser.close().catch(() => {});
@@ -81,7 +91,7 @@ test.after(async () => {
 
 const rowTexts = (sel) => page.$$eval(`${sel} tbody tr`, (rows) => rows.map((r) => r.innerText));
 
-test('the overview lists the broker with its role and version', async () => {
+step('the overview lists the broker with its role and version', async () => {
   await page.goto(`${base}/`, { waitUntil: 'networkidle0' });
   await page.waitForSelector('body[data-ready=true]');
   const rows = await until('a broker row', async () => { const r = await rowTexts('#brokers-table'); return r.length ? r : null; });
@@ -89,11 +99,20 @@ test('the overview lists the broker with its role and version', async () => {
   assert.match(rows[0], /console-broker/);
   assert.match(rows[0], /MASTER/);
   assert.match(rows[0], /V4_9_7/);
-  await sleep(3500); // a second poll puts two points on the TPS chart
+  // Some traffic for the TPS chart: sends through the console's own API for a few polls.
+  const form = (o) => ({ method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(o).toString() });
+  assert.strictEqual((await fetch(`${base}/api/topic`, form({ topic: 'ChartTopic', cluster: 'ConsoleCluster', readQueueNums: 4, writeQueueNums: 4 }))).status, 200);
+  const end = Date.now() + 10000;
+  for (let i = 0; Date.now() < end; i++) {
+    const r = await fetch(`${base}/api/messages`, form({ topic: 'ChartTopic', keys: `chart-${i}`, body: `tick ${i}` }));
+    assert.strictEqual(r.status, 200, await r.text());
+    await sleep(i % 40 < 20 ? 20 : 60);
+  }
+  await until('put TPS above zero in the table', async () => parseFloat(await page.$eval('#brokers-table tbody tr td:nth-child(7)', (e) => e.textContent)) > 0);
   await page.screenshot({ path: path.join(artifacts, 'overview.png') });
 });
 
-test('a topic created through the form shows in the topics table', async () => {
+step('a topic created through the form shows in the topics table', async () => {
   await page.goto(`${base}/#topics`, { waitUntil: 'networkidle0' });
   await page.waitForSelector('#topic-form select[name=cluster] option');
   await page.type('#topic-form input[name=topic]', 'ConsoleTopic');
@@ -108,7 +127,7 @@ test('a topic created through the form shows in the topics table', async () => {
   await page.screenshot({ path: path.join(artifacts, 'topics.png') });
 });
 
-test('a message sent through the send form is found by its key', async () => {
+step('a message sent through the send form is found by its key', async () => {
   await page.goto(`${base}/#send`, { waitUntil: 'networkidle0' });
   await page.type('#send-form input[name=topic]', 'ConsoleTopic');
   await page.type('#send-form input[name=tags]', 'TagA');

@@ -64,6 +64,7 @@ TEST_CASE("console topics: kinds, sorted list") {
   CHECK(topicKind("RMQ_SYS_TRANS_HALF_TOPIC", info) == "system");
   CHECK(topicKind("DefaultCluster", info) == "system");
   CHECK(topicKind("broker-a", info) == "system");
+  CHECK(topicKind("DefaultCluster_REPLY_TOPIC", info) == "system");
   auto doc = parsed(topicListJson({"b", "%RETRY%g", "a"}, info));
   REQUIRE(doc["topics"].Size() == 3);
   CHECK(std::string(doc["topics"][0]["name"].GetString()) == "%RETRY%g");
