@@ -8,11 +8,13 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 
+#include <cctype>
 #include <cstdlib>
 
 namespace rmq::test {
 
-HttpReply httpRequest(uint16_t port, const std::string& method, const std::string& target, const std::string& body) {
+HttpReply httpRequest(uint16_t port, const std::string& method, const std::string& target, const std::string& body,
+                      const std::string& contentType) {
   HttpReply reply;
   asio::io_context ctx;
   asio::ip::tcp::socket sock(ctx);
@@ -22,6 +24,7 @@ HttpReply httpRequest(uint16_t port, const std::string& method, const std::strin
   timeval tv{10, 0};
   ::setsockopt(sock.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   std::string req = method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n";
+  if (!contentType.empty()) req += "Content-Type: " + contentType + "\r\n";
   if (!body.empty() || method == "POST") req += "Content-Length: " + std::to_string(body.size()) + "\r\n";
   req += "\r\n" + body;
   asio::write(sock, asio::buffer(req), ec);
@@ -39,6 +42,21 @@ HttpReply httpRequest(uint16_t port, const std::string& method, const std::strin
   reply.headers = raw.substr(0, end);
   reply.body = raw.substr(end + 4);
   return reply;
+}
+
+std::string urlEncode(const std::string& s) {
+  static const char* kHex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    }
+  }
+  return out;
 }
 
 std::optional<double> metricValue(const std::string& scrape, const std::string& series) {

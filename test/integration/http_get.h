@@ -14,8 +14,16 @@ struct HttpReply {
   std::string body;
 };
 
-HttpReply httpRequest(uint16_t port, const std::string& method, const std::string& target, const std::string& body = "");
+// `contentType` (when not empty) is sent as the Content-Type header.
+HttpReply httpRequest(uint16_t port, const std::string& method, const std::string& target, const std::string& body = "",
+                      const std::string& contentType = "");
 inline HttpReply httpGet(uint16_t port, const std::string& target) { return httpRequest(port, "GET", target); }
+// POST with an application/x-www-form-urlencoded body (the console's forms).
+inline HttpReply httpPostForm(uint16_t port, const std::string& target, const std::string& form) {
+  return httpRequest(port, "POST", target, form, "application/x-www-form-urlencoded");
+}
+// Percent-encodes a query or form value.
+std::string urlEncode(const std::string& s);
 
 // The value of the sample whose line starts with `series` (name{labels} exactly as written, or a
 // bare name) in a text exposition; nullopt when absent.
