@@ -6,6 +6,7 @@
 #include <string>
 
 #include "broker_calls.h"
+#include "common/request_code.h"
 #include "dev_node.h"
 #include "http_get.h"
 #include "node_config.h"
