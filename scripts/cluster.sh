@@ -11,7 +11,10 @@
 # replication, RocketMQ's usual production shape), 2m-2s-sync (SYNC_MASTER), 2m-noslave (2 masters).
 # Every layout has two name servers, 127.0.0.1:9876 and 127.0.0.1:9877 (NAMESRV_ADDR=
 # "127.0.0.1:9876;127.0.0.1:9877"), and the brokers broker-a (10911), broker-a-s (10921),
-# broker-b (11911), broker-b-s (11921). NODE is a config file name without .toml (namesrv-1,
+# broker-b (11911), broker-b-s (11921). Every node serves HTTP (/metrics, /healthz, /readyz, the
+# console) on a port of its own (httpListenPort: namesrv-1 8081, namesrv-2 8082, broker-a 8083,
+# broker-a-s 8084, broker-b 8085, broker-b-s 8086), printed by start and status as http=PORT,
+# and start ends with the Prometheus scrape targets. NODE is a config file name without .toml (namesrv-1,
 # broker-a-s, ...). Without LAYOUT every command acts on the layout that was started last (the
 # first time: $RMQ_CLUSTER_LAYOUT or 2m-2s-async), so `scripts/cluster.sh stop broker-a` and
 # `scripts/cluster.sh start broker-a` work on a running cluster.
@@ -69,11 +72,23 @@ role_of() {  # namesrv | SYNC_MASTER | ASYNC_MASTER | SLAVE
 }
 port_of() { conf_get "$1" listenPort; }
 addr_of() { echo "127.0.0.1:$(port_of "$1")"; }
+http_port_of() {  # httpListenPort, or nothing when the node serves no HTTP
+  local h; h=$(conf_get "$1" httpListenPort)
+  [ -n "$h" ] && [ "$h" != 0 ] && echo "$h"
+  return 0
+}
 ports_text() {  # the ports a node listens on
-  local p; p=$(port_of "$1")
-  if is_namesrv "$1"; then echo "$p"; else
-    local ha; ha=$(conf_get "$1" haListenPort); echo "$p vip=$((p - 2)) ha=${ha:-$((p + 1))}"
+  local p h; p=$(port_of "$1"); h=$(http_port_of "$1")
+  if is_namesrv "$1"; then echo "$p${h:+ http=$h}"; else
+    local ha; ha=$(conf_get "$1" haListenPort); echo "$p vip=$((p - 2)) ha=${ha:-$((p + 1))}${h:+ http=$h}"
   fi
+}
+scrape_targets() {  # the started nodes' HTTP ports as a prometheus.yml targets list
+  local n h out=""
+  for n in $targets; do
+    h=$(http_port_of "$n"); [ -n "$h" ] && out="$out${out:+, }'127.0.0.1:$h'"
+  done
+  echo "$out"
 }
 namesrv_addrs() {
   local n out=""
@@ -221,6 +236,8 @@ do_start() {
   local n
   for n in $targets; do start_node "$n"; done
   [ -n "$node" ] || echo "NAMESRV_ADDR=\"$(namesrv_addrs)\""
+  local t; t=$(scrape_targets)
+  [ -z "$t" ] || echo "prometheus.yml: - job_name: rocketmq, metrics_path: /metrics, static_configs: [{targets: [$t]}]"
 }
 do_stop() {
   local n list

@@ -9,6 +9,7 @@
 
 #include "common/response_code.h"
 #include "broker_calls.h"
+#include "http_get.h"
 #include "node_config.h"
 #include "repl_cluster.h"
 
@@ -47,8 +48,9 @@ struct ClusterScript {
 };
 
 // A broker of the layout, its store and logs in `dir`.
-std::string layoutBroker(const NodeProcess& dir, uint16_t port, int id, const char* role, uint16_t nsPort) {
-  return logDirToml(dir) + brokerToml(dir, {.port = port, .namesrvAddr = "127.0.0.1:" + std::to_string(nsPort),
+std::string layoutBroker(const NodeProcess& dir, uint16_t port, int id, const char* role, uint16_t nsPort,
+                         uint16_t httpPort = 0) {
+  return logDirToml(dir, httpPort) + brokerToml(dir, {.port = port, .namesrvAddr = "127.0.0.1:" + std::to_string(nsPort),
                                             .name = "broker-t", .id = id, .role = role});
 }
 
@@ -66,8 +68,10 @@ TEST_CASE("cluster.sh: start, status with a slave's lag, stop NODE / start NODE,
   const uint16_t nsPort = freePort();
   const uint16_t masterPort = freeBrokerPort();
   const uint16_t slavePort = freeBrokerPort();
+  uint16_t httpPort = freePort();
+  while (httpPort == nsPort) httpPort = freePort();
   s.writeNode("namesrv-1", namesrvToml(s.shell, nsPort));  // logs etc. under the shell's folder
-  s.writeNode("broker-t", layoutBroker(s.masterDir, masterPort, 0, "SYNC_MASTER", nsPort));
+  s.writeNode("broker-t", layoutBroker(s.masterDir, masterPort, 0, "SYNC_MASTER", nsPort, httpPort));
   s.writeNode("broker-t-s", layoutBroker(s.slaveDir, slavePort, 1, "SLAVE", nsPort));
   const std::string master = "127.0.0.1:" + std::to_string(masterPort);
 
@@ -80,6 +84,10 @@ TEST_CASE("cluster.sh: start, status with a slave's lag, stop NODE / start NODE,
   REQUIRE(sl != std::string::npos);
   CHECK((ns < m && m < sl));
   CHECK(contains(started.out, "ha=" + std::to_string(masterPort + 1)));
+  // The master's HTTP port is printed, with the Prometheus targets of the layout, and serves.
+  CHECK(contains(started.out, "http=" + std::to_string(httpPort)));
+  CHECK(contains(started.out, "targets: ['127.0.0.1:" + std::to_string(httpPort) + "']"));
+  CHECK(eventually([&] { return httpGet(httpPort, "/readyz").status == 200; }, 30s));
 
   // SYNC_MASTER with its slave: SEND_OK once the slave follows; status then shows the slave caught up.
   TestClient c;
