@@ -57,6 +57,15 @@ asio::awaitable<http::HttpResponse> serveAsset(const Asset* asset) {
   co_return resp;
 }
 
+asio::awaitable<http::HttpResponse> serveIndex(const Asset* index, const http::HttpRequest& req) {
+  if (req.path != "/") co_return http::HttpResponse::error(404, "no such path: " + req.path);
+  if (req.method != "GET" && req.method != "HEAD") co_return http::HttpResponse::error(405, "use GET");
+  http::HttpResponse resp;
+  resp.contentType = std::string(index->contentType);
+  resp.body = std::string(index->body);
+  co_return resp;
+}
+
 }  // namespace
 
 Console::Console(ConsoleOptions options) : state_(std::make_shared<State>()) {
@@ -97,8 +106,9 @@ void Console::registerRoutes(http::HttpRouter& router) {
   for (const Asset& a : embeddedAssets()) {
     const Asset* asset = &a;
     router.add("GET", std::string(a.path), [asset](const http::HttpRequest&) { return serveAsset(asset); });
+    // "/" is a prefix route (it ends in '/'): every path no other route takes lands here.
     if (a.path == "/index.html")
-      router.add("GET", "/", [asset](const http::HttpRequest&) { return serveAsset(asset); });
+      router.add("", "/", [asset](const http::HttpRequest& req) { return serveIndex(asset, req); });
   }
 }
 

@@ -60,6 +60,8 @@ TEST_CASE("console api: cluster, topics, create / delete, send and find by key, 
   CHECK(page.headers.find("Content-Type: text/html") != std::string::npos);
   CHECK(page.body.find("rmqnode console") != std::string::npos);
   CHECK(httpGet(port, "/console.js").status == 200);
+  CHECK(httpGet(port, "/no/such/page").status == 404);  // "/" serves the page only, not every path
+  CHECK(httpRequest(port, "POST", "/").status == 405);
 
   auto info = parsed(httpGet(port, "/api/console"));
   CHECK_FALSE(info["readOnly"].GetBool());
