@@ -78,15 +78,7 @@ Result<void> Console::start() {
   client::ClientConfig cfg;
   cfg.namesrvAddr = state_->options.namesrvAddr;
   state_->admin = std::make_unique<client::AdminClient>(cfg);
-  if (auto r = state_->admin->start(); !r) return r;
-  if (!state_->options.readOnly) {
-    client::ProducerOptions po;
-    po.group = "CONSOLE_PRODUCER_GROUP";
-    po.client = cfg;
-    state_->producer = std::make_unique<client::Producer>(po);
-    if (auto r = state_->producer->start(); !r) return r;
-  }
-  return {};
+  return state_->admin->start();  // the producer starts with the first test send (console_messages.cpp)
 }
 
 void Console::shutdown() {

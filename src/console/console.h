@@ -26,7 +26,7 @@ class Console {
   Console(const Console&) = delete;
   Console& operator=(const Console&) = delete;
 
-  // Starts the admin client (and the producer unless read-only). Needs no cluster to be up yet.
+  // Starts the admin client (the producer starts with the first test send). Needs no cluster up yet.
   Result<void> start();
   void shutdown();
   // Adds GET / (and the assets) and every /api/ route. The Console must outlive the router's use.

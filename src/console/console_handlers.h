@@ -20,7 +20,9 @@ namespace rmq::console {
 struct Console::State {
   ConsoleOptions options;
   std::unique_ptr<client::AdminClient> admin;
-  std::unique_ptr<client::Producer> producer;  // null when read-only
+  // Started by the first test send, so a node whose console never sends registers no producer
+  // group with the brokers. Admin io thread only (Console::shutdown stops it after the server).
+  std::unique_ptr<client::Producer> producer;
   // Last (maxOffsetSum, ms) per topic, for its TPS between two requests. Admin io thread only.
   std::map<std::string, std::pair<int64_t, int64_t>> topicSamples;
 };

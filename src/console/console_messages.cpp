@@ -59,7 +59,14 @@ asio::awaitable<HttpResponse> getMessageByOffset(Console::State& s, const HttpRe
 asio::awaitable<HttpResponse> postMessage(Console::State& s, const HttpRequest& req) {
   auto topic = nonEmpty(req, "topic");
   if (!topic) co_return badRequest("topic is required");
-  if (!s.producer) co_return badRequest("sending needs the console's producer (not started)");
+  if (!s.producer) {
+    client::ProducerOptions po;
+    po.group = "CONSOLE_PRODUCER_GROUP";
+    po.client.namesrvAddr = s.options.namesrvAddr;
+    auto producer = std::make_unique<client::Producer>(po);
+    if (auto r = producer->start(); !r) co_return failure(r.error());
+    s.producer = std::move(producer);
+  }
   Message msg;
   msg.topic = *topic;
   msg.body = field(req, "body").value_or("");
