@@ -84,8 +84,9 @@ std::string Node::Impl::consoleNamesrvAddr() const {
 #if RMQ_HAS_BROKER
   if (hasBroker() && !brokerConfig.namesrvAddr.empty()) return brokerConfig.namesrvAddr;
 #endif
-  if (has(options.roles, Role::Namesrv)) return fmt::format("127.0.0.1:{}", namesrvConfig.listenPort);
-  return {};
+  if (!has(options.roles, Role::Namesrv)) return {};
+  const std::string& bind = namesrvConfig.bindAddress;
+  return fmt::format("{}:{}", bind.empty() || bind == "0.0.0.0" ? "127.0.0.1" : bind, namesrvConfig.listenPort);
 }
 
 // The console (src/console) on the same HTTP server; a node without name servers to ask serves
