@@ -268,9 +268,19 @@ async function showPage() {
   try { await loaders[page](); } catch (err) { showStatus(err.message, true); }
 }
 window.addEventListener('hashchange', showPage);
-setInterval(() => {
-  if (page === 'overview') loadOverview().catch((err) => showStatus(err.message, true));
-  if (page === 'topics' && selectedTopic && !$('#topic-detail').hidden) loadTopicDetail(selectedTopic).catch(() => {});
+// One poll at a time: a broker that does not answer makes a poll slower than the period.
+let polling = false;
+setInterval(async () => {
+  if (polling) return;
+  polling = true;
+  try {
+    if (page === 'overview') await loadOverview();
+    if (page === 'topics' && selectedTopic && !$('#topic-detail').hidden) await loadTopicDetail(selectedTopic);
+  } catch (err) {
+    showStatus(err.message, true);
+  } finally {
+    polling = false;
+  }
 }, 3000);
 
 (async () => {
