@@ -38,6 +38,18 @@ double sendCount(const std::string& text) {
   return n;
 }
 
+// Sum of rocketmq_brokeruntime_pmdt_* (sends per latency range, Java's putMessageDistributeTime).
+double pmdtTotal(const std::string& text) {
+  double n = 0;
+  size_t pos = 0;
+  while ((pos = text.find("\nrocketmq_brokeruntime_pmdt_", pos)) != std::string::npos) {
+    size_t sp = text.find("} ", pos);
+    n += std::strtod(text.c_str() + sp + 2, nullptr);
+    pos = sp;
+  }
+  return n;
+}
+
 }  // namespace
 
 TEST_CASE("http endpoint: /healthz, /readyz, 404 and /metrics of a dev node") {
@@ -72,6 +84,7 @@ TEST_CASE("http endpoint: /metrics before and after N sends: the counters moved 
   double offset0 = valueOr0(before, offsetSeries);
   double stored0 = valueOr0(before, storedSeries);
   double sends0 = sendCount(before);
+  double pmdt0 = pmdtTotal(before);
   double written0 = valueOr0(before, "rmqnode_commitlog_write_bytes_total{" + brokerLabels() + "}");
 
   std::vector<SendSpec> sends;
@@ -83,6 +96,7 @@ TEST_CASE("http endpoint: /metrics before and after N sends: the counters moved 
   CHECK(valueOr0(after, offsetSeries) - offset0 == N);
   CHECK(valueOr0(after, storedSeries) - stored0 == N);
   CHECK(sendCount(after) - sends0 == N);
+  CHECK(pmdtTotal(after) - pmdt0 == N);
   CHECK(valueOr0(after, "rmqnode_commitlog_write_bytes_total{" + brokerLabels() + "}") - written0 > N * 50);
   // The histogram is consistent: its +Inf bucket is its count.
   std::string v2 = brokerLabels() + ",code=\"310\",request=\"SEND_MESSAGE_V2\"";
