@@ -3,6 +3,7 @@
 // the dev node's default port.
 #include <doctest/doctest.h>
 
+#include <future>
 #include <string>
 
 #include "broker_calls.h"
@@ -184,4 +185,28 @@ TEST_CASE("http endpoint: the dev node defaults to 8080, other roles to off; an 
   auto bad = p.run({"--role=namesrv", "-c", p.path("bad.toml"), "--print-config"});
   CHECK(bad.exitCode == 2);
   CHECK(bad.err.find("httpListenPort") != std::string::npos);
+}
+
+TEST_CASE("http endpoint: a parked long poll shows in rmqnode_pull_parked and the pull histogram counts it") {
+  DevNode node({.http = true});
+  REQUIRE(node.start());
+  TestClient consumer, producer;
+  std::string topic = uniqueName("ParkT");
+  sendDispatched(producer, node.brokerAddr, {{.topic = topic}});  // creates the topic
+  std::string parkedSeries = "rmqnode_pull_parked{" + brokerLabels() + "}";
+  std::string pulls = "rmqnode_request_duration_seconds_count{" + brokerLabels() + ",code=\"11\",request=\"PULL_MESSAGE\"}";
+  CHECK(metricValue(scrape(node.httpPort), parkedSeries) == 0);
+  double pulls0 = valueOr0(scrape(node.httpPort), pulls);
+
+  auto parked = std::async(std::launch::async, [&] {
+    return consumer.call(node.brokerAddr,
+                         pullRequest({.topic = topic, .offset = 1, .sysFlag = 0x4 | 0x2, .suspendMillis = 15000}), 30s);
+  });
+  CHECK(eventually([&] { return metricValue(scrape(node.httpPort), parkedSeries) == 1; }, 10s));
+  REQUIRE(producer.call(node.brokerAddr, sendRequest({.topic = topic, .body = "wake"})).ok());
+  REQUIRE(parked.wait_for(10s) == std::future_status::ready);
+  REQUIRE(parked.get().ok());
+  auto text = scrape(node.httpPort);
+  CHECK(metricValue(text, parkedSeries) == 0);
+  CHECK(valueOr0(text, pulls) - pulls0 == 1);
 }
