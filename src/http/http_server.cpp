@@ -12,8 +12,8 @@
 #include <unordered_map>
 
 #include "common/log.h"
-#include "common/response_code.h"
 #include "http/http_connection.h"
+#include "net/tcp_listener.h"
 
 namespace rmq::http {
 
@@ -37,9 +37,7 @@ asio::awaitable<void> acceptLoop(std::shared_ptr<asio::ip::tcp::acceptor> acc, n
     auto [ec, socket] = co_await acc->async_accept(ctx, as_tuple(asio::use_awaitable));
     if (ec == asio::error::operation_aborted || !acc->is_open()) co_return;
     if (ec) {  // e.g. EMFILE: keep serving, but do not spin
-      log::warn("http: accept failed: {}", ec.message());
-      asio::steady_timer t(acc->get_executor(), std::chrono::milliseconds(100));
-      co_await t.async_wait(as_tuple(asio::use_awaitable));
+      co_await net::pauseAfterAcceptError(acc, ec, "http");
       continue;
     }
     uint64_t id = 0;
@@ -89,16 +87,9 @@ HttpServer::~HttpServer() { stop(); }
 
 Result<void> HttpServer::start() {
   auto& o = impl_->options;
-  std::string where = o.host + ":" + std::to_string(o.port);
-  asio::error_code ec;
-  auto addr = asio::ip::make_address(o.host, ec);
-  if (ec) return makeError(ResponseCode::SYSTEM_ERROR, "http: bad bind address " + where + ": " + ec.message());
-  asio::ip::tcp::endpoint ep(addr, o.port);
-  auto acc = std::make_shared<asio::ip::tcp::acceptor>(impl_->pool.at(0));
-  if (acc->open(ep.protocol(), ec); !ec) acc->set_option(asio::socket_base::reuse_address(true), ec);
-  if (!ec) acc->bind(ep, ec);
-  if (!ec) acc->listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) return makeError(ResponseCode::SYSTEM_ERROR, "http: cannot listen on " + where + ": " + ec.message());
+  auto listening = net::listenTcp(impl_->pool.at(0), o.host, o.port, "http");
+  if (!listening) return listening.error();
+  auto acc = std::move(*listening);
   impl_->port = acc->local_endpoint().port();
   impl_->acceptor = acc;
   impl_->running = true;
@@ -113,18 +104,8 @@ size_t HttpServer::connectionCount() const { return impl_->count(); }
 void HttpServer::stop() {
   if (!impl_->running) return;
   impl_->running = false;
-  if (!impl_->pool.running()) {  // no thread can run anything: just release the port
-    asio::error_code ec;
-    impl_->acceptor->close(ec);
-    return;
-  }
-  auto closed = std::make_shared<std::promise<void>>();
-  asio::post(impl_->pool.at(0), [acc = impl_->acceptor, closed] {
-    asio::error_code ec;
-    acc->close(ec);
-    closed->set_value();
-  });
-  closed->get_future().wait_for(std::chrono::seconds(5));
+  net::closeAcceptor(impl_->pool.at(0), impl_->acceptor, impl_->pool.running());
+  if (!impl_->pool.running()) return;  // no thread can run anything: the port is released
   std::vector<std::function<void()>> closers;
   {
     std::lock_guard lk(impl_->state->mu);

@@ -3,6 +3,7 @@
 // the dev node's default port.
 #include <doctest/doctest.h>
 
+#include <future>
 #include <string>
 
 #include "broker_calls.h"
@@ -35,6 +36,18 @@ double sendCount(const std::string& text) {
   for (auto [code, name] : {std::pair<int, const char*>{10, "SEND_MESSAGE"}, {310, "SEND_MESSAGE_V2"}})
     n += valueOr0(text, "rmqnode_request_duration_seconds_count{" + brokerLabels() + ",code=\"" +
                             std::to_string(code) + "\",request=\"" + name + "\"}");
+  return n;
+}
+
+// Sum of rocketmq_brokeruntime_pmdt_* (sends per latency range, Java's putMessageDistributeTime).
+double pmdtTotal(const std::string& text) {
+  double n = 0;
+  size_t pos = 0;
+  while ((pos = text.find("\nrocketmq_brokeruntime_pmdt_", pos)) != std::string::npos) {
+    size_t sp = text.find("} ", pos);
+    n += std::strtod(text.c_str() + sp + 2, nullptr);
+    pos = sp;
+  }
   return n;
 }
 
@@ -72,6 +85,7 @@ TEST_CASE("http endpoint: /metrics before and after N sends: the counters moved 
   double offset0 = valueOr0(before, offsetSeries);
   double stored0 = valueOr0(before, storedSeries);
   double sends0 = sendCount(before);
+  double pmdt0 = pmdtTotal(before);
   double written0 = valueOr0(before, "rmqnode_commitlog_write_bytes_total{" + brokerLabels() + "}");
 
   std::vector<SendSpec> sends;
@@ -83,6 +97,7 @@ TEST_CASE("http endpoint: /metrics before and after N sends: the counters moved 
   CHECK(valueOr0(after, offsetSeries) - offset0 == N);
   CHECK(valueOr0(after, storedSeries) - stored0 == N);
   CHECK(sendCount(after) - sends0 == N);
+  CHECK(pmdtTotal(after) - pmdt0 == N);
   CHECK(valueOr0(after, "rmqnode_commitlog_write_bytes_total{" + brokerLabels() + "}") - written0 > N * 50);
   // The histogram is consistent: its +Inf bucket is its count.
   std::string v2 = brokerLabels() + ",code=\"310\",request=\"SEND_MESSAGE_V2\"";
@@ -170,4 +185,28 @@ TEST_CASE("http endpoint: the dev node defaults to 8080, other roles to off; an 
   auto bad = p.run({"--role=namesrv", "-c", p.path("bad.toml"), "--print-config"});
   CHECK(bad.exitCode == 2);
   CHECK(bad.err.find("httpListenPort") != std::string::npos);
+}
+
+TEST_CASE("http endpoint: a parked long poll shows in rmqnode_pull_parked and the pull histogram counts it") {
+  DevNode node({.http = true});
+  REQUIRE(node.start());
+  TestClient consumer, producer;
+  std::string topic = uniqueName("ParkT");
+  sendDispatched(producer, node.brokerAddr, {{.topic = topic}});  // creates the topic
+  std::string parkedSeries = "rmqnode_pull_parked{" + brokerLabels() + "}";
+  std::string pulls = "rmqnode_request_duration_seconds_count{" + brokerLabels() + ",code=\"11\",request=\"PULL_MESSAGE\"}";
+  CHECK(metricValue(scrape(node.httpPort), parkedSeries) == 0);
+  double pulls0 = valueOr0(scrape(node.httpPort), pulls);
+
+  auto parked = std::async(std::launch::async, [&] {
+    return consumer.call(node.brokerAddr,
+                         pullRequest({.topic = topic, .offset = 1, .sysFlag = 0x4 | 0x2, .suspendMillis = 15000}), 30s);
+  });
+  CHECK(eventually([&] { return metricValue(scrape(node.httpPort), parkedSeries) == 1; }, 10s));
+  REQUIRE(producer.call(node.brokerAddr, sendRequest({.topic = topic, .body = "wake"})).ok());
+  REQUIRE(parked.wait_for(10s) == std::future_status::ready);
+  REQUIRE(parked.get().ok());
+  auto text = scrape(node.httpPort);
+  CHECK(metricValue(text, parkedSeries) == 0);
+  CHECK(valueOr0(text, pulls) - pulls0 == 1);
 }

@@ -80,7 +80,7 @@ class BrokerController {
   BrokerConfig config_;
   store::StoreConfig storeConfig_;
   bool started_ = false;
-  bool stopped_ = false;
+  std::atomic<bool> stopped_{false};  // read by notReadyReason() on the HTTP threads
   std::atomic<bool> serving_{false};  // start() completed, shutdown() not begun (HTTP threads read it)
   std::shared_ptr<RequestLatency> latency_;  // fed by the dispatcher's observer
 

@@ -2,19 +2,11 @@
 // a bad request on one connection while another is served.
 #include <doctest/doctest.h>
 
-#include <cstddef>  // before asio: its allocator choice depends on libstdc++ macros (ODR)
-#include <asio/connect.hpp>
-#include <asio/io_context.hpp>
-#include <asio/ip/tcp.hpp>
-#include <asio/read.hpp>
-#include <asio/write.hpp>
-#include <sys/socket.h>
-#include <sys/time.h>
-
 #include <chrono>
 #include <thread>
 
 #include "http/http_server.h"
+#include "unit/net/net_test_util.h"
 
 using namespace rmq;
 using namespace rmq::http;
@@ -50,15 +42,12 @@ struct Fixture {
   std::unique_ptr<HttpServer> server;
 };
 
-// Blocking client socket with a receive timeout so a broken server cannot hang the test.
+// An HTTP client over the net tests' raw socket (5 s receive timeout): whole responses by
+// Content-Length.
 class Client {
  public:
-  explicit Client(uint16_t port, int timeoutSec = 10) : sock_(ctx_) {
-    sock_.connect({asio::ip::make_address("127.0.0.1"), port});
-    timeval tv{timeoutSec, 0};
-    ::setsockopt(sock_.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  }
-  void write(const std::string& s) { asio::write(sock_, asio::buffer(s)); }
+  explicit Client(uint16_t port) : sock_(port) {}
+  void write(const std::string& s) { sock_.write(s); }
   // One response (status line .. body by Content-Length), or "" when the peer closed.
   std::string readResponse() {
     for (;;) {
@@ -72,28 +61,15 @@ class Client {
           return r;
         }
       }
-      if (!readMore()) return "";
+      std::string more = sock_.readSome();
+      if (more.empty()) return "";
+      buf_ += more;
     }
   }
-  // True when the server closed the connection (EOF) before the receive timeout.
-  bool closedByPeer() {
-    char c;
-    asio::error_code ec;
-    size_t n = sock_.read_some(asio::buffer(&c, 1), ec);
-    return n == 0 && (ec == asio::error::eof || ec == asio::error::connection_reset);
-  }
+  bool closedByPeer() { return sock_.closedByPeer(); }
 
  private:
-  bool readMore() {
-    char tmp[4096];
-    asio::error_code ec;
-    size_t n = sock_.read_some(asio::buffer(tmp), ec);
-    if (ec || n == 0) return false;
-    buf_.append(tmp, n);
-    return true;
-  }
-  asio::io_context ctx_;
-  asio::ip::tcp::socket sock_;
+  net::test::RawSocket sock_;
   std::string buf_;
 };
 
@@ -166,8 +142,8 @@ TEST_CASE("http server: a partial request is closed after the request deadline (
   o.requestTimeout = 300ms;
   o.idleTimeout = 60s;
   Fixture f(o);
-  Client slow(f.server->port(), 20);
-  Client idle(f.server->port(), 20);
+  Client slow(f.server->port());
+  Client idle(f.server->port());
   auto t0 = std::chrono::steady_clock::now();
   slow.write("GET /hello HTTP/1.1\r\n");
   // Trickling bytes does not extend the deadline.

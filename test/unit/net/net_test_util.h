@@ -65,6 +65,14 @@ class RawSocket {
     if (!cmd) return std::nullopt;
     return std::move(cmd.value());
   }
+  // Whatever bytes arrive next (up to `max`); "" when the peer closed or the receive timed out.
+  std::string readSome(size_t max = 8192) {
+    std::string buf(max, '\0');
+    asio::error_code ec;
+    size_t n = sock_.read_some(asio::buffer(buf), ec);
+    buf.resize(ec ? 0 : n);
+    return buf;
+  }
   // True when the server closed the connection (EOF or reset), false on data or timeout.
   bool closedByPeer() {
     char c;

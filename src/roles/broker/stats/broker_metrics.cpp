@@ -69,7 +69,7 @@ constexpr RuntimeGauge kRuntimeGauges[] = {
 
 double toNumber(std::string_view s) { return std::strtod(std::string(s).c_str(), nullptr); }
 
-void writeRuntime(BrokerContext& ctx, TextWriter& w) {
+void writeRuntime(BrokerContext& ctx, const RequestLatency* latency, TextWriter& w) {
   RuntimeTable table = runtimeInfoTable(ctx, ctx.putStats.get());
   std::unordered_map<std::string_view, std::string_view> byKey;
   for (auto& [k, v] : table) byKey.emplace(k, v);
@@ -106,6 +106,13 @@ void writeRuntime(BrokerContext& ctx, TextWriter& w) {
     gauge(name + "10", g.key, "10", t10);
     gauge(name + "60", g.key, "60", t60);
     gauge(name + "600", g.key, "600", t600);
+  }
+  if (latency) {  // Java's putMessageDistributeTime, from the send latencies
+    for (auto [suffix, count] : latency->putDistribution()) {
+      std::string name = "rocketmq_brokeruntime_pmdt_" + std::string(suffix);
+      w.family(name, "PutMessageDistributeTimeMap" + std::string(suffix), "gauge");
+      w.sample(name, labels, static_cast<double>(count));
+    }
   }
   struct statvfs st {};
   if (statvfs(ctx.storeConfig.commitLogDir().c_str(), &st) == 0) {
@@ -256,7 +263,7 @@ void writeBrokerMetrics(BrokerContext& ctx, const BrokerMetricsSources& sources,
   int64_t stored = storedMessages(ctx, &perTopic);
   writeTopics(ctx, perTopic, base, w);
   writeGroups(ctx, base, w);
-  writeRuntime(ctx, w);
+  writeRuntime(ctx, sources.latency, w);
   writeOwn(ctx, sources, stored, base, w);
 }
 

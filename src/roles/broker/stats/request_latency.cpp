@@ -1,5 +1,6 @@
 #include "roles/broker/stats/request_latency.h"
 
+#include <iterator>
 #include <string>
 
 #include "common/request_code.h"
@@ -24,17 +25,41 @@ const std::array<RequestLatency::Tracked, 12>& RequestLatency::tracked() {
   return table;
 }
 
-RequestLatency::RequestLatency() {
+namespace {
+// Upper bounds (ms) of Java's putMessageDistributeTime ranges; "0ms" is below 1 ms.
+constexpr double kPutBoundsMs[] = {0.999, 10, 50, 100, 200, 500, 1000, 2000, 3000, 4000, 5000, 10000};
+constexpr std::string_view kPutSuffixes[] = {"0ms",      "0to10ms", "10to50ms", "50to100ms", "100to200ms",
+                                             "200to500ms", "500to1s", "1to2s",    "2to3s",     "3to4s",
+                                             "4to5s",    "5to10s",  "10stomore"};
+bool isSend(int code) {
+  return code == RequestCode::SEND_MESSAGE || code == RequestCode::SEND_MESSAGE_V2 ||
+         code == RequestCode::SEND_BATCH_MESSAGE;
+}
+}  // namespace
+
+RequestLatency::RequestLatency() : putDistribution_(std::vector<double>(std::begin(kPutBoundsMs), std::end(kPutBoundsMs))) {
   for (auto& h : histograms_) h = std::make_unique<metrics::Histogram>(metrics::Histogram::latencySeconds());
 }
 
 void RequestLatency::observe(int code, std::chrono::steady_clock::duration elapsed) {
+  if (isSend(code)) putDistribution_.observe(std::chrono::duration<double, std::milli>(elapsed).count());
   const auto& t = tracked();
   for (size_t i = 0; i < t.size(); ++i) {
     if (t[i].code != code) continue;
     histograms_[i]->observe(std::chrono::duration<double>(elapsed).count());
     return;
   }
+}
+
+std::vector<std::pair<std::string_view, uint64_t>> RequestLatency::putDistribution() const {
+  auto s = putDistribution_.snapshot();
+  std::vector<std::pair<std::string_view, uint64_t>> out;
+  uint64_t below = 0;
+  for (size_t i = 0; i < s.cumulative.size(); ++i) {
+    out.emplace_back(kPutSuffixes[i], s.cumulative[i] - below);
+    below = s.cumulative[i];
+  }
+  return out;
 }
 
 void RequestLatency::write(metrics::TextWriter& w, const metrics::LabelList& brokerLabels) const {

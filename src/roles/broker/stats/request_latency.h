@@ -6,6 +6,8 @@
 #include <chrono>
 #include <memory>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "metrics/metric_types.h"
 #include "metrics/text_writer.h"
@@ -18,6 +20,9 @@ class RequestLatency {
   void observe(int code, std::chrono::steady_clock::duration elapsed);
   // rmqnode_request_duration_seconds{code, request}: _bucket, _sum, _count per tracked code.
   void write(metrics::TextWriter& w, const metrics::LabelList& brokerLabels) const;
+  // Sends per latency range, as Java's putMessageDistributeTime (rocketmq_brokeruntime_pmdt_*):
+  // (suffix, count) for 0ms, 0to10ms, 10to50ms, ... 10stomore; counts are not cumulative.
+  std::vector<std::pair<std::string_view, uint64_t>> putDistribution() const;
 
   struct Tracked {
     int code;
@@ -27,6 +32,7 @@ class RequestLatency {
 
  private:
   std::array<std::unique_ptr<metrics::Histogram>, 12> histograms_;
+  metrics::Histogram putDistribution_;  // send codes only, Java's put-time ranges (ms)
 };
 
 }  // namespace rmq::broker
