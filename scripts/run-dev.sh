@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs deps, builds, and starts a development node (name server + master in one process)
-# on 127.0.0.1:9876 (name server) and 127.0.0.1:10911 (broker), store under ./data.
+# on 127.0.0.1:9876 (name server) and 127.0.0.1:10911 (broker), store under ./data; HTTP on
+# http://127.0.0.1:8080 (/metrics for Prometheus, /healthz, /readyz, the console).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
