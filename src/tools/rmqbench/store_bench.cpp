@@ -3,7 +3,8 @@
 // ASYNC_FLUSH and SYNC_FLUSH (group commit) for 1/16/256 concurrent appenders (coroutines on two
 // threads with an io_context each, awaiting durability as broker connections do), with SYNC_FLUSH set against the disk's
 // group-commit limit (appenders / durable-write latency, msync as measured in the run and
-// write+fdatasync sampled around it; --repeat N for medians); pull-path read throughput; recovery
+// write+fdatasync of one record and of one batch sampled around each of --slices slices of the run;
+// --repeat N for medians); pull-path read throughput; recovery
 // time after a crash for --recover-mb of commit log (normal, abnormal, and full CQ rebuild).
 #include <fcntl.h>
 #include <unistd.h>
@@ -55,6 +56,7 @@ struct Options {
   std::string flush = "sync,async";                // append runs: which flush modes
   std::vector<int> appenders{1, 16, 256};          // append runs: concurrent appenders
   int repeat = 1;                                  // SYNC_FLUSH append runs: rounds (disk latency drifts)
+  int slices = 8;                                  // SYNC_FLUSH append runs: slices between latency samples
   bool verbose = false;
   bool runs(const char* part) const { return only.find(part) != std::string::npos; }
 };
@@ -67,6 +69,7 @@ Options readOptions(const OptionValues& args) {
   o.bodySize = static_cast<int>(args.getInt({"body"}, o.bodySize));
   o.recoverMb = args.getInt({"recover-mb"}, o.recoverMb);
   o.fileMb = args.getInt({"file-mb"}, o.fileMb);
+  o.slices = static_cast<int>(args.getInt({"slices"}, o.slices));
   o.only = args.get({"only"}, o.only);
   o.flush = args.get({"flush"}, o.flush);
   o.repeat = static_cast<int>(args.getInt({"repeat"}, o.repeat));
@@ -169,22 +172,28 @@ void rawDisk(const Options& o, int64_t recordBytes) {
               f.records * recordBytes / f.seconds / 1e6, f.records / f.seconds, f.micros());
 }
 
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
 // Share of the disk's group-commit limit that a SYNC_FLUSH run reached: `concurrency` records in
 // flight, each needing one durable write, so at most concurrency / latency per second. Latency
 // estimates: (1) write+fdatasync of one record (the issue's definition), (2) write+fdatasync of one
 // batch of `concurrency` records (what one group commit has to write: the tighter, reachable
-// limit), both sampled just before and after the run, alternating (the disk's latency drifts);
-// (3) the flusher's own msync times in the run.
+// limit), (3) the flusher's own msync times in the run. A shared disk's latency drifts (10x within
+// seconds on a loaded VM), so the run is cut into slices, each between two short samples of (1)
+// and (2), and each slice's rate is set against the disk as it was around it: medians over slices.
 struct GroupCommitReach {
   double vsMsync = 0, vsFdatasync = 0, vsBatch = 0;
 };
 
 struct DiskLatency {
   FsyncSample record, batch;
-  void sample(const Options& o, int64_t recordBytes, int concurrency) {
+  void sample(const Options& o, int64_t recordBytes, int concurrency, int64_t writes) {
     for (int i = 0; i < 2; ++i) {
-      auto r = fdatasyncLatency(o, recordBytes, 100, 0.5);
-      auto b = fdatasyncLatency(o, recordBytes, 100, 0.5, concurrency);
+      auto r = fdatasyncLatency(o, recordBytes, writes / 2, 0.25);
+      auto b = fdatasyncLatency(o, recordBytes, writes / 2, 0.25, concurrency);
       record.records += r.records, record.seconds += r.seconds;
       batch.records += b.records, batch.seconds += b.seconds;
     }
@@ -195,68 +204,83 @@ GroupCommitReach appendRun(const Options& o, bool sync, int concurrency, int64_t
   std::string root = o.dir + "/append";
   fs::remove_all(root);
   GroupCommitReach reach;
-  DiskLatency disk;
-  if (sync) disk.sample(o, recordBytes, concurrency);
   store::MessageStore st(benchConfig(o, root, sync), benchHost());
   if (!st.open().ok()) return reach;
   st.start();
   Sample sample(o.bodySize);
-  int64_t total = sync ? o.syncMessages : o.messages;
-  std::atomic<int64_t> next{0}, failed{0};
+  const int64_t total = sync ? o.syncMessages : o.messages;
+  const int slices = sync ? o.slices : 1;
+  std::atomic<int64_t> failed{0};
   // Two network threads with an io_context each, appenders spread over them round-robin: the
   // broker's IoPool shape (a connection stays on its thread).
   asio::io_context ios[2];
-  int64_t bytes = 0;
-  for (int c = 0; c < concurrency; ++c) {
-    asio::co_spawn(ios[c % 2], [&, c]() -> asio::awaitable<void> {
-      auto m = sample.msg(c % 8);
-      while (next.fetch_add(1) < total) {
-        auto r = st.append(m);
-        if (!r.ok()) { ++failed; continue; }
-        if (sync) {
-          auto s = co_await st.asyncWaitDurable(r.endOffset(), asio::use_awaitable);
-          if (s != store::PutStatus::PUT_OK) ++failed;
+  double secs = 0, cpu = 0;
+  DiskLatency disk;  // all samples of the run
+  std::vector<double> vsRecord, vsBatch, vsMsync;
+  store::GroupCommitStats prev{};
+  for (int slice = 0; slice < slices; ++slice) {
+    DiskLatency around;
+    if (sync) around.sample(o, recordBytes, concurrency, 16);
+    std::atomic<int64_t> left{total * (slice + 1) / slices - total * slice / slices};
+    for (int c = 0; c < concurrency; ++c) {
+      asio::co_spawn(ios[c % 2], [&, c]() -> asio::awaitable<void> {
+        auto m = sample.msg(c % 8);
+        while (left.fetch_sub(1) > 0) {
+          auto r = st.append(m);
+          if (!r.ok()) { ++failed; continue; }
+          if (sync) {
+            auto s = co_await st.asyncWaitDurable(r.endOffset(), asio::use_awaitable);
+            if (s != store::PutStatus::PUT_OK) ++failed;
+          }
         }
-      }
-    }, asio::detached);
+      }, asio::detached);
+    }
+    auto t0 = Clock::now();
+    double c0 = cpuSeconds();
+    std::thread helper([&] { ios[1].run(); });
+    ios[0].run();
+    helper.join();
+    const double sliceSecs = secondsSince(t0);
+    secs += sliceSecs;
+    cpu += cpuSeconds() - c0;
+    for (auto& io : ios) io.restart();
+    if (!sync) break;
+    around.sample(o, recordBytes, concurrency, 16);
+    auto gc = st.groupCommitStats();
+    const double rate = double(total * (slice + 1) / slices - total * slice / slices) / sliceSecs;
+    const double flushes = double(gc.flushes - prev.flushes);
+    if (flushes > 0) {
+      auto limit = [&](double micros) { return concurrency / (micros / 1e6); };
+      vsRecord.push_back(rate / limit(around.record.micros()));
+      vsBatch.push_back(rate / limit(around.batch.micros()));
+      vsMsync.push_back(rate / limit(double(gc.flushNanos - prev.flushNanos) / 1e3 / flushes));
+    }
+    prev = gc;
+    disk.record.records += around.record.records, disk.record.seconds += around.record.seconds;
+    disk.batch.records += around.batch.records, disk.batch.seconds += around.batch.seconds;
   }
-  auto t0 = Clock::now();
-  double c0 = cpuSeconds();
-  std::thread helper([&] { ios[1].run(); });
-  ios[0].run();
-  helper.join();
-  double secs = secondsSince(t0), cpu = cpuSeconds() - c0;
-  bytes = st.maxPhyOffset();
+  int64_t bytes = st.maxPhyOffset();
   std::printf("store append %-11s x%-3d            %8.0f MB/s  = %9.0f msgs/s   (%lld msgs, %lld failed, %.1f us CPU/msg)\n",
               sync ? "SYNC_FLUSH" : "ASYNC_FLUSH", concurrency, bytes / secs / 1e6, total / secs,
               static_cast<long long>(total), static_cast<long long>(failed.load()), cpu / total * 1e6);
   auto gc = st.groupCommitStats();
   st.shutdown();
   if (!sync || gc.flushes == 0) return reach;
-  disk.sample(o, recordBytes, concurrency);
-  const double rate = total / secs;
   const double msyncUs = gc.flushNanos / 1e3 / gc.flushes;
-  const double fsyncUs = disk.record.micros(), batchUs = disk.batch.micros();
-  reach.vsMsync = rate / (concurrency / (msyncUs / 1e6));
-  reach.vsFdatasync = rate / (concurrency / (fsyncUs / 1e6));
-  reach.vsBatch = rate / (concurrency / (batchUs / 1e6));
+  reach = {median(vsMsync), median(vsRecord), median(vsBatch)};
   std::printf("      group commit: %.1f waiters/flush, %.0f us between flushes (%.0f us of it gathering), msync %.0f us\n",
               double(gc.waiters) / gc.flushes, gc.cycles ? gc.gapNanos / 1e3 / gc.cycles : 0.0,
               gc.gatherNanos / 1e3 / gc.flushes, msyncUs);
-  std::printf("      limit = %d in flight / durable-write latency; reached %.0f msgs/s =\n"
-              "        %5.1f %% of %6.0f msgs/s  (write+fdatasync of 1 record:   %4.0f us, sampled around the run)\n"
-              "        %5.1f %% of %6.0f msgs/s  (write+fdatasync of %d records: %4.0f us, sampled around the run)\n"
-              "        %5.1f %% of %6.0f msgs/s  (the flusher's msync in the run:    %4.0f us)\n",
-              concurrency, rate, 100 * reach.vsFdatasync, concurrency / (fsyncUs / 1e6), fsyncUs,
-              100 * reach.vsBatch, concurrency / (batchUs / 1e6), concurrency, batchUs, 100 * reach.vsMsync,
-              concurrency / (msyncUs / 1e6), msyncUs);
+  std::printf("      limit = %d in flight / durable-write latency; reached, median of %zu slices each set against\n"
+              "      the latency sampled around it (whole-run mean latency in brackets):\n"
+              "        %5.1f %% of the limit by write+fdatasync of 1 record     (%5.0f us)\n"
+              "        %5.1f %% of the limit by write+fdatasync of %d records   (%5.0f us)\n"
+              "        %5.1f %% of the limit by the flusher's msync in the run (%5.0f us)\n",
+              concurrency, vsRecord.size(), 100 * reach.vsFdatasync, disk.record.micros(), 100 * reach.vsBatch,
+              concurrency, disk.batch.micros(), 100 * reach.vsMsync, msyncUs);
   return reach;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
 
 // Returns whether the last run was an ASYNC_FLUSH one (its store is what readRun reads).
 bool appendRuns(const Options& o, int64_t recordBytes) {
@@ -350,8 +374,9 @@ void recoveryRun(const Options& o) {
 
 int runStoreBench(OptionValues& args) {
   Options o = readOptions(args);
-  if (o.messages < 1 || o.syncMessages < 1 || o.bodySize < 1 || o.recoverMb < 1 || o.fileMb < 1 || o.repeat < 1) {
-    args.addError("--messages, --sync-messages, --body, --recover-mb, --file-mb and --repeat must be >= 1");
+  if (o.messages < 1 || o.syncMessages < 1 || o.bodySize < 1 || o.recoverMb < 1 || o.fileMb < 1 || o.repeat < 1 ||
+      o.slices < 1) {
+    args.addError("--messages, --sync-messages, --body, --recover-mb, --file-mb, --repeat and --slices must be >= 1");
     return 2;
   }
   if (o.appenders.empty()) {
@@ -391,6 +416,8 @@ Registrar registrar("store", "store engine: append (async/sync, 1/16/256), read,
                      {"--flush <modes>", "append runs: sync,async (default both)"},
                      {"--appenders <list>", "append runs: concurrent appenders, comma-separated (default 1,16,256)"},
                      {"--repeat <n>", "SYNC_FLUSH append runs per appender count, with medians (default 1)", kInteger},
+                     {"--slices <n>", "SYNC_FLUSH runs: slices, each set against disk latency sampled around it (default 8)",
+                      kInteger},
                      {"--verbose", "store logging at info"}},
                     &runStoreBench);
 
