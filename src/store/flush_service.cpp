@@ -1,7 +1,6 @@
 #include "store/flush_service.h"
 
 #include <algorithm>
-#include <cstdlib>
 
 namespace rmq::store {
 
@@ -117,12 +116,10 @@ void FlushService::flushOnce() {
   if (ts > 0) checkpoint_.setPhysicMsgTimestamp(ts);
   size_t remaining = 0;
   size_t completed = flushWaiters_.completeUpTo(flushed, &remaining);
-  if (completed > 0) {
+  if (completed > 0 && cfg_.prefaultCommitLog) {
     // The released senders append next: populate the pages they will store into now, while this
     // thread waits for them anyway, instead of under their append lock (see MappedFile::prefault).
-    static const char* env = getenv("RMQ_PREFAULT_KB");
-    int64_t ahead = env ? int64_t(atoi(env)) << 10 : std::clamp<int64_t>(2 * (flushed - before), kPrefaultMin, kPrefaultMax);
-    if (ahead > 0) log_.prefaultAhead(ahead);
+    log_.prefaultAhead(std::clamp<int64_t>(2 * (flushed - before), kPrefaultMin, kPrefaultMax));
   }
   if (completed == 0) {
     lastFlushEnd_ = {};
