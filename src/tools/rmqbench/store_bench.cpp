@@ -133,12 +133,15 @@ struct FsyncSample {
   double micros() const { return records > 0 ? seconds / records * 1e6 : 0; }
 };
 
-// write + fdatasync of `batch` records at a time (one write) to a fresh file: the disk's durable-write
-// latency for one record, or for one group commit of `batch` records (more bytes per flush).
+// write + fdatasync of `batch` records at a time (one write) appended to `fd`, or to a fresh file
+// when fd < 0: the disk's durable-write latency for one record, or for one group commit of `batch`
+// records (more bytes per flush). Each write extends the file, so each fdatasync also writes the
+// inode, as the store's msync does (the mtime its page faults update).
 FsyncSample fdatasyncLatency(const Options& o, int64_t recordBytes, int64_t maxWrites, double maxSeconds,
-                             int batch = 1) {
+                             int batch = 1, int fd = -1) {
   std::string path = o.dir + "/fsync.bin";
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+  const bool own = fd < 0;
+  if (own) fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
   std::string rec(static_cast<size_t>(recordBytes * batch), 'r');
   FsyncSample out;
   auto t0 = Clock::now();
@@ -147,6 +150,7 @@ FsyncSample fdatasyncLatency(const Options& o, int64_t recordBytes, int64_t maxW
     ++out.records;
   }
   out.seconds = secondsSince(t0);
+  if (!own) return out;
   ::close(fd);
   fs::remove(path);
   return out;
@@ -191,12 +195,15 @@ struct GroupCommitReach {
   double vsMsync = 0, vsFdatasync = 0, vsBatch = 0;
 };
 
+// Short samples between slices go to one file per run: creating and deleting a file per sample
+// adds the file's creation, its directory's sync and (on a `discard` mount) a discard of its
+// blocks to what is measured.
 struct DiskLatency {
   FsyncSample record, batch;
-  void sample(const Options& o, int64_t recordBytes, int concurrency, int64_t writes) {
+  void sample(const Options& o, int64_t recordBytes, int concurrency, int64_t writes, int fd) {
     for (int i = 0; i < 2; ++i) {
-      auto r = fdatasyncLatency(o, recordBytes, writes / 2, 0.25);
-      auto b = fdatasyncLatency(o, recordBytes, writes / 2, 0.25, concurrency);
+      auto r = fdatasyncLatency(o, recordBytes, writes / 2, 0.25, 1, fd);
+      auto b = fdatasyncLatency(o, recordBytes, writes / 2, 0.25, concurrency, fd);
       record.records += r.records, record.seconds += r.seconds;
       batch.records += b.records, batch.seconds += b.seconds;
     }
@@ -221,9 +228,12 @@ GroupCommitReach appendRun(const Options& o, bool sync, int concurrency, int64_t
   DiskLatency disk;  // all samples of the run
   std::vector<double> vsRecord, vsBatch, vsMsync;
   store::GroupCommitStats prev{};
+  const std::string probePath = o.dir + "/latency.bin";
+  const int probe = sync ? ::open(probePath.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644) : -1;
+  if (probe >= 0) fdatasyncLatency(o, recordBytes, 4, 0.25, 1, probe);  // the file's first sync (its directory) aside
   for (int slice = 0; slice < slices; ++slice) {
     DiskLatency around;
-    if (sync) around.sample(o, recordBytes, concurrency, 16);
+    if (sync) around.sample(o, recordBytes, concurrency, 16, probe);
     std::atomic<int64_t> left{total * (slice + 1) / slices - total * slice / slices};
     for (int c = 0; c < concurrency; ++c) {
       asio::co_spawn(ios[c % 2], [&, c]() -> asio::awaitable<void> {
@@ -248,7 +258,7 @@ GroupCommitReach appendRun(const Options& o, bool sync, int concurrency, int64_t
     cpu += cpuSeconds() - c0;
     for (auto& io : ios) io.restart();
     if (!sync) break;
-    around.sample(o, recordBytes, concurrency, 16);
+    around.sample(o, recordBytes, concurrency, 16, probe);
     auto gc = st.groupCommitStats();
     const double rate = double(total * (slice + 1) / slices - total * slice / slices) / sliceSecs;
     const double flushes = double(gc.flushes - prev.flushes);
@@ -261,6 +271,10 @@ GroupCommitReach appendRun(const Options& o, bool sync, int concurrency, int64_t
     prev = gc;
     disk.record.records += around.record.records, disk.record.seconds += around.record.seconds;
     disk.batch.records += around.batch.records, disk.batch.seconds += around.batch.seconds;
+  }
+  if (probe >= 0) {
+    ::close(probe);
+    fs::remove(probePath);
   }
   int64_t bytes = st.maxPhyOffset();
   std::printf("store append %-11s x%-3d            %8.0f MB/s  = %9.0f msgs/s   (%lld msgs, %lld failed, %.1f us CPU/msg)\n",
