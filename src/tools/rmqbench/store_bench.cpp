@@ -7,6 +7,7 @@
 // --repeat N for medians); pull-path read throughput; recovery
 // time after a crash for --recover-mb of commit log (normal, abnormal, and full CQ rebuild).
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <time.h>
@@ -43,6 +44,13 @@ double cpuSeconds() {
   timespec ts{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) + ts.tv_nsec / 1e9;
+}
+
+// Minor page faults of the calling thread so far.
+long threadMinorFaults() {
+  rusage ru{};
+  ::getrusage(RUSAGE_THREAD, &ru);
+  return ru.ru_minflt;
 }
 
 struct Options {
@@ -225,6 +233,7 @@ GroupCommitReach appendRun(const Options& o, bool sync, int concurrency, int64_t
   // broker's IoPool shape (a connection stays on its thread).
   asio::io_context ios[2];
   double secs = 0, cpu = 0;
+  long appendFaults = 0;  // page faults taken on the two appending threads
   DiskLatency disk;  // all samples of the run
   std::vector<double> vsRecord, vsBatch, vsMsync;
   store::GroupCommitStats prev{};
@@ -250,9 +259,17 @@ GroupCommitReach appendRun(const Options& o, bool sync, int concurrency, int64_t
     }
     auto t0 = Clock::now();
     double c0 = cpuSeconds();
-    std::thread helper([&] { ios[1].run(); });
+    std::atomic<long> helperFaults{0};
+    std::thread helper([&] {
+      long f0 = threadMinorFaults();
+      ios[1].run();
+      helperFaults = threadMinorFaults() - f0;
+    });
+    long f0 = threadMinorFaults();
     ios[0].run();
+    appendFaults += threadMinorFaults() - f0;
     helper.join();
+    appendFaults += helperFaults.load();
     const double sliceSecs = secondsSince(t0);
     secs += sliceSecs;
     cpu += cpuSeconds() - c0;
@@ -277,9 +294,11 @@ GroupCommitReach appendRun(const Options& o, bool sync, int concurrency, int64_t
     fs::remove(probePath);
   }
   int64_t bytes = st.maxPhyOffset();
-  std::printf("store append %-11s x%-3d            %8.0f MB/s  = %9.0f msgs/s   (%lld msgs, %lld failed, %.1f us CPU/msg)\n",
+  std::printf("store append %-11s x%-3d            %8.0f MB/s  = %9.0f msgs/s   (%lld msgs, %lld failed, %.1f us CPU/msg,"
+              " %.2f page faults/msg on the appending threads)\n",
               sync ? "SYNC_FLUSH" : "ASYNC_FLUSH", concurrency, bytes / secs / 1e6, total / secs,
-              static_cast<long long>(total), static_cast<long long>(failed.load()), cpu / total * 1e6);
+              static_cast<long long>(total), static_cast<long long>(failed.load()), cpu / total * 1e6,
+              double(appendFaults) / double(total));
   auto gc = st.groupCommitStats();
   st.shutdown();
   if (!sync || gc.flushes == 0) return reach;
