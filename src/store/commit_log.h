@@ -47,9 +47,6 @@ class CommitLog {
   int64_t flushedOffset() const { return flushed_.load(std::memory_order_acquire); }
   // Flushes written bytes; returns the durable end. Flusher thread only.
   int64_t flush();
-  // Populates the pages of the file being written up to `ahead` bytes past the written end (see
-  // MappedFile::prefault), once less than half of that is left. Flusher thread only.
-  void prefaultAhead(int64_t ahead);
   int64_t lastStoreTimestamp() const { return lastStoreTs_.load(std::memory_order_acquire); }
   void setLastStoreTimestamp(int64_t t) { lastStoreTs_.store(t, std::memory_order_release); }
 

@@ -72,13 +72,6 @@ int64_t CommitLog::minOffset() const {
   return f ? f->fromOffset() : 0;
 }
 
-void CommitLog::prefaultAhead(int64_t ahead) {
-  auto f = files_.last();
-  if (!f) return;
-  int64_t wrote = f->wrote();
-  if (f->prefaulted() - wrote < ahead / 2) f->prefault(wrote, ahead);  // in steps of about ahead / 2
-}
-
 int64_t CommitLog::flush() {
   int64_t target = maxOffset();
   int64_t done = flushed_.load(std::memory_order_relaxed);

@@ -108,7 +108,6 @@ void FlushService::notifySlaveAck(int64_t offset) {
 void FlushService::flushOnce() {
   using namespace std::chrono;
   int64_t ts = log_.lastStoreTimestamp();  // read before: it belongs to bytes at or below the flush
-  const int64_t before = log_.flushedOffset();
   auto t0 = steady_clock::now();
   int64_t flushed = log_.flush();
   auto t1 = steady_clock::now();
@@ -116,11 +115,6 @@ void FlushService::flushOnce() {
   if (ts > 0) checkpoint_.setPhysicMsgTimestamp(ts);
   size_t remaining = 0;
   size_t completed = flushWaiters_.completeUpTo(flushed, &remaining);
-  if (completed > 0 && cfg_.prefaultCommitLog) {
-    // The released senders append next: populate the pages they will store into now, while this
-    // thread waits for them anyway, instead of under their append lock (see MappedFile::prefault).
-    log_.prefaultAhead(std::clamp<int64_t>(2 * (flushed - before), kPrefaultMin, kPrefaultMax));
-  }
   if (completed == 0) {
     lastFlushEnd_ = {};
     return;

@@ -101,8 +101,6 @@ class FlushService {
   // Flusher-thread state of batch gathering.
   size_t expectedBatch_ = 1;
   static constexpr size_t kBusy = SIZE_MAX;
-  // SYNC_FLUSH: commit log pages populated ahead of the writer after each flush (twice its bytes).
-  static constexpr int64_t kPrefaultMin = 64 << 10, kPrefaultMax = 1 << 20;
   std::atomic<size_t> wakeAt_{kBusy};  // pending-waiter count at which waitFlushed() wakes us
   double flushNanosEwma_ = 0;
   std::chrono::steady_clock::time_point lastFlushEnd_{};  // of the last flush that completed waiters

@@ -121,19 +121,6 @@ void MappedFile::warm() {
   ::madvise(base_, static_cast<size_t>(size_), MADV_WILLNEED);
 }
 
-int64_t MappedFile::prefault(int64_t pos, int64_t len) {
-  int64_t from = std::max({pos / kPage * kPage, prefaulted_, reservedFrom_.load(std::memory_order_relaxed)});
-  int64_t to = std::min(size_, (pos + len + kPage - 1) / kPage * kPage);
-  if (from >= to) return 0;
-  // A failure (EINVAL before Linux 5.14) only means the writer takes the faults itself.
-  if (::madvise(base_ + from, static_cast<size_t>(to - from), MADV_POPULATE_WRITE) != 0) {
-    prefaulted_ = size_;
-    return 0;
-  }
-  prefaulted_ = to;
-  return to - from;
-}
-
 void MappedFile::adviseSequential() const {
   ::madvise(base_, static_cast<size_t>(size_), MADV_SEQUENTIAL);
 }

@@ -73,13 +73,6 @@ class MappedFile {
   void syncAll();
   // Pre-touches every page (optional warm-up, background thread).
   void warm();
-  // Makes the pages of [pos, pos + len) present and writable (MADV_POPULATE_WRITE), so a writer's
-  // stores there take no page fault: a sequential writer's fault (page-cache allocation, zero
-  // fill, page_mkwrite) would otherwise be paid while it holds the append lock. Only pages whose
-  // blocks are reserved, and each page once (a high-water mark; one thread at a time: the
-  // flusher). Returns the bytes newly populated (0 when already done, unreserved or unsupported).
-  int64_t prefault(int64_t pos, int64_t len);
-  int64_t prefaulted() const { return prefaulted_; }  // prefault()'s high-water mark
   void adviseSequential() const;  // madvise for a recovery scan
   // Makes [pos, size) read as zeros (hole punch, then re-reserved; pwrite fallback): a truncated
   // torn tail must not resurface as valid-looking data in a later recovery.
@@ -101,7 +94,6 @@ class MappedFile {
   std::atomic<int64_t> flushed_{0};
   std::atomic<bool> deleted_{false};
   std::atomic<int64_t> reservedFrom_{0};  // [reservedFrom_, size) has reserved blocks
-  int64_t prefaulted_ = 0;                // prefault(): pages below it were populated
 };
 
 using MappedFilePtr = std::shared_ptr<MappedFile>;

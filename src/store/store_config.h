@@ -54,9 +54,6 @@ struct StoreConfig {
   int32_t accessMessageInMemoryMaxRatio = 40;
   bool warmMapedFileEnable = false;  // pre-touch new files' pages (Java's warm-up)
   int64_t flushDelayOffsetInterval = 10000;  // ms between delayOffset.json writes
-  // SYNC_FLUSH: the flusher prefaults the commit log pages ahead of the writer (FlushService). Not
-  // a config key: `rmqbench store --no-prefault` turns it off to measure what it buys.
-  bool prefaultCommitLog = true;
 
   // HA replication (PROTOCOL.md §9; Java's MessageStoreConfig ha* keys, same defaults).
   int32_t haListenPort = 0;                     // 0 = listenPort + 1 (what Java's BrokerStartup forces)

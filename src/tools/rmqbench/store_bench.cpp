@@ -66,7 +66,6 @@ struct Options {
   int repeat = 1;                                  // SYNC_FLUSH append runs: rounds (disk latency drifts)
   int slices = 8;                                  // SYNC_FLUSH append runs: slices between latency samples
   bool verbose = false;
-  bool prefault = true;  // --no-prefault: the SYNC_FLUSH flusher does not prefault commit log pages
   bool runs(const char* part) const { return only.find(part) != std::string::npos; }
 };
 
@@ -79,7 +78,6 @@ Options readOptions(const OptionValues& args) {
   o.recoverMb = args.getInt({"recover-mb"}, o.recoverMb);
   o.fileMb = args.getInt({"file-mb"}, o.fileMb);
   o.slices = static_cast<int>(args.getInt({"slices"}, o.slices));
-  o.prefault = !args.flag("no-prefault");
   o.only = args.get({"only"}, o.only);
   o.flush = args.get({"flush"}, o.flush);
   o.repeat = static_cast<int>(args.getInt({"repeat"}, o.repeat));
@@ -125,7 +123,6 @@ store::StoreConfig benchConfig(const Options& o, const std::string& root, bool s
   c.mappedFileSizeCommitLog = static_cast<int32_t>(std::min<int64_t>(o.fileMb << 20, 1 << 30));
   c.flushDiskType = sync ? "SYNC_FLUSH" : "ASYNC_FLUSH";
   c.deleteWhen = "99";
-  c.prefaultCommitLog = o.prefault;
   return c;
 }
 
@@ -454,7 +451,6 @@ Registrar registrar("store", "store engine: append (async/sync, 1/16/256), read,
                      {"--repeat <n>", "SYNC_FLUSH append runs per appender count, with medians (default 1)", kInteger},
                      {"--slices <n>", "SYNC_FLUSH runs: slices, each set against disk latency sampled around it (default 8)",
                       kInteger},
-                     {"--no-prefault", "SYNC_FLUSH: the flusher does not prefault commit log pages (to compare)"},
                      {"--verbose", "store logging at info"}},
                     &runStoreBench);
 
