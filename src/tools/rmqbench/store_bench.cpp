@@ -138,12 +138,13 @@ struct FsyncSample {
   double micros() const { return records > 0 ? seconds / records * 1e6 : 0; }
 };
 
-// write + fdatasync of `batch` records at a time (one write) appended to `fd`, or to a fresh file
-// when fd < 0: the disk's durable-write latency for one record, or for one group commit of `batch`
-// records (more bytes per flush). Each write extends the file, so each fdatasync also writes the
-// inode, as the store's msync does (the mtime its page faults update).
+// write + fdatasync of `batch` records at a time (one write) to a fresh file (fd < 0: appended,
+// the file grows), or into `fd` at `*pos` onwards (a probe file reserved like a commit log file:
+// each fdatasync converts the written range from unwritten and writes the inode, as the store's
+// msync does): the disk's durable-write latency for one record, or for one group commit of
+// `batch` records (more bytes per flush).
 FsyncSample fdatasyncLatency(const Options& o, int64_t recordBytes, int64_t maxWrites, double maxSeconds,
-                             int batch = 1, int fd = -1) {
+                             int batch = 1, int fd = -1, int64_t* pos = nullptr) {
   std::string path = o.dir + "/fsync.bin";
   const bool own = fd < 0;
   if (own) fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
@@ -151,7 +152,9 @@ FsyncSample fdatasyncLatency(const Options& o, int64_t recordBytes, int64_t maxW
   FsyncSample out;
   auto t0 = Clock::now();
   while (out.records < maxWrites && secondsSince(t0) < maxSeconds) {
-    if (::write(fd, rec.data(), rec.size()) < 0 || ::fdatasync(fd) != 0) break;
+    ssize_t n = own ? ::write(fd, rec.data(), rec.size()) : ::pwrite(fd, rec.data(), rec.size(), *pos);
+    if (n < 0 || ::fdatasync(fd) != 0) break;
+    if (!own) *pos += static_cast<int64_t>(rec.size());
     ++out.records;
   }
   out.seconds = secondsSince(t0);
@@ -200,15 +203,38 @@ struct GroupCommitReach {
   double vsMsync = 0, vsFdatasync = 0, vsBatch = 0;
 };
 
-// Short samples between slices go to one file per run: creating and deleting a file per sample
-// adds the file's creation, its directory's sync and (on a `discard` mount) a discard of its
-// blocks to what is measured.
+// Short samples between slices go to one probe file per run, reserved (fallocate) like a commit
+// log file and written at advancing offsets, as the store writes: creating and deleting a file per
+// sample would add its creation, its directory's sync and (on a `discard` mount) a discard of its
+// blocks to what is measured, and appending would add block allocation and a size change.
+struct LatencyProbe {
+  static constexpr int64_t kSize = 32 << 20;
+  std::string path;
+  int fd = -1;
+  int64_t pos = 0;
+  explicit LatencyProbe(std::string p) : path(std::move(p)) {  // empty: no probe
+    if (path.empty()) return;
+    fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0 && ::fallocate(fd, 0, 0, kSize) != 0) {
+      ::close(fd);
+      fd = -1;
+    }
+  }
+  ~LatencyProbe() {
+    if (fd < 0) return;
+    ::close(fd);
+    fs::remove(path);
+  }
+};
+
 struct DiskLatency {
   FsyncSample record, batch;
-  void sample(const Options& o, int64_t recordBytes, int concurrency, int64_t writes, int fd) {
+  void sample(const Options& o, int64_t recordBytes, int concurrency, int64_t writes, LatencyProbe& probe) {
+    if (probe.fd < 0) return;
     for (int i = 0; i < 2; ++i) {
-      auto r = fdatasyncLatency(o, recordBytes, writes / 2, 0.25, 1, fd);
-      auto b = fdatasyncLatency(o, recordBytes, writes / 2, 0.25, concurrency, fd);
+      if (probe.pos + 2 * writes * concurrency * recordBytes > LatencyProbe::kSize) probe.pos = 0;
+      auto r = fdatasyncLatency(o, recordBytes, writes / 2, 0.25, 1, probe.fd, &probe.pos);
+      auto b = fdatasyncLatency(o, recordBytes, writes / 2, 0.25, concurrency, probe.fd, &probe.pos);
       record.records += r.records, record.seconds += r.seconds;
       batch.records += b.records, batch.seconds += b.seconds;
     }
@@ -234,9 +260,11 @@ GroupCommitReach appendRun(const Options& o, bool sync, int concurrency, int64_t
   DiskLatency disk;  // all samples of the run
   std::vector<double> vsRecord, vsBatch, vsMsync;
   store::GroupCommitStats prev{};
-  const std::string probePath = o.dir + "/latency.bin";
-  const int probe = sync ? ::open(probePath.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644) : -1;
-  if (probe >= 0) fdatasyncLatency(o, recordBytes, 4, 0.25, 1, probe);  // the file's first sync (its directory) aside
+  LatencyProbe probe(sync ? o.dir + "/latency.bin" : "");
+  if (sync) {  // the probe file's first syncs (its directory, the fallocate) aside
+    DiskLatency warmup;
+    warmup.sample(o, recordBytes, concurrency, 4, probe);
+  }
   for (int slice = 0; slice < slices; ++slice) {
     DiskLatency around;
     if (sync) around.sample(o, recordBytes, concurrency, 16, probe);
@@ -285,10 +313,6 @@ GroupCommitReach appendRun(const Options& o, bool sync, int concurrency, int64_t
     prev = gc;
     disk.record.records += around.record.records, disk.record.seconds += around.record.seconds;
     disk.batch.records += around.batch.records, disk.batch.seconds += around.batch.seconds;
-  }
-  if (probe >= 0) {
-    ::close(probe);
-    fs::remove(probePath);
   }
   int64_t bytes = st.maxPhyOffset();
   std::printf("store append %-11s x%-3d            %8.0f MB/s  = %9.0f msgs/s   (%lld msgs, %lld failed, %.1f us CPU/msg,"
