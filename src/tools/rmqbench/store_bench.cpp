@@ -338,7 +338,6 @@ GroupCommitReach appendRun(const Options& o, bool sync, int concurrency, int64_t
   return reach;
 }
 
-
 // Returns whether the last run was an ASYNC_FLUSH one (its store is what readRun reads).
 bool appendRuns(const Options& o, int64_t recordBytes) {
   bool lastAsync = false;
