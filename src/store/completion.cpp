@@ -1,6 +1,8 @@
 #include "store/completion.h"
 
 #include <algorithm>
+#include <atomic>
+#include <memory>
 #include <asio/execution/outstanding_work.hpp>
 #include <asio/post.hpp>
 #include <asio/prefer.hpp>
@@ -16,6 +18,34 @@ void Completion::operator()(PutStatus status) {
   auto ex = std::move(executor_);  // the tracked work goes with the handler
   executor_ = {};
   asio::post(ex, [fn = std::move(fn_), status] { fn(status); });
+}
+
+std::vector<Completion> Completion::split(size_t parts, Combine combine) && {
+  struct Joint {
+    Fn handler;
+    Combine combine;
+    std::vector<PutStatus> statuses;
+    std::atomic<size_t> left;
+  };
+  auto joint = std::make_shared<Joint>();
+  joint->handler = std::move(fn_);
+  joint->combine = std::move(combine);
+  joint->statuses.assign(parts, PutStatus::PUT_OK);
+  joint->left = parts;
+  std::vector<Completion> out;
+  out.reserve(parts);
+  for (size_t i = 0; i < parts; ++i) {
+    Fn part = [joint, i](PutStatus st) {
+      joint->statuses[i] = st;  // each index written once; the acq_rel count publishes it
+      if (joint->left.fetch_sub(1, std::memory_order_acq_rel) == 1) joint->handler(joint->combine(joint->statuses));
+    };
+    Completion c;
+    c.executor_ = executor_;  // a tracked copy: each part keeps the executor busy until it ran
+    c.fn_ = std::move(part);
+    out.push_back(std::move(c));
+  }
+  executor_ = {};
+  return out;
 }
 
 void completeAll(std::vector<Completion>& batch, PutStatus status) {

@@ -29,6 +29,14 @@ class Completion {
   // Completes this one alone (posted to its executor, or called in place).
   void operator()(PutStatus status);
 
+  // Splits this completion into `parts` completions on the same executor (so completeAll batches
+  // them with that executor's other completions): each part's handler records its status, the
+  // last one to run calls this completion's handler in place, already on its executor, with
+  // `combine` of the parts' statuses (indexed by part). A SYNC_FLUSH + SYNC_MASTER send is one
+  // waiter in each list, released in the flush's or the ack's batch without a post of its own.
+  using Combine = std::function<PutStatus(const std::vector<PutStatus>&)>;
+  std::vector<Completion> split(size_t parts, Combine combine) &&;
+
  private:
   friend void completeAll(std::vector<Completion>& batch, PutStatus status);
   asio::any_io_executor executor_;  // empty: call fn_ in place

@@ -127,26 +127,13 @@ void MessageStore::addStoredWaiter(int64_t endOffset, Completion done) {
   const auto& cfg = engine_->cfg;
   if (!cfg.isSyncMaster()) return addWaiter(WaitKind::Flush, endOffset, std::move(done));
   if (!cfg.syncFlush()) return addWaiter(WaitKind::SlaveAck, endOffset, std::move(done));
-  // Both: the two completions may run on different threads (flusher, HA ack, or inline here).
-  struct Both {
-    explicit Both(Completion d) : done(std::move(d)) {}
-    Completion done;
-    PutStatus flush = PutStatus::PUT_OK;
-    PutStatus slave = PutStatus::PUT_OK;
-    std::atomic<int> left{2};
-    void arrived() {
-      if (left.fetch_sub(1, std::memory_order_acq_rel) == 1) done(slave != PutStatus::PUT_OK ? slave : flush);
-    }
-  };
-  auto both = std::make_shared<Both>(std::move(done));
-  addWaiter(WaitKind::Flush, endOffset, [both](PutStatus st) {
-    both->flush = st;
-    both->arrived();
+  // Both: one part in each waiter list, on the send's executor, so each is released in its
+  // list's batch (one post per network thread) and the last part answers the send in place.
+  auto parts = std::move(done).split(2, [](const std::vector<PutStatus>& st) {
+    return st[1] != PutStatus::PUT_OK ? st[1] : st[0];  // the replication status wins
   });
-  addWaiter(WaitKind::SlaveAck, endOffset, [both](PutStatus st) {
-    both->slave = st;
-    both->arrived();
-  });
+  addWaiter(WaitKind::Flush, endOffset, std::move(parts[0]));
+  addWaiter(WaitKind::SlaveAck, endOffset, std::move(parts[1]));
 }
 
 void MessageStore::notifySlaveAck(int64_t ackedOffset) { engine_->flusher.notifySlaveAck(ackedOffset); }

@@ -3,9 +3,11 @@
 // ASYNC_FLUSH and SYNC_FLUSH (group commit) for 1/16/256 concurrent appenders (coroutines on two
 // threads with an io_context each, awaiting durability as broker connections do), with SYNC_FLUSH set against the disk's
 // group-commit limit (appenders / durable-write latency, msync as measured in the run and
-// write+fdatasync sampled around it; --repeat N for medians); pull-path read throughput; recovery
+// write+fdatasync of one record and of one batch sampled around each of --slices slices of the run;
+// --repeat N for medians); pull-path read throughput; recovery
 // time after a crash for --recover-mb of commit log (normal, abnormal, and full CQ rebuild).
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <time.h>
@@ -44,6 +46,13 @@ double cpuSeconds() {
   return static_cast<double>(ts.tv_sec) + ts.tv_nsec / 1e9;
 }
 
+// Minor page faults of the calling thread so far.
+long threadMinorFaults() {
+  rusage ru{};
+  ::getrusage(RUSAGE_THREAD, &ru);
+  return ru.ru_minflt;
+}
+
 struct Options {
   std::string dir = "/tmp";     // a fresh subdirectory is created (and removed) inside it
   int64_t messages = 200000;  // per append scenario
@@ -55,6 +64,7 @@ struct Options {
   std::string flush = "sync,async";                // append runs: which flush modes
   std::vector<int> appenders{1, 16, 256};          // append runs: concurrent appenders
   int repeat = 1;                                  // SYNC_FLUSH append runs: rounds (disk latency drifts)
+  int slices = 8;                                  // SYNC_FLUSH append runs: slices between latency samples
   bool verbose = false;
   bool runs(const char* part) const { return only.find(part) != std::string::npos; }
 };
@@ -67,6 +77,7 @@ Options readOptions(const OptionValues& args) {
   o.bodySize = static_cast<int>(args.getInt({"body"}, o.bodySize));
   o.recoverMb = args.getInt({"recover-mb"}, o.recoverMb);
   o.fileMb = args.getInt({"file-mb"}, o.fileMb);
+  o.slices = static_cast<int>(args.getInt({"slices"}, o.slices));
   o.only = args.get({"only"}, o.only);
   o.flush = args.get({"flush"}, o.flush);
   o.repeat = static_cast<int>(args.getInt({"repeat"}, o.repeat));
@@ -127,18 +138,27 @@ struct FsyncSample {
   double micros() const { return records > 0 ? seconds / records * 1e6 : 0; }
 };
 
-// write + fdatasync of one record at a time to a fresh file: the disk's durable-write latency.
-FsyncSample fdatasyncLatency(const Options& o, int64_t recordBytes, int64_t maxRecords, double maxSeconds) {
+// write + fdatasync of `batch` records at a time (one write) to a fresh file (fd < 0: appended,
+// the file grows), or into `fd` at `*pos` onwards (a probe file reserved like a commit log file:
+// each fdatasync converts the written range from unwritten and writes the inode, as the store's
+// msync does): the disk's durable-write latency for one record, or for one group commit of
+// `batch` records (more bytes per flush).
+FsyncSample fdatasyncLatency(const Options& o, int64_t recordBytes, int64_t maxWrites, double maxSeconds,
+                             int batch = 1, int fd = -1, int64_t* pos = nullptr) {
   std::string path = o.dir + "/fsync.bin";
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
-  std::string rec(static_cast<size_t>(recordBytes), 'r');
+  const bool own = fd < 0;
+  if (own) fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+  std::string rec(static_cast<size_t>(recordBytes * batch), 'r');
   FsyncSample out;
   auto t0 = Clock::now();
-  while (out.records < maxRecords && secondsSince(t0) < maxSeconds) {
-    if (::write(fd, rec.data(), rec.size()) < 0 || ::fdatasync(fd) != 0) break;
+  while (out.records < maxWrites && secondsSince(t0) < maxSeconds) {
+    ssize_t n = own ? ::write(fd, rec.data(), rec.size()) : ::pwrite(fd, rec.data(), rec.size(), *pos);
+    if (n < 0 || ::fdatasync(fd) != 0) break;
+    if (!own) *pos += static_cast<int64_t>(rec.size());
     ++out.records;
   }
   out.seconds = secondsSince(t0);
+  if (!own) return out;
   ::close(fd);
   fs::remove(path);
   return out;
@@ -167,72 +187,155 @@ void rawDisk(const Options& o, int64_t recordBytes) {
               f.records * recordBytes / f.seconds / 1e6, f.records / f.seconds, f.micros());
 }
 
-// Share of the disk's group-commit limit (`concurrency` records per durable write) that a SYNC_FLUSH
-// run reached, against two latency estimates: the flusher's own msync times in the run, and
-// write+fdatasync samples taken just before and after the run (the disk's latency drifts).
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+// Share of the disk's group-commit limit that a SYNC_FLUSH run reached: `concurrency` records in
+// flight, each needing one durable write, so at most concurrency / latency per second. Latency
+// estimates: (1) write+fdatasync of one record (the issue's definition), (2) write+fdatasync of one
+// batch of `concurrency` records (what one group commit has to write: the tighter, reachable
+// limit), (3) the flusher's own msync times in the run. A shared disk's latency drifts (10x within
+// seconds on a loaded VM), so the run is cut into slices, each between two short samples of (1)
+// and (2), and each slice's rate is set against the disk as it was around it: medians over slices.
 struct GroupCommitReach {
-  double vsMsync = 0, vsFdatasync = 0;
+  double vsMsync = 0, vsFdatasync = 0, vsBatch = 0;
+};
+
+// Short samples between slices go to one probe file per run, reserved (fallocate) like a commit
+// log file and written at advancing offsets, as the store writes: creating and deleting a file per
+// sample would add its creation, its directory's sync and (on a `discard` mount) a discard of its
+// blocks to what is measured, and appending would add block allocation and a size change.
+struct LatencyProbe {
+  static constexpr int64_t kSize = 32 << 20;
+  std::string path;
+  int fd = -1;
+  int64_t pos = 0;
+  explicit LatencyProbe(std::string p) : path(std::move(p)) {  // empty: no probe
+    if (path.empty()) return;
+    fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0 && ::fallocate(fd, 0, 0, kSize) != 0) {
+      ::close(fd);
+      fd = -1;
+    }
+  }
+  ~LatencyProbe() {
+    if (fd < 0) return;
+    ::close(fd);
+    fs::remove(path);
+  }
+};
+
+struct DiskLatency {
+  FsyncSample record, batch;
+  void sample(const Options& o, int64_t recordBytes, int concurrency, int64_t writes, LatencyProbe& probe) {
+    if (probe.fd < 0) return;
+    for (int i = 0; i < 2; ++i) {
+      if (probe.pos + 2 * writes * concurrency * recordBytes > LatencyProbe::kSize) probe.pos = 0;
+      auto r = fdatasyncLatency(o, recordBytes, writes / 2, 0.25, 1, probe.fd, &probe.pos);
+      auto b = fdatasyncLatency(o, recordBytes, writes / 2, 0.25, concurrency, probe.fd, &probe.pos);
+      record.records += r.records, record.seconds += r.seconds;
+      batch.records += b.records, batch.seconds += b.seconds;
+    }
+  }
 };
 
 GroupCommitReach appendRun(const Options& o, bool sync, int concurrency, int64_t recordBytes) {
   std::string root = o.dir + "/append";
   fs::remove_all(root);
   GroupCommitReach reach;
-  FsyncSample before = sync ? fdatasyncLatency(o, recordBytes, 200, 1.0) : FsyncSample{};
   store::MessageStore st(benchConfig(o, root, sync), benchHost());
   if (!st.open().ok()) return reach;
   st.start();
   Sample sample(o.bodySize);
-  int64_t total = sync ? o.syncMessages : o.messages;
-  std::atomic<int64_t> next{0}, failed{0};
+  const int64_t total = sync ? o.syncMessages : o.messages;
+  const int slices = sync ? o.slices : 1;
+  std::atomic<int64_t> failed{0};
   // Two network threads with an io_context each, appenders spread over them round-robin: the
   // broker's IoPool shape (a connection stays on its thread).
   asio::io_context ios[2];
-  int64_t bytes = 0;
-  for (int c = 0; c < concurrency; ++c) {
-    asio::co_spawn(ios[c % 2], [&, c]() -> asio::awaitable<void> {
-      auto m = sample.msg(c % 8);
-      while (next.fetch_add(1) < total) {
-        auto r = st.append(m);
-        if (!r.ok()) { ++failed; continue; }
-        if (sync) {
-          auto s = co_await st.asyncWaitDurable(r.endOffset(), asio::use_awaitable);
-          if (s != store::PutStatus::PUT_OK) ++failed;
-        }
-      }
-    }, asio::detached);
+  double secs = 0, cpu = 0;
+  long appendFaults = 0;  // page faults taken on the two appending threads
+  DiskLatency disk;  // all samples of the run
+  std::vector<double> vsRecord, vsBatch, vsMsync;
+  store::GroupCommitStats prev{};
+  LatencyProbe probe(sync ? o.dir + "/latency.bin" : "");
+  if (sync) {  // the probe file's first syncs (its directory, the fallocate) aside
+    DiskLatency warmup;
+    warmup.sample(o, recordBytes, concurrency, 4, probe);
   }
-  auto t0 = Clock::now();
-  double c0 = cpuSeconds();
-  std::thread helper([&] { ios[1].run(); });
-  ios[0].run();
-  helper.join();
-  double secs = secondsSince(t0), cpu = cpuSeconds() - c0;
-  bytes = st.maxPhyOffset();
-  std::printf("store append %-11s x%-3d            %8.0f MB/s  = %9.0f msgs/s   (%lld msgs, %lld failed, %.1f us CPU/msg)\n",
+  for (int slice = 0; slice < slices; ++slice) {
+    DiskLatency around;
+    if (sync) around.sample(o, recordBytes, concurrency, 16, probe);
+    std::atomic<int64_t> left{total * (slice + 1) / slices - total * slice / slices};
+    for (int c = 0; c < concurrency; ++c) {
+      asio::co_spawn(ios[c % 2], [&, c]() -> asio::awaitable<void> {
+        auto m = sample.msg(c % 8);
+        while (left.fetch_sub(1) > 0) {
+          auto r = st.append(m);
+          if (!r.ok()) { ++failed; continue; }
+          if (sync) {
+            auto s = co_await st.asyncWaitDurable(r.endOffset(), asio::use_awaitable);
+            if (s != store::PutStatus::PUT_OK) ++failed;
+          }
+        }
+      }, asio::detached);
+    }
+    auto t0 = Clock::now();
+    double c0 = cpuSeconds();
+    std::atomic<long> helperFaults{0};
+    std::thread helper([&] {
+      long f0 = threadMinorFaults();
+      ios[1].run();
+      helperFaults = threadMinorFaults() - f0;
+    });
+    long f0 = threadMinorFaults();
+    ios[0].run();
+    appendFaults += threadMinorFaults() - f0;
+    helper.join();
+    appendFaults += helperFaults.load();
+    const double sliceSecs = secondsSince(t0);
+    secs += sliceSecs;
+    cpu += cpuSeconds() - c0;
+    for (auto& io : ios) io.restart();
+    if (!sync) break;
+    around.sample(o, recordBytes, concurrency, 16, probe);
+    auto gc = st.groupCommitStats();
+    const double rate = double(total * (slice + 1) / slices - total * slice / slices) / sliceSecs;
+    const double flushes = double(gc.flushes - prev.flushes);
+    if (flushes > 0) {
+      auto limit = [&](double micros) { return concurrency / (micros / 1e6); };
+      vsRecord.push_back(rate / limit(around.record.micros()));
+      vsBatch.push_back(rate / limit(around.batch.micros()));
+      vsMsync.push_back(rate / limit(double(gc.flushNanos - prev.flushNanos) / 1e3 / flushes));
+    }
+    prev = gc;
+    disk.record.records += around.record.records, disk.record.seconds += around.record.seconds;
+    disk.batch.records += around.batch.records, disk.batch.seconds += around.batch.seconds;
+  }
+  int64_t bytes = st.maxPhyOffset();
+  std::printf("store append %-11s x%-3d            %8.0f MB/s  = %9.0f msgs/s   (%lld msgs, %lld failed, %.1f us CPU/msg,"
+              " %.2f page faults/msg on the appending threads)\n",
               sync ? "SYNC_FLUSH" : "ASYNC_FLUSH", concurrency, bytes / secs / 1e6, total / secs,
-              static_cast<long long>(total), static_cast<long long>(failed.load()), cpu / total * 1e6);
+              static_cast<long long>(total), static_cast<long long>(failed.load()), cpu / total * 1e6,
+              double(appendFaults) / double(total));
   auto gc = st.groupCommitStats();
   st.shutdown();
   if (!sync || gc.flushes == 0) return reach;
-  FsyncSample after = fdatasyncLatency(o, recordBytes, 200, 1.0);
-  double msyncUs = gc.flushNanos / 1e3 / gc.flushes;
-  double fsyncUs = (before.seconds + after.seconds) / std::max<int64_t>(1, before.records + after.records) * 1e6;
-  reach.vsMsync = (total / secs) / (concurrency / (msyncUs / 1e6));
-  reach.vsFdatasync = (total / secs) / (concurrency / (fsyncUs / 1e6));
-  std::printf("      group commit: %.1f waiters/flush, %.0f us between flushes (%.0f us of it gathering); limit %d"
-              " in flight / latency: msync %.0f us -> %.0f msgs/s (reached %.0f %%), fdatasync %.0f us -> %.0f msgs/s"
-              " (reached %.0f %%)\n",
+  const double msyncUs = gc.flushNanos / 1e3 / gc.flushes;
+  reach = {median(vsMsync), median(vsRecord), median(vsBatch)};
+  std::printf("      group commit: %.1f waiters/flush, %.0f us between flushes (%.0f us of it gathering), msync %.0f us\n",
               double(gc.waiters) / gc.flushes, gc.cycles ? gc.gapNanos / 1e3 / gc.cycles : 0.0,
-              gc.gatherNanos / 1e3 / gc.flushes, concurrency, msyncUs,
-              concurrency / (msyncUs / 1e6), 100 * reach.vsMsync, fsyncUs, concurrency / (fsyncUs / 1e6),
-              100 * reach.vsFdatasync);
+              gc.gatherNanos / 1e3 / gc.flushes, msyncUs);
+  std::printf("      limit = %d in flight / durable-write latency; reached, median of %zu slices each set against\n"
+              "      the latency sampled around it (whole-run mean latency in brackets):\n"
+              "        %5.1f %% of the limit by write+fdatasync of 1 record     (%5.0f us)\n"
+              "        %5.1f %% of the limit by write+fdatasync of %d records   (%5.0f us)\n"
+              "        %5.1f %% of the limit by the flusher's msync in the run (%5.0f us)\n",
+              concurrency, vsRecord.size(), 100 * reach.vsFdatasync, disk.record.micros(), 100 * reach.vsBatch,
+              concurrency, disk.batch.micros(), 100 * reach.vsMsync, msyncUs);
   return reach;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
 // Returns whether the last run was an ASYNC_FLUSH one (its store is what readRun reads).
@@ -245,16 +348,18 @@ bool appendRuns(const Options& o, int64_t recordBytes) {
       wanted |= (p == 0 || o.flush[p - 1] == ',');
     if (!wanted) continue;
     for (int c : o.appenders) {
-      std::vector<double> vsMsync, vsFsync;
+      std::vector<double> vsMsync, vsFsync, vsBatch;
       for (int round = 0; round < (sync ? o.repeat : 1); ++round) {
         auto r = appendRun(o, sync, c, recordBytes);
         lastAsync = !sync;
         vsMsync.push_back(100 * r.vsMsync);
         vsFsync.push_back(100 * r.vsFdatasync);
+        vsBatch.push_back(100 * r.vsBatch);
       }
       if (sync && o.repeat > 1)
-        std::printf("      x%d over %d rounds: median reached %.0f %% of the msync limit, %.0f %% of the fdatasync "
-                    "limit\n", c, o.repeat, median(vsMsync), median(vsFsync));
+        std::printf("      x%d over %d rounds: median reached %.1f %% of the 1-record fdatasync limit, %.1f %% of the"
+                    " %d-record fdatasync limit, %.1f %% of the msync limit\n",
+                    c, o.repeat, median(vsFsync), median(vsBatch), c, median(vsMsync));
     }
   }
   return lastAsync;
@@ -325,8 +430,9 @@ void recoveryRun(const Options& o) {
 
 int runStoreBench(OptionValues& args) {
   Options o = readOptions(args);
-  if (o.messages < 1 || o.syncMessages < 1 || o.bodySize < 1 || o.recoverMb < 1 || o.fileMb < 1 || o.repeat < 1) {
-    args.addError("--messages, --sync-messages, --body, --recover-mb, --file-mb and --repeat must be >= 1");
+  if (o.messages < 1 || o.syncMessages < 1 || o.bodySize < 1 || o.recoverMb < 1 || o.fileMb < 1 || o.repeat < 1 ||
+      o.slices < 1) {
+    args.addError("--messages, --sync-messages, --body, --recover-mb, --file-mb, --repeat and --slices must be >= 1");
     return 2;
   }
   if (o.appenders.empty()) {
@@ -366,6 +472,8 @@ Registrar registrar("store", "store engine: append (async/sync, 1/16/256), read,
                      {"--flush <modes>", "append runs: sync,async (default both)"},
                      {"--appenders <list>", "append runs: concurrent appenders, comma-separated (default 1,16,256)"},
                      {"--repeat <n>", "SYNC_FLUSH append runs per appender count, with medians (default 1)", kInteger},
+                     {"--slices <n>", "SYNC_FLUSH runs: slices, each set against disk latency sampled around it (default 8)",
+                      kInteger},
                      {"--verbose", "store logging at info"}},
                     &runStoreBench);
 

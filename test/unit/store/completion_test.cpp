@@ -49,3 +49,49 @@ TEST_CASE("a Completion keeps its executor's io_context busy until it ran; alone
   t.join();
   CHECK((seen == PutStatus::FLUSH_DISK_TIMEOUT));
 }
+
+TEST_CASE("split: the parts ride their lists' batches on the send's executor; the last one answers in place") {
+  asio::io_context a;
+  std::vector<PutStatus> answers;
+  bool wrongThread = false;
+  auto ex = a.get_executor();
+  auto send = [&] {
+    return Completion(ex, [&](PutStatus st) {
+      wrongThread |= !ex.running_in_this_thread();
+      answers.push_back(st);
+    });
+  };
+  auto slaveWins = [](const std::vector<PutStatus>& st) { return st[1] != PutStatus::PUT_OK ? st[1] : st[0]; };
+  std::vector<Completion> flushBatch, ackBatch;
+  for (int i = 0; i < 3; ++i) {
+    auto parts = send().split(2, slaveWins);
+    REQUIRE(parts.size() == 2);
+    flushBatch.push_back(std::move(parts[0]));
+    ackBatch.push_back(std::move(parts[1]));
+  }
+  flushBatch.push_back(send());  // a plain SYNC_FLUSH send in the same flush batch
+  completeAll(flushBatch, PutStatus::PUT_OK);
+  CHECK(a.poll() == 1);  // one post for the whole flush batch
+  CHECK(answers == std::vector<PutStatus>{PutStatus::PUT_OK});  // the split ones still wait for the ack
+  ackBatch[2](PutStatus::FLUSH_SLAVE_TIMEOUT);  // one part alone (a timeout): posted on its own
+  ackBatch.pop_back();
+  completeAll(ackBatch, PutStatus::PUT_OK);  // the other two: one post
+  CHECK(a.poll() == 2);
+  CHECK(answers == std::vector<PutStatus>{PutStatus::PUT_OK, PutStatus::FLUSH_SLAVE_TIMEOUT, PutStatus::PUT_OK,
+                                          PutStatus::PUT_OK});
+  CHECK_FALSE(wrongThread);
+}
+
+TEST_CASE("split without an executor: parts run in place, the last one combines") {
+  PutStatus answer = PutStatus::UNKNOWN_ERROR;
+  int calls = 0;
+  auto parts = Completion([&](PutStatus st) {
+                 answer = st;
+                 ++calls;
+               }).split(2, [](const std::vector<PutStatus>& st) { return st[1] != PutStatus::PUT_OK ? st[1] : st[0]; });
+  parts[1](PutStatus::PUT_OK);
+  CHECK(calls == 0);
+  parts[0](PutStatus::FLUSH_DISK_TIMEOUT);
+  CHECK(calls == 1);
+  CHECK((answer == PutStatus::FLUSH_DISK_TIMEOUT));
+}
