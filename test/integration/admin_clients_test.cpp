@@ -122,6 +122,27 @@ TEST_CASE("admin locks: LOCK_BATCH_MQ grants free or own queues, UNLOCK_BATCH_MQ
   CHECK(invoke(c, addr, request(RequestCode::LOCK_BATCH_MQ, {}, "not json")).code == ResponseCode::SYSTEM_ERROR);
 }
 
+TEST_CASE("admin locks: a lock not renewed within rebalanceLockMaxLiveTime goes to another client") {
+  DevNode node({.extraBroker = "rebalanceLockMaxLiveTime = 2000\n"});
+  REQUIRE(node.start());
+  TestClient c;
+  auto addr = node.brokerAddr;
+  auto lockedCount = [&](const std::string& client) {
+    std::string body = "{\"clientId\":\"" + client + "\",\"consumerGroup\":\"cg_expire\",\"mqSet\":["
+                       "{\"brokerName\":\"broker-a\",\"queueId\":0,\"topic\":\"LockTopic\"}]}";
+    auto r = invoke(c, addr, request(RequestCode::LOCK_BATCH_MQ, {}, body));
+    REQUIRE(r.code == 0);
+    return static_cast<int>(parseBody(r)["lockOKMQSet"].Size());
+  };
+  const auto lockedAt = std::chrono::steady_clock::now();
+  REQUIRE(lockedCount("A") == 1);
+  CHECK(lockedCount("B") == 0);  // held by A (2 s lifetime)
+  // A stops renewing: once the lifetime passed, B's next attempt takes the queue.
+  REQUIRE(eventually([&] { return lockedCount("B") == 1; }, std::chrono::seconds(20)));
+  CHECK(std::chrono::steady_clock::now() - lockedAt >= std::chrono::milliseconds(2000));
+  CHECK(lockedCount("A") == 0);  // now B's
+}
+
 TEST_CASE("admin CHECK_CLIENT_CONFIG: TAG always ok, SQL92 compiled, disabled SQL92 refused") {
   auto check = [](TestClient& c, const std::string& addr, const std::string& type, const std::string& expr) {
     std::string body = "{\"clientId\":\"x\",\"group\":\"cg_check\",\"subscriptionData\":{\"topic\":\"T\","

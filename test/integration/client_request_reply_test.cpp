@@ -83,13 +83,17 @@ TEST_CASE("client request-reply: round trip through the broker, sync and async; 
     REQUIRE_MESSAGE(r.ok(), (r ? "" : r.error().message));
     CHECK(r->body == "re:a" + std::to_string(i));
   }
+  // Coroutine: co_await asyncRequest on the client's own io thread.
+  auto viaCo = requester->instance().runSync(requester->asyncRequest(requestMessage(topic, "c1"), std::chrono::seconds(30)));
+  REQUIRE_MESSAGE(viaCo.ok(), (viaCo ? "" : viaCo.error().message));
+  CHECK(viaCo->body == "re:c1");
   CHECK(requester->pendingRequests() == 0);
   CHECK(replyFailures == 0);
 
   // storeReplyMessageEnable (default true): every reply is also in <cluster>_REPLY_TOPIC.
   auto pc = startPullConsumer(pullOptions(node));
   auto stored = pullAll(*pc, reply->topic);
-  CHECK(stored.size() == 1 + kAsync);
+  CHECK(stored.size() == 2 + kAsync);
   for (const auto& m : stored) {
     CHECK(m.body.starts_with("re:"));
     REQUIRE(m.property(prop::MSG_TYPE));
@@ -119,6 +123,13 @@ TEST_CASE("client request-reply: no replier -> REQUEST_TIMEOUT_EXCEPTION; a repl
   REQUIRE(requests[0].property(prop::REPLY_TO_CLIENT));
   CHECK(*requests[0].property(prop::REPLY_TO_CLIENT) == requester->instance().clientId());
   REQUIRE(requests[0].property(prop::CLUSTER));
+
+  // The coroutine form times out the same way.
+  auto viaCo = requester->instance().runSync(
+      requester->asyncRequest(requestMessage(topic, "lost-co"), std::chrono::milliseconds(1000)));
+  REQUIRE_FALSE(viaCo.ok());
+  CHECK(viaCo.error().code == client_error::REQUEST_TIMEOUT_EXCEPTION);
+  CHECK(requester->pendingRequests() == 0);
 
   // A reply whose REPLY_TO_CLIENT has no producer channel: SYSTEM_ERROR with Java's remark.
   Message fake = requests[0];

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "client/consumer/pull_consumer.h"
 #include "client/consumer/push_consumer.h"
 #include "client_fixture.h"
 #include "common/request_code.h"
@@ -87,6 +88,17 @@ TEST_CASE("rmqadmin consumer verbs: consumerStatus and pushing a message to a li
     int topicQueues = 0;
     for (auto& q : rows(one, "offsets").GetArray()) topicQueues += str(q, "#Topic") == topic;
     CHECK(topicQueues == 2);
+    // RT/TPS from the consumer's counters (Java's ConsumeStatus per topic): 3 pulled and consumed.
+    bool counted = false;
+    for (auto& st : rows(one, "status").GetArray()) {
+      if (str(st, "#Topic") != topic) continue;
+      counted = true;
+      CHECK(std::stod(str(st, "#Pull TPS")) > 0);
+      CHECK(std::stod(str(st, "#ConsumeOK TPS")) > 0);
+      CHECK(std::stod(str(st, "#Pull RT")) >= 0);
+      CHECK(std::stod(str(st, "#ConsumeFailed TPS")) == 0);
+    }
+    CHECK_MESSAGE(counted, json::toString(one));
     auto text = admin(node, "consumerStatus", {"-g", group, "-i", clientId});
     CHECK(contains(text.out, "#Consumer Properties#"));
     CHECK(contains(text.out, "#Consumer Offset#"));
@@ -172,6 +184,44 @@ TEST_CASE("rmqadmin consumer verbs: consumerStatus and pushing a message to a li
     auto other = tc.call(node.brokerAddr, RequestCode::INVOKE_BROKER_TO_GET_CONSUMER_STATUS,
                          {{"topic", topic}, {"group", "NoSuchGroup"}});
     CHECK(codeOf(other) == ResponseCode::SYSTEM_ERROR);  // nobody online in that group
+  }
+
+  SUBCASE("a pull consumer answers running info (CONSUME_ACTIVELY) and status, refuses a direct push") {
+    PullConsumerOptions po = pullOptions(node);
+    po.group = uniqueName("PullGroup");
+    PullConsumer pull(po);
+    REQUIRE(pull.start().ok());
+    auto queues = pull.fetchSubscribeMessageQueues(topic);
+    REQUIRE(queues.ok());
+    REQUIRE(pull.updateConsumeOffset((*queues)[0], 1).ok());
+    // The broker knows the client once its heartbeat (with the route's broker) arrived.
+    REQUIRE(eventually([&] { return admin(node, "consumerStatus", {"-g", po.group, "-i", pull.clientId()}).exitCode == 0; },
+                       std::chrono::seconds(60)));
+    auto info = adminJson(node, "consumerStatus", {"-g", po.group, "-i", pull.clientId()});
+    CHECK(std::string(info["properties"]["PROP_CONSUME_TYPE"].GetString()) == "CONSUME_ACTIVELY");
+    CHECK(std::string(info["properties"]["consumerGroup"].GetString()) == po.group);
+    CHECK(info["properties"].HasMember("PROP_NAMESERVER_ADDR"));
+
+    TestClient tc;
+    auto st = tc.call(node.brokerAddr, RequestCode::INVOKE_BROKER_TO_GET_CONSUMER_STATUS,
+                      {{"topic", topic}, {"group", po.group}});
+    REQUIRE(codeOf(st) == ResponseCode::SUCCESS);
+    auto doc = parseJson(bodyOf(*st));
+    REQUIRE(doc["consumerTable"].HasMember(pull.clientId().c_str()));
+    auto& table = doc["consumerTable"][pull.clientId().c_str()];
+    REQUIRE(table.MemberCount() == 1);
+    CHECK(table.MemberBegin()->value.GetInt64() == 1);  // the offset given to updateConsumeOffset
+
+    auto pushed = admin(node, "queryMsgById", {"-i", sent[0].offsetMsgId, "-g", po.group, "-d", pull.clientId()});
+    CHECK(pushed.exitCode == 1);  // rmqadmin (as mqadmin) sees CONSUME_ACTIVELY and does not push
+    CHECK_MESSAGE(contains(pushed.err, "not push consumer"), (describe(pushed)));
+    // The raw 309, forwarded by the broker, is refused by the pull consumer itself.
+    auto direct = tc.call(node.brokerAddr, RequestCode::CONSUME_MESSAGE_DIRECTLY,
+                          {{"consumerGroup", po.group}, {"clientId", pull.clientId()}, {"msgId", sent[0].offsetMsgId}});
+    CHECK(codeOf(direct) == ResponseCode::SYSTEM_ERROR);
+    REQUIRE(direct);
+    CHECK_MESSAGE(contains(direct->remark.value_or(""), "pull consumer"), direct->remark.value_or(""));
+    pull.shutdown();
   }
 
   SUBCASE("queryMsgByUniqueKey prints the message found by its UNIQ_KEY") {

@@ -55,6 +55,10 @@ listenPort = $broker_port
 namesrvAddr = "127.0.0.1:$ns_port"
 # Like a Java 4.9 deployment with auto-create off: topics are created through the admin path.
 autoCreateTopicEnable = false
+# Transaction checks every second for half messages older than 1 s (Java: 60 s / 6 s), so the
+# transaction test's UNKNOW messages are decided within seconds.
+transactionCheckInterval = 1000
+transactionTimeOut = 1000
 
 [store]
 storePathRootDir = "$work/store"
@@ -84,7 +88,10 @@ fi
 
 admin="$(dirname "$rmqnode")/rmqadmin"
 [ -x "$admin" ] || admin=""
+bench="$(dirname "$rmqnode")/rmqbench"
+[ -x "$bench" ] || bench=""
 export RMQ_NAMESRV_ADDR="127.0.0.1:$ns_port" RMQ_BROKER_ADDR="127.0.0.1:$broker_port" RMQADMIN="${RMQADMIN-$admin}"
+export RMQBENCH="${RMQBENCH-$bench}"
 echo "interop: rmqnode pid $pid, name server $RMQ_NAMESRV_ADDR, broker $RMQ_BROKER_ADDR, admin ${RMQADMIN:-node frame}"
 
 status=0

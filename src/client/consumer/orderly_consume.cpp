@@ -169,12 +169,18 @@ void PushConsumer::consumeOrderly(const MessageQueue& mq, const std::shared_ptr<
       return;
     }
     ConsumeOrderlyStatus status;
+    const int64_t consumeStart = nowMs();
     try {
       status = orderlyListener_(batch, mq);
     } catch (const std::exception& e) {
       log::warn("orderly listener threw for {}: {}", mq.toString(), e.what());
       status = ConsumeOrderlyStatus::SUSPEND_CURRENT_QUEUE_A_MOMENT;
     }
+    stats_.consumeRT(mq.topic, nowMs() - consumeStart);
+    if (status == ConsumeOrderlyStatus::SUSPEND_CURRENT_QUEUE_A_MOMENT)
+      stats_.consumeFailed(mq.topic, static_cast<int64_t>(batch.size()));
+    else
+      stats_.consumeOK(mq.topic, static_cast<int64_t>(batch.size()));
     if (status == ConsumeOrderlyStatus::SUSPEND_CURRENT_QUEUE_A_MOMENT && checkReconsumeTimes(mq, batch)) {
       pq->orderly.rollback(batch);
       pq->orderly.inListener = false;

@@ -1,6 +1,10 @@
 #include "client/consumer/pull_consumer.h"
 
+#include <chrono>
+
 #include "client/broker_api.h"
+#include "client/consumer/consumer_status.h"
+#include "client/consumer/running_info.h"
 #include "client/heartbeat.h"
 #include "client/request_headers.h"
 #include "common/request_code.h"
@@ -13,6 +17,7 @@ PullConsumer::PullConsumer(PullConsumerOptions options) : options_(std::move(opt
   if (cfg.clientIp.empty()) cfg.clientIp = rmq::localIPv4();
   if (cfg.instanceName == "DEFAULT") cfg.instanceName = uniqueInstanceName();
   instance_ = ClientInstance::create(cfg, buildClientId(cfg.clientIp, cfg.instanceName, cfg.unitName));
+  offsets_ = std::make_unique<RemoteOffsetStore>(*instance_, options_.group);
 }
 
 PullConsumer::~PullConsumer() { shutdown(); }
@@ -20,7 +25,38 @@ PullConsumer::~PullConsumer() { shutdown(); }
 Result<void> PullConsumer::start() {
   if (options_.group.empty()) return makeError(ResponseCode::SYSTEM_ERROR, "consumerGroup is empty");
   instance_->setHeartbeatBody([this] { return heartbeatBody(); });
+  startTimestamp_ = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::system_clock::now().time_since_epoch()).count();
+  registerServerRequests();
   return instance_->start();
+}
+
+void PullConsumer::registerServerRequests() {
+  auto& d = instance_->remoting().dispatcher();
+  registerConsumerStatus(d, options_.group, *offsets_);
+  d.registerProcessor(RequestCode::GET_CONSUMER_RUNNING_INFO,
+                      [this](net::ConnectionPtr, net::RemotingCommand) -> asio::awaitable<std::optional<net::RemotingCommand>> {
+                        RunningInfoParts parts;  // Java DefaultMQPullConsumerImpl.consumerRunningInfo
+                        parts.properties = {
+                            {"PROP_CONSUMER_START_TIMESTAMP", std::to_string(startTimestamp_)},
+                            {"consumerGroup", options_.group},
+                            {"messageModel", messageModelName(options_.messageModel)},
+                            {"brokerSuspendMaxTimeMillis", std::to_string(options_.brokerSuspendMaxTime.count())},
+                            {"consumerTimeoutMillisWhenSuspend", std::to_string(options_.consumerTimeoutWhenSuspend.count())},
+                            {"consumerPullTimeoutMillis", std::to_string(options_.consumerPullTimeout.count())}};
+                        addInstanceProperties(parts, *instance_, false);
+                        auto resp = net::RemotingCommand::response(ResponseCode::SUCCESS);
+                        resp.body = encodeRunningInfo(parts);
+                        co_return resp;
+                      });
+  d.registerProcessor(RequestCode::CONSUME_MESSAGE_DIRECTLY,
+                      [this](net::ConnectionPtr, net::RemotingCommand) -> asio::awaitable<std::optional<net::RemotingCommand>> {
+                        // Java casts the group's consumer to a push consumer and fails (SYSTEM_ERROR).
+                        auto resp = net::RemotingCommand::response(ResponseCode::SYSTEM_ERROR);
+                        resp.remark = "consumer group " + options_.group +
+                                      " is a pull consumer (CONSUME_ACTIVELY): messages cannot be consumed directly";
+                        co_return resp;
+                      });
 }
 
 void PullConsumer::shutdown() {
@@ -87,10 +123,13 @@ asio::awaitable<Result<PullResult>> PullConsumer::asyncPullBlockIfNotFound(Messa
 }
 
 asio::awaitable<Result<int64_t>> PullConsumer::asyncFetchConsumeOffset(MessageQueue mq) {
-  co_return co_await queryConsumerOffset(*instance_, options_.group, mq);
+  auto r = co_await queryConsumerOffset(*instance_, options_.group, mq);
+  if (r && *r >= 0) offsets_->update(mq, *r, false);
+  co_return r;
 }
 
 asio::awaitable<Result<void>> PullConsumer::asyncUpdateConsumeOffset(MessageQueue mq, int64_t offset) {
+  offsets_->update(mq, offset, false);
   co_return co_await updateConsumerOffset(*instance_, options_.group, mq, offset, false);
 }
 

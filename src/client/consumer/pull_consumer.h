@@ -2,6 +2,10 @@
 // PullConsumer (Java DefaultMQPullConsumer): the caller chooses queues and offsets.
 // pull() answers at once; pullBlockIfNotFound() lets the broker hold the request (long poll)
 // until a message arrives or brokerSuspendMaxTime passes. Offsets are read/updated on the broker.
+// Like Java's DefaultMQPullConsumer it answers the broker's GET_CONSUMER_RUNNING_INFO (properties,
+// CONSUME_ACTIVELY), GET_CONSUMER_STATUS_FROM_CLIENT (the offsets given to updateConsumeOffset or
+// read by fetchConsumeOffset, kept in memory) and refuses CONSUME_MESSAGE_DIRECTLY (SYSTEM_ERROR:
+// nothing consumes passively).
 // Threads: coroutine API on the ClientInstance io thread; blocking API from any other thread.
 #include <asio/awaitable.hpp>
 #include <chrono>
@@ -10,6 +14,7 @@
 #include <vector>
 
 #include "client/client_instance.h"
+#include "client/consumer/offset_store.h"
 #include "client/pull_api.h"
 #include "client/types.h"
 #include "common/result.h"
@@ -67,10 +72,13 @@ class PullConsumer {
   asio::awaitable<Result<PullResult>> pullImpl(MessageQueue mq, std::string expression, filter::ExpressionType type,
                                                int64_t offset, int maxNums, bool block);
   std::string heartbeatBody() const;
+  void registerServerRequests();
 
   PullConsumerOptions options_;
   std::shared_ptr<ClientInstance> instance_;
   PullFromWhichNode pullNodes_;
+  std::unique_ptr<RemoteOffsetStore> offsets_;  // in-memory view answered to GET_CONSUMER_STATUS_FROM_CLIENT
+  int64_t startTimestamp_ = 0;
 };
 
 }  // namespace rmq::client

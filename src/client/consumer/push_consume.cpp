@@ -62,9 +62,14 @@ asio::awaitable<void> PushConsumer::pullLoop(MessageQueue mq, std::shared_ptr<Pr
       h.subscription = sub->data.subString;
       h.expressionType = sub->data.expressionType;
     }
-    pq->lastPullTimestamp = nowMs();
+    const int64_t pullStart = nowMs();
+    pq->lastPullTimestamp = pullStart;
     auto r = co_await pullKernel(*instance_, pullNodes_, mq, h, options_.consumerTimeoutWhenSuspend, &sub->filter);
     if (!running_ || pq->dropped) co_return;
+    if (r && r->status == PullStatus::FOUND) {  // Java counts found pulls only
+      stats_.pullRT(mq.topic, nowMs() - pullStart);
+      if (!r->messages.empty()) stats_.pullTPS(mq.topic, static_cast<int64_t>(r->messages.size()));
+    }
     if (!r) {
       auto delay = r.error().code == ResponseCode::FLOW_CONTROL ? std::chrono::milliseconds(20)
                                                                 : options_.pullTimeDelayWhenException;
@@ -117,12 +122,16 @@ void PushConsumer::consume(const MessageQueue& mq, const std::shared_ptr<Process
     m.putProperty(prop::CONSUME_START_TIME, startTime);
   }
   ConsumeStatus status;
+  const int64_t consumeStart = nowMs();
   try {
     status = listener_(msgs, mq);
   } catch (const std::exception& e) {
     log::warn("listener threw for {}: {}", mq.toString(), e.what());
     status = ConsumeStatus::RECONSUME_LATER;
   }
+  stats_.consumeRT(mq.topic, nowMs() - consumeStart);
+  if (status == ConsumeStatus::CONSUME_SUCCESS) stats_.consumeOK(mq.topic, static_cast<int64_t>(msgs.size()));
+  else stats_.consumeFailed(mq.topic, static_cast<int64_t>(msgs.size()));
   if (pq->dropped) return;  // the queue moved to another member: its new owner re-consumes
   std::vector<MessageExt> localRetry;
   if (status == ConsumeStatus::RECONSUME_LATER) {

@@ -2,6 +2,8 @@
 // and consumption live in push_consume.cpp.
 #include "client/consumer/push_consumer.h"
 
+#include "client/consumer/running_info.h"
+
 #include <cstdlib>
 #include <limits>
 #include <set>
@@ -10,6 +12,7 @@
 #include "client/broker_api.h"
 #include "client/consumer/consume_directly.h"
 #include "client/consumer/consumer_status.h"
+#include "client/consumer/running_info.h"
 #include "client/request_headers.h"
 #include "common/json.h"
 #include "common/log.h"
@@ -311,12 +314,11 @@ void PushConsumer::registerServerRequests() {
   registerConsumerStatus(d, options_.group, *offsets_);
   d.registerProcessor(RequestCode::GET_CONSUMER_RUNNING_INFO,
                       [this](net::ConnectionPtr, net::RemotingCommand) -> asio::awaitable<std::optional<net::RemotingCommand>> {
-                        json::Buffer buf;
-                        json::Writer w(buf);
-                        w.StartObject();
-                        w.Key("jstack"); w.String("");
-                        w.Key("mqTable"); w.StartObject();
+                        RunningInfoParts parts;
                         {
+                          json::Buffer buf;
+                          json::Writer w(buf);
+                          w.StartObject();
                           std::lock_guard lk(mu_);
                           for (const auto& [mq, st] : queues_) {
                             json::writeMessageQueueKey(w, {mq.topic, mq.brokerName, mq.queueId});
@@ -329,26 +331,22 @@ void PushConsumer::registerServerRequests() {
                             w.Key("lastLockTimestamp"); w.Int64(st.pq->lastLockTimestamp);
                             w.EndObject();
                           }
+                          w.EndObject();
+                          parts.mqTableJson.assign(buf.GetString(), buf.GetSize());
                         }
-                        w.EndObject();
-                        w.Key("properties"); w.StartObject();
-                        w.Key("PROP_CONSUME_TYPE"); w.String("CONSUME_PASSIVELY");
-                        w.Key("PROP_CONSUMEORDERLY"); w.String(orderly() ? "true" : "false");
-                        w.Key("PROP_CLIENT_VERSION"); w.String("V4_9_7");
-                        w.Key("PROP_CONSUMER_START_TIMESTAMP"); w.String(std::to_string(startTimestamp_.load()).c_str());
-                        w.Key("PROP_THREADPOOL_CORE_SIZE"); w.String(std::to_string(options_.consumeThreadMin).c_str());
-                        w.Key("messageModel"); w.String(messageModelName(options_.messageModel));
-                        w.Key("consumeFromWhere"); w.String(consumeFromWhereName(options_.consumeFromWhere));
-                        w.EndObject();
-                        w.Key("statusTable"); w.StartObject(); w.EndObject();
-                        w.Key("subscriptionSet"); w.StartArray();
-                        for (const auto& [topic, sub] : subscriptions_) w.RawValue(encodeSubscriptionData(sub.data).c_str(),
-                                                                                    encodeSubscriptionData(sub.data).size(),
-                                                                                    rapidjson::kObjectType);
-                        w.EndArray();
-                        w.EndObject();
+                        parts.properties = {
+                            {"PROP_CONSUMEORDERLY", orderly() ? "true" : "false"},
+                            {"PROP_CONSUMER_START_TIMESTAMP", std::to_string(startTimestamp_.load())},
+                            {"PROP_THREADPOOL_CORE_SIZE", std::to_string(options_.consumeThreadMin)},
+                            {"consumerGroup", options_.group},
+                            {"messageModel", messageModelName(options_.messageModel)},
+                            {"consumeFromWhere", consumeFromWhereName(options_.consumeFromWhere)}};
+                        addInstanceProperties(parts, *instance_, true);
+                        parts.statusTableJson = stats_.statusTableJson();
+                        for (const auto& [topic, sub] : subscriptions_)
+                          parts.subscriptionJsons.push_back(encodeSubscriptionData(sub.data));
                         auto resp = net::RemotingCommand::response(ResponseCode::SUCCESS);
-                        resp.body.assign(buf.GetString(), buf.GetSize());
+                        resp.body = encodeRunningInfo(parts);
                         co_return resp;
                       });
 }

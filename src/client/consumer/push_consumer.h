@@ -18,6 +18,7 @@
 
 #include "client/client_instance.h"
 #include "client/heartbeat.h"
+#include "client/consumer/consumer_stats_manager.h"
 #include "client/consumer/offset_store.h"
 #include "client/consumer/process_queue.h"
 #include "client/pull_api.h"
@@ -124,6 +125,7 @@ class PushConsumer {
   PushConsumerOptions options_;
   std::shared_ptr<ClientInstance> instance_;
   std::unique_ptr<OffsetStore> offsets_;
+  ConsumerStatsManager stats_;  // pull/consume RT and TPS per topic (running info's statusTable)
   PullFromWhichNode pullNodes_;
   std::unique_ptr<asio::thread_pool> consumePool_;
   MessageListener listener_;

@@ -75,6 +75,8 @@ class Producer {
   // sends with createReplyMessage; REQUEST_TIMEOUT_EXCEPTION (10006) after `timeout`.
   Result<MessageExt> request(Message msg, std::chrono::milliseconds timeout);  // blocking
   void requestAsync(Message msg, std::chrono::milliseconds timeout, RequestCallback done);
+  // Coroutine form (any serialized executor, e.g. instance().io()): the reply, or the error requestAsync reports.
+  asio::awaitable<Result<MessageExt>> asyncRequest(Message msg, std::chrono::milliseconds timeout);
   size_t pendingRequests() const { return requests_->pending(); }
 
  private:

@@ -4,6 +4,7 @@
 
 #include "client/producer/producer.h"
 #include "common/response_code.h"
+#include "net/async_result.h"
 
 namespace rmq::client {
 
@@ -24,6 +25,17 @@ asio::awaitable<void> Producer::sendRequest(Message msg, std::string correlation
   auto sent = co_await asyncSend(std::move(msg));
   if (sent) requests_->markSent(correlationId);
   else requests_->fail(correlationId, sent.error());
+}
+
+asio::awaitable<Result<MessageExt>> Producer::asyncRequest(Message msg, std::chrono::milliseconds timeout) {
+  auto outcome = std::make_shared<net::AsyncResult<Result<MessageExt>>>();
+  RequestCallback done = [outcome](Result<MessageExt> r) { outcome->set(std::move(r)); };
+  requestAsync(std::move(msg), timeout, std::move(done));
+  // requestAsync always reports (reply, timeout, send failure, shutdown); the longer wait only guards.
+  const auto guard = timeout + std::chrono::seconds(10);
+  bool reported = co_await outcome->wait(guard);
+  if (!reported) co_return makeError(ResponseCode::SYSTEM_ERROR, "request: no outcome reported");
+  co_return outcome->take();
 }
 
 Result<MessageExt> Producer::request(Message msg, std::chrono::milliseconds timeout) {

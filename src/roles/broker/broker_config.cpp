@@ -60,6 +60,11 @@ void BrokerConfig::visit(config::FieldVisitor& v) {
   v.field({"transactionTimeOut", "Half message age before the first check (ms)"}, transactionTimeOut);
   v.field({"transactionCheckMax", "Checks before a half message is discarded"}, transactionCheckMax);
   v.field({"transactionCheckInterval", "Transaction check period (ms)"}, transactionCheckInterval);
+  v.field({"rebalanceLockMaxLiveTime",
+           "Orderly queue lock lifetime without renewal (ms); Java's system property "
+           "rocketmq.broker.rebalance.lockMaxLiveTime",
+           100, 86400000},
+          rebalanceLockMaxLiveTime);
   v.field({"aclEnable", "Enable ACL checks"}, aclEnable);
   v.field({"storeReplyMessageEnable", "Store reply messages in <cluster>_REPLY_TOPIC as well as pushing them"},
           storeReplyMessageEnable);

@@ -60,6 +60,9 @@ struct BrokerConfig {
   int64_t transactionTimeOut = 6000;
   int32_t transactionCheckMax = 15;
   int64_t transactionCheckInterval = 60000;
+  // Orderly consumption: a queue lock not renewed for this long may be taken by another client
+  // (Java: system property rocketmq.broker.rebalance.lockMaxLiveTime, default 60000 ms).
+  int64_t rebalanceLockMaxLiveTime = 60000;
   bool aclEnable = false;
   bool storeReplyMessageEnable = true;  // request-reply: also store replies in <cluster>_REPLY_TOPIC
 

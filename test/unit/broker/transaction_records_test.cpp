@@ -78,7 +78,7 @@ TEST_CASE("transaction records: commit, renewed copy and check body from the Jav
     CHECK(renewed.queueId == 0);
     CHECK(findEncodedProperty(renewed.properties, prop::TRANSACTION_CHECK_TIMES) ==
           std::optional<std::string_view>("1"));
-    CHECK(tx::checkImmunityMs(h, 6000) == 6000);
+    CHECK_FALSE(tx::checkImmunityMs(h, 6000).has_value());  // no property: transactionTimeOut applies
 
     auto body = tx::checkStateBody(h);
     auto decoded = decodeMessage(body);
@@ -102,4 +102,39 @@ TEST_CASE("transaction records: CHECK_IMMUNITY_TIME_IN_SECONDS replaces transact
   std::string bad = encodeProperties({{"CHECK_IMMUNITY_TIME_IN_SECONDS", "soon"}});
   h.properties = bad;
   CHECK(tx::checkImmunityMs(h, 6000) == 6000);
+  std::string minusOne = encodeProperties({{"CHECK_IMMUNITY_TIME_IN_SECONDS", "-1"}});
+  h.properties = minusOne;
+  CHECK(tx::checkImmunityMs(h, 6000) == 6000);  // Java: -1 means transactionTimeOut
+  std::string none = encodeProperties({{"KEYS", "k"}});
+  h.properties = none;
+  CHECK_FALSE(tx::checkImmunityMs(h, 6000).has_value());
+  CHECK_FALSE(tx::preparedQueueOffsetOf(h).has_value());
+}
+
+TEST_CASE("transaction records: an immunity copy carries TRAN_PREPARED_QUEUE_OFFSET of the original") {
+  std::string props = encodeProperties({{"KEYS", "k"}, {"CHECK_IMMUNITY_TIME_IN_SECONDS", "30"}});
+  RecordView h;
+  h.topic = "RMQ_SYS_TRANS_HALF_TOPIC";
+  h.queueOffset = 7;
+  h.properties = props;
+  std::string buf;
+  auto first = tx::renewImmunityHalfMessage(h, 1, h.queueOffset, buf);
+  CHECK(first.topic == "RMQ_SYS_TRANS_HALF_TOPIC");
+  CHECK(first.queueId == 0);
+  CHECK(findEncodedProperty(first.properties, prop::TRAN_PREPARED_QUEUE_OFFSET) == std::optional<std::string_view>("7"));
+  CHECK(findEncodedProperty(first.properties, prop::TRANSACTION_CHECK_TIMES) == std::optional<std::string_view>("1"));
+  CHECK(findEncodedProperty(first.properties, prop::KEYS) == std::optional<std::string_view>("k"));
+  // A copy of a copy keeps the original's offset (Java keeps queueOffsetFromPrepare).
+  std::string copyProps(first.properties);
+  RecordView copy = h;
+  copy.queueOffset = 12;
+  copy.properties = copyProps;
+  CHECK(tx::preparedQueueOffsetOf(copy) == 7);
+  std::string buf2;
+  auto second = tx::renewImmunityHalfMessage(copy, 2, copy.queueOffset, buf2);
+  CHECK(findEncodedProperty(second.properties, prop::TRAN_PREPARED_QUEUE_OFFSET) == std::optional<std::string_view>("7"));
+  CHECK(findEncodedProperty(second.properties, prop::TRANSACTION_CHECK_TIMES) == std::optional<std::string_view>("2"));
+  std::string bad = encodeProperties({{"TRAN_PREPARED_QUEUE_OFFSET", "x"}});
+  copy.properties = bad;
+  CHECK(tx::preparedQueueOffsetOf(copy) == -1);
 }

@@ -199,7 +199,7 @@ Reply consumeMessageDirectly(BrokerContext& ctx, RemotingCommand cmd) {
 
 void registerClientAdminProcessors(BrokerContext& ctx) {
   BrokerContext* c = &ctx;
-  auto locks = std::make_shared<RebalanceLockManager>();
+  auto locks = std::make_shared<RebalanceLockManager>(std::chrono::milliseconds(ctx.config.rebalanceLockMaxLiveTime));
   ctx.registerProcessor(RequestCode::GET_CONSUMER_CONNECTION_LIST,
                         [c](net::ConnectionPtr, RemotingCommand cmd) { return consumerConnectionList(*c, std::move(cmd)); });
   ctx.registerProcessor(RequestCode::GET_PRODUCER_CONNECTION_LIST,

@@ -68,13 +68,31 @@ store::MessageToStore discardMessage(const RecordView& half) {
   return reputMessage(half, topics::TRANS_CHECK_MAX_TIME_TOPIC, 0, half.properties);
 }
 
+store::MessageToStore renewImmunityHalfMessage(const RecordView& half, int32_t checkTimes, int64_t halfQueueOffset,
+                                               std::string& propsBuf) {
+  Properties props = decodeProperties(half.properties);
+  setProperty(props, prop::TRANSACTION_CHECK_TIMES, std::to_string(checkTimes));
+  if (!findProperty(props, prop::TRAN_PREPARED_QUEUE_OFFSET))
+    setProperty(props, prop::TRAN_PREPARED_QUEUE_OFFSET, std::to_string(halfQueueOffset));
+  propsBuf = encodeProperties(props);
+  return reputMessage(half, half.topic, half.queueId, propsBuf);
+}
+
 int32_t checkTimesOf(const RecordView& half) {
   return parseNumber<int32_t>(findEncodedProperty(half.properties, prop::TRANSACTION_CHECK_TIMES)).value_or(0);
 }
 
-int64_t checkImmunityMs(const RecordView& half, int64_t transactionTimeOutMs) {
-  auto s = parseNumber<int64_t>(findEncodedProperty(half.properties, prop::CHECK_IMMUNITY_TIME_IN_SECONDS));
-  return s && *s >= 0 ? *s * 1000 : transactionTimeOutMs;
+std::optional<int64_t> checkImmunityMs(const RecordView& half, int64_t transactionTimeOutMs) {
+  auto raw = findEncodedProperty(half.properties, prop::CHECK_IMMUNITY_TIME_IN_SECONDS);
+  if (!raw) return std::nullopt;
+  int64_t s = parseNumber<int64_t>(raw).value_or(-1);
+  return s == -1 ? transactionTimeOutMs : s * 1000;
+}
+
+std::optional<int64_t> preparedQueueOffsetOf(const RecordView& half) {
+  auto raw = findEncodedProperty(half.properties, prop::TRAN_PREPARED_QUEUE_OFFSET);
+  if (!raw) return std::nullopt;
+  return parseNumber<int64_t>(raw).value_or(-1);
 }
 
 std::string checkStateBody(const RecordView& half) {

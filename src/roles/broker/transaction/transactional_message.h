@@ -46,11 +46,19 @@ store::MessageToStore renewHalfMessage(const RecordView& half, int32_t checkTime
 // resolveDiscardMsg: the half record to TRANS_CHECK_MAX_TIME_TOPIC queue 0, properties unchanged.
 store::MessageToStore discardMessage(const RecordView& half);
 
+// renewImmunityHalfMessageInner: a half message still inside its CHECK_IMMUNITY_TIME_IN_SECONDS put
+// back unchecked: the renewed copy with TRAN_PREPARED_QUEUE_OFFSET = the record's own one when
+// present, else `halfQueueOffset` (the original's half queue offset, whose op record ends it).
+store::MessageToStore renewImmunityHalfMessage(const RecordView& half, int32_t checkTimes, int64_t halfQueueOffset,
+                                               std::string& propsBuf);
+
 // TRANSACTION_CHECK_TIMES of a half record (0 when absent or not a number).
 int32_t checkTimesOf(const RecordView& half);
-// How old a half message must be before it is checked: CHECK_IMMUNITY_TIME_IN_SECONDS * 1000 when
-// present and parseable, else `transactionTimeOutMs`.
-int64_t checkImmunityMs(const RecordView& half, int64_t transactionTimeOutMs);
+// Java getImmunityTime: empty without CHECK_IMMUNITY_TIME_IN_SECONDS; else its value * 1000, or
+// `transactionTimeOutMs` when the value is -1 or not a number.
+std::optional<int64_t> checkImmunityMs(const RecordView& half, int64_t transactionTimeOutMs);
+// TRAN_PREPARED_QUEUE_OFFSET of an immunity copy: empty when absent, -1 when not a number (Java getLong).
+std::optional<int64_t> preparedQueueOffsetOf(const RecordView& half);
 
 // The CHECK_TRANSACTION_STATE body: the record in stored format with topic and queue id replaced
 // by REAL_TOPIC/REAL_QID (MessageDecoder.encode of the re-targeted MessageExt).

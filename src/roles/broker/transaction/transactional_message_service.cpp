@@ -3,6 +3,7 @@
 #include <asio/executor_work_guard.hpp>
 #include <charconv>
 #include <chrono>
+#include <vector>
 
 #include "common/log.h"
 #include "common/message_id.h"
@@ -127,34 +128,52 @@ std::string TransactionalMessageService::uniqKeyOfHalf(int64_t halfQueueOffset) 
   return std::string(findEncodedProperty(half.properties, prop::UNIQ_KEY).value_or(""));
 }
 
-TransactionalMessageService::OpScan TransactionalMessageService::scanOps(int64_t opOffset) {
-  OpScan s;
-  s.end = opOffset;
+bool TransactionalMessageService::readOps(OpScan& s) {
   for (;;) {
     auto g = ctx_.store.getMessages(kOp, 0, s.end, kBatch, 1 << 20, nullptr);
-    if (g.status != store::GetStatus::FOUND || g.records.empty()) {
-      if (g.status == store::GetStatus::OFFSET_TOO_SMALL) {
-        s.end = g.nextBeginOffset;
-        continue;
-      }
-      break;
+    if (g.status == store::GetStatus::OFFSET_TOO_SMALL && g.nextBeginOffset > s.end) {
+      s.end = g.nextBeginOffset;  // the queue's start moved past our offset
+      continue;
     }
+    if (g.status != store::GetStatus::FOUND || g.records.empty()) {
+      s.exhausted = true;
+      return false;
+    }
+    std::vector<int64_t> halves;
     for (size_t i = 0; i < g.records.size(); ++i) {
       RecordView op;
       int64_t halfOffset = -1;
-      if (parseRecordView(g.records[i], op))
+      if (parseRecordView(g.records[i], op) && op.body.size() > 0)
         std::from_chars(op.body.data(), op.body.data() + op.body.size(), halfOffset);
       if (halfOffset >= 0) {
         s.opByHalf[halfOffset] = g.queueOffsets[i];
         s.halfByOp[g.queueOffsets[i]] = halfOffset;
+        halves.push_back(halfOffset);
       }
       s.end = g.queueOffsets[i] + 1;
     }
+    // Every decided transaction by UNIQ_KEY: a late decision about an older copy covers newer copies.
+    std::lock_guard lk(mu_);
+    for (int64_t h : halves) markDecided(uniqKeyOfHalf(h), h);
+    return true;
   }
-  // Every decided transaction by UNIQ_KEY: a late decision about an older copy covers newer copies.
-  std::lock_guard lk(mu_);
-  for (auto& [halfOffset, opOffset] : s.opByHalf) markDecided(uniqKeyOfHalf(halfOffset), halfOffset);
-  return s;
+}
+
+bool TransactionalMessageService::hasOp(OpScan& s, int64_t halfOffset) {
+  while (s.opByHalf.count(halfOffset) == 0)
+    if (s.exhausted || !readOps(s)) return false;
+  return true;
+}
+
+bool TransactionalMessageService::passImmune(OpScan& ops, const RecordView& half, int32_t checkTimes) {
+  auto prepared = tx::preparedQueueOffsetOf(half);
+  if (prepared && *prepared == -1) return false;  // unreadable: Java leaves it for a later round
+  if (prepared && hasOp(ops, *prepared)) return true;  // the original was decided
+  std::string props;
+  auto copy = tx::renewImmunityHalfMessage(half, checkTimes, half.queueOffset, props);
+  auto res = ctx_.store.append(copy);
+  if (!res.ok()) log::error("transaction check: putting back immune half offset {} failed: {}", half.queueOffset, res.error);
+  return res.ok();
 }
 
 bool TransactionalMessageService::checkBack(const RecordView& half, int32_t checkTimes) {
@@ -197,8 +216,11 @@ void TransactionalMessageService::checkRound() {
   if (opOffset < 0) opOffset = st.minOffsetInQueue(kOp, 0);
   const int64_t halfEnd = st.maxOffsetInQueue(kHalf, 0);
   if (halfOffset >= halfEnd) return;
-  OpScan ops = scanOps(opOffset);
+  OpScan ops;
+  ops.end = opOffset;
+  readOps(ops);
 
+  const int64_t timeout = ctx_.config.transactionTimeOut;
   const int64_t maxAgeMs = static_cast<int64_t>(ctx_.storeConfig.fileReservedTime) * 3600 * 1000;
   bool stop = false;
   while (!stop && halfOffset < halfEnd) {
@@ -213,7 +235,7 @@ void TransactionalMessageService::checkRound() {
     for (size_t i = 0; i < g.records.size() && !stop; ++i) {
       const int64_t qo = g.queueOffsets[i];
       RecordView half;
-      if (!parseRecordView(g.records[i], half) || ops.opByHalf.count(qo) != 0) {
+      if (!parseRecordView(g.records[i], half) || hasOp(ops, qo)) {
         halfOffset = qo + 1;
         continue;
       }
@@ -224,27 +246,35 @@ void TransactionalMessageService::checkRound() {
         decided = isDecided(uniq);
       }
       const int64_t now = nowMs();
+      const int64_t age = now - half.bornTimestamp;
+      const int32_t times = tx::checkTimesOf(half);
+      const auto immunity = tx::checkImmunityMs(half, timeout);
       if (now - roundStart > kMaxRoundMs) {
         stop = true;  // Java's 60 s per queue and round; the rest next round
       } else if (decided) {
         halfOffset = qo + 1;
-      } else if (half.storeTimestamp >= roundStart) {
-        stop = true;  // stored during this round
-      } else if (int32_t times = tx::checkTimesOf(half);
-                 times >= ctx_.config.transactionCheckMax || now - half.bornTimestamp > maxAgeMs) {
+      } else if (times >= ctx_.config.transactionCheckMax || age > maxAgeMs) {  // needDiscard / needSkip
         ctx_.topics.createTopicInSendMessageBackMethod(std::string(topics::TRANS_CHECK_MAX_TIME_TOPIC), 1,
                                                        perm::READ | perm::WRITE, 0);
         auto res = st.append(tx::discardMessage(half));
         if (!res.ok()) {
           stop = true;  // retried next round
         } else {
-          log::warn("half message {} (group {}) checked {} times: discarded to {}", uniq,
-                    findEncodedProperty(half.properties, prop::PGROUP).value_or(""), times,
+          log::warn("half message {} (group {}) checked {} times, born {} ms ago: discarded to {}", uniq,
+                    findEncodedProperty(half.properties, prop::PGROUP).value_or(""), times, age,
                     topics::TRANS_CHECK_MAX_TIME_TOPIC);
           discarded_.fetch_add(1, std::memory_order_relaxed);
           halfOffset = qo + 1;
         }
-      } else if (now - half.bornTimestamp < tx::checkImmunityMs(half, ctx_.config.transactionTimeOut)) {
+      } else if (half.storeTimestamp >= roundStart) {
+        stop = true;  // stored during this round
+      } else if (immunity && age < *immunity) {
+        // Java checkPrepareQueueOffset: put back unchecked (counted as a check, as Java's needDiscard does).
+        if (passImmune(ops, half, times + 1)) halfOffset = qo + 1;
+        else if (age > -1) stop = true;
+        else if (checkBack(half, times + 1)) halfOffset = qo + 1;  // born "in the future": Java checks it
+        else stop = true;
+      } else if (!immunity && age >= 0 && age < timeout) {
         stop = true;  // the rest is younger still
       } else if (alreadyCommitted(half, uniq)) {  // decided before a restart lost our memory of it
         if (!writeOp(qo)) {
@@ -261,7 +291,8 @@ void TransactionalMessageService::checkRound() {
       }
     }
   }
-  // The op offset moves to its first record about a half message not passed yet.
+  // The op offset moves to its first record about a half message not passed yet (Java's
+  // calculateOpOffset over the op records read).
   int64_t newOp = ops.end;
   for (auto& [op, half] : ops.halfByOp)
     if (half >= halfOffset) {

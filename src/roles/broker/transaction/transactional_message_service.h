@@ -8,10 +8,15 @@
 //   late decision of an already decided transaction changes nothing.
 // - The check service: every transactionCheckInterval it walks the half queue from its offset
 //   (consumer offsets of group CID_RMQ_SYS_TRANS, as Java), skips half messages with an op record,
-//   discards those checked transactionCheckMax times to TRANS_CHECK_MAX_TIME_TOPIC, and for each
-//   one older than transactionTimeOut (or CHECK_IMMUNITY_TIME_IN_SECONDS) appends a renewed copy
-//   (TRANSACTION_CHECK_TIMES + 1) and sends CHECK_TRANSACTION_STATE (oneway) about that copy to a
-//   live producer connection of its PGROUP. Everything is rebuilt from the half/op queues and the
+//   discards those checked transactionCheckMax times or born longer ago than fileReservedTime to
+//   TRANS_CHECK_MAX_TIME_TOPIC, puts one younger than its CHECK_IMMUNITY_TIME_IN_SECONDS back
+//   unchecked (a copy with TRAN_PREPARED_QUEUE_OFFSET = the original's half offset; passed once
+//   the original is decided) and for each one older than transactionTimeOut (or its immunity)
+//   appends a renewed copy (TRANSACTION_CHECK_TIMES + 1) and sends CHECK_TRANSACTION_STATE
+//   (oneway) about that copy to a live producer connection of its PGROUP. As Java 4.9.8, an
+//   immunity copy counts as a check (TRANSACTION_CHECK_TIMES + 1), so an immunity longer than
+//   transactionCheckMax rounds ends in the discard topic unchecked. Op records are read in
+//   batches of 32 as far as a half message needs. Everything is rebuilt from the half/op queues and the
 //   two offsets, so a restart (kill -9 included) loses no decision and applies none twice: in
 //   memory a transaction is decided once by UNIQ_KEY; across restarts a commit is found again
 //   through the index (UNIQ_KEY under the real topic) before a second one is written or checked.
@@ -67,13 +72,21 @@ class TransactionalMessageService {
   uint64_t discarded() const { return discarded_.load(std::memory_order_relaxed); }
 
  private:
-  // Op records from `opOffset` on: half offsets decided (>= halfOffset) and the UNIQ_KEYs decided.
+  // Op records read so far in a round (Java's fillOpRemoveMap: batches of 32, read on demand).
   struct OpScan {
     std::map<int64_t, int64_t> opByHalf;  // half queue offset -> op queue offset
     std::map<int64_t, int64_t> halfByOp;  // op queue offset -> half queue offset
     int64_t end = 0;                      // op queue offset after the last op read
+    bool exhausted = false;               // no op record after `end` (yet)
   };
-  OpScan scanOps(int64_t opOffset);
+  // Reads the next batch of op records into `s` (their transactions become decided); false when
+  // there was none.
+  bool readOps(OpScan& s);
+  // Whether half offset `halfOffset` has an op record, reading further batches until found or none left.
+  bool hasOp(OpScan& s, int64_t halfOffset);
+  // Puts a half message inside its CHECK_IMMUNITY_TIME back (Java checkPrepareQueueOffset): true
+  // when the round may pass it (its original was decided, or the copy is stored).
+  bool passImmune(OpScan& ops, const RecordView& half, int32_t checkTimes);
   std::string uniqKeyOfHalf(int64_t halfQueueOffset) const;
   // Whether the half message's transaction already has a committed record in its real topic.
   bool alreadyCommitted(const RecordView& half, const std::string& uniq) const;

@@ -1,0 +1,26 @@
+#pragma once
+// GET_CONSUMER_RUNNING_INFO (307) answers (Java ConsumerRunningInfo, JSON): properties, the queues
+// in hand (mqTable), per-topic ConsumeStatus (statusTable), subscriptions, jstack. Push and pull
+// consumers fill the parts they have (a pull consumer, as Java's DefaultMQPullConsumerImpl, only
+// properties and subscriptions; MQClientInstance adds PROP_NAMESERVER_ADDR, PROP_CONSUME_TYPE and
+// PROP_CLIENT_VERSION to both).
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "client/client_instance.h"
+
+namespace rmq::client {
+
+struct RunningInfoParts {
+  std::vector<std::pair<std::string, std::string>> properties;
+  std::string mqTableJson = "{}";      // {"<MessageQueue key>": ProcessQueueInfo, ...}
+  std::string statusTableJson = "{}";  // {"<topic>": ConsumeStatus, ...}
+  std::vector<std::string> subscriptionJsons;
+};
+
+// PROP_NAMESERVER_ADDR ("a;b;"), PROP_CONSUME_TYPE and PROP_CLIENT_VERSION as MQClientInstance adds them.
+void addInstanceProperties(RunningInfoParts& parts, const ClientInstance& instance, bool push);
+std::string encodeRunningInfo(const RunningInfoParts& parts);
+
+}  // namespace rmq::client
