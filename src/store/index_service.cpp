@@ -56,6 +56,25 @@ Result<void> IndexService::load(bool lastExitOk, int64_t checkpointIndexTs) {
   return {};
 }
 
+int64_t IndexService::lastIndexedPhy() const {
+  std::lock_guard lock(mu_);
+  int64_t last = -1;
+  for (auto& f : files_) last = std::max(last, f->endPhyOffset());
+  return last;
+}
+
+int64_t IndexService::dropBeyond(int64_t phyEnd) {
+  std::lock_guard lock(mu_);
+  int64_t from = INT64_MAX;
+  while (!files_.empty() && files_.back()->endPhyOffset() >= phyEnd && files_.back()->endPhyOffset() > 0) {
+    log::warn("deleting index file {}: it indexes records beyond the commit log end {}", files_.back()->path(), phyEnd);
+    from = std::min(from, files_.back()->beginPhyOffset());
+    files_.back()->markDeleted();
+    files_.pop_back();
+  }
+  return from;
+}
+
 Result<IndexFilePtr> IndexService::writableFile(int64_t phyOffset, int64_t storeTs) {
   std::lock_guard lock(mu_);
   if (!files_.empty() && !files_.back()->isFull()) return files_.back();

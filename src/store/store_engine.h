@@ -45,6 +45,7 @@ class StoreEngine {
 
   // Recovery (open()): normal or abnormal (abort file present). Leaves CQ/index complete.
   Result<void> recover(bool abnormal);
+  int64_t afterLastIndexed() const;  // recovery: where the index goes on from
 
   bool writeable() const;
   // Commit log append result: wakes the dispatcher, or on a full disk flags it (diskFull) and

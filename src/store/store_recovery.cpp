@@ -1,6 +1,8 @@
 // StoreEngine::recover: PROTOCOL.md §6.6. Commit log validation (size, magic, physical offset,
 // CRC), torn-tail truncation, then CQ/index rebuild through the Dispatcher (one code path).
+#include <algorithm>
 #include <chrono>
+#include <climits>
 
 #include "common/bytes.h"
 #include "common/log.h"
@@ -17,10 +19,22 @@ int64_t firstRecordStoreTime(const MappedFile& f) {
 }
 }  // namespace
 
+// Where indexing must go on from: after the newest record an index file holds (its keys are
+// there), or the commit log's start when there is no index file.
+int64_t StoreEngine::afterLastIndexed() const {
+  int64_t last = index.lastIndexedPhy();
+  if (last < 0) return commitLog.minOffset();
+  auto head = commitLog.read(last, 4);
+  if (head.bytes.size() < 4) return commitLog.minOffset();
+  return last + static_cast<int32_t>(loadBE32(head.bytes.data()));
+}
+
 Result<void> StoreEngine::recover(bool abnormal) {
   auto t0 = std::chrono::steady_clock::now();
   auto cqList = cqs.all();
-  for (auto& cq : cqList) cq->recover();
+  int64_t rebuildFrom = INT64_MAX;  // damaged consume queues / missing index files: re-dispatch from here
+  for (auto& cq : cqList)
+    if (int64_t from = cq->recover(); from >= 0) rebuildFrom = std::min(rebuildFrom, from);
   int64_t cqMaxPhy = -1;
   for (auto& cq : cqList) cqMaxPhy = std::max(cqMaxPhy, cq->maxPhysicOffset());
 
@@ -67,6 +81,14 @@ Result<void> StoreEngine::recover(bool abnormal) {
   int64_t end = commitLog.maxOffset();
   for (auto& cq : cqs.all())
     if (cq->maxPhysicOffset() > end) cq->truncateDirty(end);
+  // Index files of records cut off are stale; the newest index file lost (or all of them): index
+  // what came after the last one kept.
+  rebuildFrom = std::min(rebuildFrom, index.dropBeyond(end));
+  if (cfg.messageIndexEnable) rebuildFrom = std::min(rebuildFrom, afterLastIndexed());
+  if (rebuildFrom < dispatchFrom) {
+    dispatchFrom = std::max(rebuildFrom, commitLog.minOffset());
+    log::info("store recovery: rebuilding consume queue / index entries from commit log offset {}", dispatchFrom);
+  }
   if (dispatchFrom > end) dispatchFrom = end;
   int64_t reached = dispatcher.dispatchRange(dispatchFrom, end, false);
   if (reached != end) log::error("store recovery: dispatch stopped at {} before end {}", reached, end);
