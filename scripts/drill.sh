@@ -14,6 +14,11 @@
 #   restart   graceful restart of the master (SIGTERM, start)
 #   diskfull  fill the master's store (a tmpfs, needs root) to the brim, then free it
 #   slaveloss kill -9 the slave, start it again
+# and, through the nodes' fault points (RMQNODE_FAULTS flag files, src/store/README.md), not in the
+# default set:
+#   eio       the commit log's msync fails with EIO (flush_eio), then works again
+#   stall     the dispatcher stalls (dispatch_stall): consumers see nothing new, then everything
+#   hadrop    the master drops its slave's connection at every frame (ha_drop), then stops doing so
 # Then the consumer drains, and `rmqbench drill-check` counts lost acknowledged messages,
 # duplicates, per-queue order violations and per-fault recovery times (first SEND_OK after the
 # fault ended). Prints one table row; everything is kept in DIR (logs, stores, send/recv logs).
@@ -111,6 +116,9 @@ if [[ " $faults " == *" diskfull "* ]]; then
   fi
 fi
 
+# Fault points: armed while their flag file exists (both nodes get the variable; only the master's
+# code paths matter for hadrop, and a slave stalls / fails flushes along with its master).
+export RMQNODE_FAULTS="flush_eio@$out/eio.flag,dispatch_stall@$out/stall.flag,ha_drop@$out/hadrop.flag"
 node="" cluster start
 "$admin" updateTopic -c DefaultCluster -t DrillTopic -r 4 -w 4 >>"$out/cluster.log" 2>&1
 sleep 2  # the route reaches the name server
@@ -130,6 +138,8 @@ fault() {  # name: inject, hold, heal; logs "F name start end" (end = when heale
       dd if=/dev/zero of="$filler" bs=1M count=1000 >/dev/null 2>&1 || true  # until ENOSPC
       sleep "$hold"; rm -f "$filler" ;;
     slaveloss) kill -9 "$(pid_of broker-a-s)"; sleep "$hold"; node=broker-a-s cluster start ;;
+    eio|stall|hadrop) touch "$out/$1.flag"; sleep "$hold"; rm -f "$out/$1.flag" ;;
+    *) echo "drill.sh: unknown fault $1" >&2; exit 2 ;;
   esac
   end=$(now_ms)
   echo "F $1 $start $end" >>"$out/faults.log"

@@ -65,6 +65,18 @@ int64_t arg(Point p, int64_t fallback);
 void arm(Point p, int64_t arg = -1);
 void disarm(Point p);
 
+// Arms a point for a scope (tests): disarmed again however the scope ends.
+class ScopedArm {
+ public:
+  explicit ScopedArm(Point p, int64_t a = -1) : p_(p) { arm(p, a); }
+  ~ScopedArm() { disarm(p_); }
+  ScopedArm(const ScopedArm&) = delete;
+  ScopedArm& operator=(const ScopedArm&) = delete;
+
+ private:
+  Point p_;
+};
+
 // RMQNODE_FAULTS / RMQNODE_FAULT_ENOSPC are parsed before main(); this logs (warn) what they
 // configured and any name it did not know. Called once by main().
 void logConfigured();

@@ -12,12 +12,6 @@ using namespace rmq::repl::test;
 using rmq::fault::Point;
 
 namespace {
-struct Armed {
-  Point p;
-  explicit Armed(Point point, int64_t arg = -1) : p(point) { fault::arm(p, arg); }
-  ~Armed() { fault::disarm(p); }
-};
-
 void syncMaster(StoreConfig& c) {
   c.brokerRole = "SYNC_MASTER";
   c.syncFlushTimeout = 500;
@@ -36,7 +30,7 @@ TEST_CASE("fault ha_drop: SYNC_MASTER sends get FLUSH_SLAVE_TIMEOUT or SLAVE_NOT
   REQUIRE((waitReplicated(m.store, m.store.maxPhyOffset()) == PutStatus::PUT_OK));
   int64_t slaveEnd = s.store->maxPhyOffset();
   {
-    Armed drop(Point::HaDrop);
+    fault::ScopedArm drop(Point::HaDrop);
     for (int i = 20; i < 30; ++i) {
       appendN(m.store, i, 1);
       PutStatus st = waitReplicated(m.store, m.store.maxPhyOffset());
@@ -66,7 +60,7 @@ TEST_CASE("fault ha_delay: a link slower than syncFlushTimeout answers FLUSH_SLA
   appendN(m.store, 0, 5);
   REQUIRE((waitReplicated(m.store, m.store.maxPhyOffset()) == PutStatus::PUT_OK));
   {
-    Armed delay(Point::HaDelay, 1500);
+    fault::ScopedArm delay(Point::HaDelay, 1500);
     appendN(m.store, 5, 3);
     CHECK((waitReplicated(m.store, m.store.maxPhyOffset()) == PutStatus::FLUSH_SLAVE_TIMEOUT));
   }

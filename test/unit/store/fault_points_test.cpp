@@ -22,14 +22,6 @@ using rmq::fault::Point;
 
 namespace {
 
-// Arms a point for the scope (disarmed again even when a REQUIRE fails).
-struct Armed {
-  Point p;
-  explicit Armed(Point point, int64_t arg = -1) : p(point) { fault::arm(p, arg); }
-  ~Armed() { fault::disarm(p); }
-  void off() { fault::disarm(p); }
-};
-
 bool waitFor(const std::function<bool()>& cond, std::chrono::milliseconds limit = std::chrono::seconds(30)) {
   auto deadline = std::chrono::steady_clock::now() + limit;
   while (!cond()) {
@@ -97,7 +89,7 @@ TEST_CASE("fault flush_eio: waiting SYNC_FLUSH appends get FLUSH_DISK_TIMEOUT at
     }
     int64_t flushedBefore = s.flushedPhyOffset();
     {
-      Armed eio(Point::FlushEio);
+      fault::ScopedArm eio(Point::FlushEio);
       for (int i = 5; i < 15; ++i) {
         auto r = appendKey(s, "EIO", i);
         REQUIRE(r.ok());  // written; only its durability fails
@@ -127,7 +119,7 @@ TEST_CASE("fault slow_disk: SYNC_FLUSH appends wait for the slow flush and then 
   REQUIRE(s.open().ok());
   s.start();
   {
-    Armed slow(Point::SlowDisk, 300);
+    fault::ScopedArm slow(Point::SlowDisk, 300);
     for (int i = 0; i < 3; ++i) {
       auto r = appendKey(s, "SLOW", i);
       REQUIRE(r.ok());
@@ -149,7 +141,7 @@ TEST_CASE("fault commitlog_append: UNKNOWN_ERROR (SYSTEM_ERROR) and nothing writ
   REQUIRE(appendKey(s, "APP", 0).ok());
   int64_t end = s.maxPhyOffset();
   {
-    Armed fail(Point::CommitLogAppend);
+    fault::ScopedArm fail(Point::CommitLogAppend);
     auto r = appendKey(s, "APP", 1);
     REQUIRE_FALSE(r.ok());
     CHECK((r.status == PutStatus::UNKNOWN_ERROR));
@@ -170,7 +162,7 @@ TEST_CASE("fault dispatch_stall: appends go on, consumers see nothing new; disar
   for (int i = 0; i < 5; ++i) REQUIRE(appendKey(s, "STALL", i).ok());
   REQUIRE(waitFor([&] { return s.maxOffsetInQueue("STALL", 0) == 5; }));
   {
-    Armed stall(Point::DispatchStall);
+    fault::ScopedArm stall(Point::DispatchStall);
     std::this_thread::sleep_for(fault::kFlagRecheck * 3);  // the dispatcher is parked
     for (int i = 5; i < 40; ++i) REQUIRE(appendKey(s, "STALL", i).ok());  // several commit log files
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -193,7 +185,7 @@ TEST_CASE("fault enospc_create alone: a new commit log file cannot be created (C
   for (; acked < 5; ++acked) REQUIRE(appendKey(s, "NOSPC", acked).ok());
   std::vector<PutStatus> refused;
   {
-    Armed create(Point::EnospcCreate);
+    fault::ScopedArm create(Point::EnospcCreate);
     for (int i = 0; i < 2000 && refused.size() < 5; ++i) {
       auto r = appendKey(s, "NOSPC", acked);
       if (r.ok()) ++acked;
@@ -217,7 +209,7 @@ TEST_CASE("fault enospc_write alone: block reservation and small-file writes fai
   std::string path = dir.path + "/topics.json";
   REQUIRE(replaceFileAtomically(path, "{}").ok());
   {
-    Armed write(Point::EnospcWrite);
+    fault::ScopedArm write(Point::EnospcWrite);
     auto r = replaceFileAtomically(path, "{\"a\":1}");
     REQUIRE_FALSE(r.ok());
     CHECK(isNoSpace(r.error()));
@@ -231,7 +223,7 @@ TEST_CASE("fault enospc_write alone: block reservation and small-file writes fai
   for (; acked < 5; ++acked) REQUIRE(appendKey(s, "NOSPCW", acked).ok());
   int refused = 0;
   {
-    Armed write(Point::EnospcWrite);
+    fault::ScopedArm write(Point::EnospcWrite);
     for (int i = 0; i < 2000 && refused < 5; ++i) {
       auto r = appendKey(s, "NOSPCW", acked);
       if (r.ok()) ++acked;
