@@ -31,6 +31,12 @@ class IndexService {
   // records at or beyond it (stale: new records will take those offsets) and returns the lowest
   // offset they covered (INT64_MAX if none), to re-index from there.
   int64_t dropBeyond(int64_t phyEnd);
+  // (first, last) commit log offsets of the records each file holds keys of, oldest file first.
+  std::vector<std::pair<int64_t, int64_t>> spans() const;
+  // Recovery: deletes file `i` and every newer one (`why` goes to the log line).
+  void dropFrom(size_t i, const std::string& why);
+  // A record buildIndex() puts keys of.
+  static bool hasKeys(const RecordView& rec);
 
   // Dispatcher thread. An error (no index file, full disk) means the record is not (completely)
   // indexed: call again with the same record; keys stored before the failure are not repeated.

@@ -1,5 +1,7 @@
 // StoreEngine::recover: PROTOCOL.md §6.6. Commit log validation (size, magic, physical offset,
 // CRC), torn-tail truncation, then CQ/index rebuild through the Dispatcher (one code path).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <climits>
@@ -23,10 +25,37 @@ int64_t firstRecordStoreTime(const MappedFile& f) {
 // there), or the commit log's start when there is no index file.
 int64_t StoreEngine::afterLastIndexed() const {
   int64_t last = index.lastIndexedPhy();
-  if (last < 0) return commitLog.minOffset();
-  auto head = commitLog.read(last, 4);
-  if (head.bytes.size() < 4) return commitLog.minOffset();
-  return last + static_cast<int32_t>(loadBE32(head.bytes.data()));
+  int64_t end = last < 0 ? -1 : recordEnd(last);
+  return end < 0 ? commitLog.minOffset() : end;
+}
+
+// Index files follow each other: between one file's last record and the next file's first, the
+// commit log holds no record with keys. If it does, a file in between was lost: the files after
+// the gap are dropped and everything from the gap on is indexed again. Cheap when intact (the
+// scan stops at the first keyed record, normally the next file's first one).
+int64_t StoreEngine::indexGapStart() {
+  auto spans = index.spans();
+  for (size_t i = 1; i < spans.size(); ++i) {
+    int64_t from = recordEnd(spans[i - 1].second);
+    int64_t to = spans[i].first;
+    if (from < 0 || from >= to) continue;
+    int64_t keyed = -1;
+    dispatcher.forEachRecord(from, to, [&](const RecordView& r) {
+      if (IndexService::hasKeys(r)) keyed = r.physicalOffset;
+      return keyed < 0;
+    });
+    if (keyed < 0) continue;
+    index.dropFrom(i, fmt::format("an index file before it is missing (keys of commit log offset {} are in none)", keyed));
+    return from;
+  }
+  return INT64_MAX;
+}
+
+// End of the record at `phy` (-1 when it cannot be read).
+int64_t StoreEngine::recordEnd(int64_t phy) const {
+  auto head = commitLog.read(phy, 4);
+  if (head.bytes.size() < 4) return -1;
+  return phy + static_cast<int32_t>(loadBE32(head.bytes.data()));
 }
 
 Result<void> StoreEngine::recover(bool abnormal) {
@@ -84,7 +113,7 @@ Result<void> StoreEngine::recover(bool abnormal) {
   // Index files of records cut off are stale; the newest index file lost (or all of them): index
   // what came after the last one kept.
   rebuildFrom = std::min(rebuildFrom, index.dropBeyond(end));
-  if (cfg.messageIndexEnable) rebuildFrom = std::min(rebuildFrom, afterLastIndexed());
+  if (cfg.messageIndexEnable) rebuildFrom = std::min({rebuildFrom, indexGapStart(), afterLastIndexed()});
   if (rebuildFrom < dispatchFrom) {
     dispatchFrom = std::max(rebuildFrom, commitLog.minOffset());
     log::info("store recovery: rebuilding consume queue / index entries from commit log offset {}", dispatchFrom);

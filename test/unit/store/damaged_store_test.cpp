@@ -1,6 +1,6 @@
 // A damaged store on real files, then a start: the commit log tail lost after a clean shutdown,
 // garbage in a consume queue file (recent: cut and rebuilt from the commit log; old: never
-// served), the newest / every index file missing (rebuilt), a consume queue file of the wrong
+// served), an index file missing (newest, middle, all: rebuilt), a consume queue file of the wrong
 // length (refused with a clear message). Never garbage served, nothing valid lost.
 #include <doctest/doctest.h>
 #include <fcntl.h>
@@ -162,9 +162,10 @@ TEST_CASE("damaged store: an old consume queue unit pointing at another message 
   s.shutdown();
 }
 
-TEST_CASE("damaged store: the newest index file, or every one, missing — rebuilt from the commit log at start") {
-  for (bool all : {false, true}) {
-    CAPTURE(all);
+TEST_CASE("damaged store: an index file missing (the newest, one in the middle, or every one) — rebuilt from the "
+          "commit log at start") {
+  for (int which : {0, 1, 2}) {
+    CAPTURE(which);  // 0 newest, 1 middle, 2 all
     TempDir dir;
     auto cfg = smallConfig(dir.path);  // 100 keys per index file: 7 files (each message has 1 key)
     filledStore(cfg);
@@ -172,8 +173,8 @@ TEST_CASE("damaged store: the newest index file, or every one, missing — rebui
     for (auto& e : fs::directory_iterator(dir.path + "/index")) files.push_back(e.path());
     std::sort(files.begin(), files.end());
     REQUIRE(files.size() >= 3);
-    if (all) fs::remove_all(dir.path + "/index");
-    else fs::remove(files.back());
+    if (which == 2) fs::remove_all(dir.path + "/index");
+    else fs::remove(which == 0 ? files.back() : files[2]);
     MessageStore s(cfg, testStoreHost());
     REQUIRE(s.open().ok());
     s.start();
