@@ -11,13 +11,14 @@
 //    A point with a flag file is armed while that file exists (checked at most every
 //    kFlagRecheck per point), so a test or `scripts/drill.sh` toggles it on a running process
 //    by creating and removing the file; a number written into the file overrides `arg`.
-//    A point without a flag file is armed from start-up. Unknown names are logged once, ignored.
+//    A point without a flag file is armed from start-up. Unknown names are logged (warn), ignored;
+//    main() logs every configured point once (logConfigured).
 //    The older RMQNODE_FAULT_ENOSPC=<path> still works: it is `enospc@<path>`.
 //
 // Points (name — where — what happens):
 //  commitlog_append — MessageStore::append/appendBatch — the append fails: UNKNOWN_ERROR
 //                     (SYSTEM_ERROR "UNKNOWN_ERROR: ..."), nothing is written;
-//  flush_eio        — MappedFile::flush (commit log msync) — msync "fails" with EIO: the flushed
+//  flush_eio        — CommitLog::flush (its msync) — msync "fails" with EIO: the flushed
 //                     position stays, waiting SYNC_FLUSH sends get FLUSH_DISK_TIMEOUT at once;
 //  enospc_create    — store/disk_space openForWrite — creating a new store file fails (ENOSPC);
 //  enospc_write     — block reservation (fallocate) and small-file writes (writeAllAt) — ENOSPC;
