@@ -4,35 +4,20 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
+#include "common/fault_point.h"
 #include "common/response_code.h"
 
 namespace rmq {
 
-namespace {
-std::atomic<bool> gInjected{false};
-
-// RMQNODE_FAULT_ENOSPC, read once.
-const std::string& faultFlagPath() {
-  static const std::string path = [] {
-    const char* p = std::getenv("RMQNODE_FAULT_ENOSPC");
-    return std::string(p ? p : "");
-  }();
-  return path;
-}
-}  // namespace
-
-void setInjectedDiskFull(bool on) { gInjected.store(on, std::memory_order_relaxed); }
-
-bool injectedDiskFull() {
-  if (gInjected.load(std::memory_order_relaxed)) return true;
-  const std::string& flag = faultFlagPath();
-  return !flag.empty() && ::access(flag.c_str(), F_OK) == 0;
+void setInjectedDiskFull(bool on) {
+  for (auto p : {fault::Point::EnospcCreate, fault::Point::EnospcWrite}) {
+    if (on) fault::arm(p);
+    else fault::disarm(p);
+  }
 }
 
 Error diskError(const std::string& what, const std::string& path, int err) {
@@ -43,7 +28,7 @@ Error diskError(const std::string& what, const std::string& path, int err) {
 bool isNoSpace(const Error& e) { return e.code == ResponseCode::SERVICE_NOT_AVAILABLE; }
 
 int writeAllAt(int fd, std::string_view data, int64_t offset) {
-  if (injectedDiskFull()) return ENOSPC;
+  if (fault::armed(fault::Point::EnospcWrite)) return ENOSPC;
   while (!data.empty()) {
     ssize_t n = ::pwrite(fd, data.data(), data.size(), offset);
     if (n < 0 && errno == EINTR) continue;

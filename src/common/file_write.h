@@ -2,12 +2,12 @@
 // Small-file writes that report a full disk as a value, and the ENOSPC fault point the store
 // shares (store/disk_space.h reserves blocks of mapped files on top of this).
 //
-// Fault point (tests): while injected, the writes below fail with ENOSPC, and so do the store's
-// file creation and block reservation (except blocks a file already holds, as on a real full
-// disk). Injected by setInjectedDiskFull(true) in-process (unit tests), or for a whole process by
-// the environment variable RMQNODE_FAULT_ENOSPC=<path>: the fault is on while that path exists
-// (integration tests create/remove it to fill and "free" the disk). Off by default; the check
-// costs one relaxed load when the variable is unset, and runs only where a block is about to be
+// Fault points (common/fault_point.h): while `enospc_write` is armed the writes below fail with
+// ENOSPC, and so does the store's block reservation (except blocks a file already holds, as on a
+// real full disk); `enospc_create` fails the store's file creation. setInjectedDiskFull(on) arms
+// or disarms both in-process (unit tests); for a whole process RMQNODE_FAULTS="enospc@<path>" (or
+// the older RMQNODE_FAULT_ENOSPC=<path>) arms them while that path exists (integration tests
+// create/remove it to fill and "free" the disk). The checks run only where a block is about to be
 // reserved or written, never per message.
 #include <cstdint>
 #include <string>
@@ -18,7 +18,6 @@
 namespace rmq {
 
 void setInjectedDiskFull(bool on);
-bool injectedDiskFull();
 
 // Writes all of `data` at `offset` (pwrite loop; ENOSPC while injected). 0 or an errno.
 int writeAllAt(int fd, std::string_view data, int64_t offset);

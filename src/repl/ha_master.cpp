@@ -9,6 +9,7 @@
 #include <asio/write.hpp>
 #include <future>
 
+#include "common/fault_point.h"
 #include "common/log.h"
 #include "repl/ha_protocol.h"
 #include "repl/ha_link.h"
@@ -100,6 +101,15 @@ class HaMaster::Connection : public std::enable_shared_from_this<Connection> {
   }
 
   asio::awaitable<bool> send(int64_t offset, std::string_view body) {
+    if (fault::armed(fault::Point::HaDrop)) {  // test/drill fault point: the link to the slave breaks
+      close("fault point ha_drop");
+      co_return false;
+    }
+    if (fault::armed(fault::Point::HaDelay)) {  // test/drill fault point: a slow link
+      wakeTimer_.expires_after(milliseconds(fault::arg(fault::Point::HaDelay, 1000)));
+      co_await wakeTimer_.async_wait(as_tuple(use_awaitable));
+      if (link_.closed()) co_return false;
+    }
     auto header = encodeFrameHeader(offset, static_cast<int32_t>(body.size()));
     const std::array<asio::const_buffer, 2> bufs{asio::buffer(header), asio::buffer(body.data(), body.size())};
     auto [ec, n] = co_await asio::async_write(link_.socket(), bufs, as_tuple(use_awaitable));

@@ -6,6 +6,7 @@
 #include <csignal>
 #include <filesystem>
 
+#include "common/fault_point.h"
 #include "common/log.h"
 #include "config/config_loader.h"
 #include "config/config_printer.h"
@@ -209,6 +210,7 @@ Result<void> Node::start() {
   std::filesystem::create_directories(s.process.logDir, ec);
   std::string logFile = s.process.logDir + (s.hasBroker() ? "/broker.log" : "/namesrv.log");
   if (!log::openFile(logFile)) log::warn("cannot open log file {}: {}; logging to stderr only", logFile, std::strerror(errno));
+  fault::logConfigured();
   for (const auto& i : s.loadReport.ignored) log::warn("config: {} ignored ({}): {}", i.key, i.origin, i.reason);
 
   s.pool = std::make_unique<net::IoPool>(s.process.ioThreads());

@@ -45,8 +45,11 @@ class CommitLog {
   int64_t minOffset() const;
   int64_t maxOffset() const { return writtenEnd_.load(std::memory_order_acquire); }  // lock-free
   int64_t flushedOffset() const { return flushed_.load(std::memory_order_acquire); }
-  // Flushes written bytes; returns the durable end. Flusher thread only.
+  // Flushes written bytes; returns the durable end. Flusher thread only. An msync that fails (or
+  // the flush_eio fault point) leaves the durable end where it was and sets flushFailing() until
+  // a flush succeeds again; slow_disk delays it.
   int64_t flush();
+  bool flushFailing() const { return flushFailed_.load(std::memory_order_acquire); }
   int64_t lastStoreTimestamp() const { return lastStoreTs_.load(std::memory_order_acquire); }
   void setLastStoreTimestamp(int64_t t) { lastStoreTs_.store(t, std::memory_order_release); }
 
@@ -75,6 +78,7 @@ class CommitLog {
   std::unordered_map<std::string, int64_t> queueOffsets_;  // "topic-queueId" → next offset
   std::string keyBuf_;                                      // lock held
   std::atomic<int64_t> flushed_{0};
+  std::atomic<bool> flushFailed_{false};
   std::atomic<int64_t> writtenEnd_{0};  // end of published bytes (cheap to poll)
   void publish(const MappedFile& f) { writtenEnd_.store(f.fromOffset() + f.wrote(), std::memory_order_release); }
   std::atomic<int64_t> lastStoreTs_{0};

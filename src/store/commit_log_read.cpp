@@ -1,8 +1,10 @@
 // CommitLog reads, flush and recovery scan (the append side is in commit_log.cpp).
 #include <algorithm>
 #include <chrono>
+#include <thread>
 
 #include "common/bytes.h"
+#include "common/fault_point.h"
 #include "common/log.h"
 #include "store/commit_log.h"
 
@@ -75,6 +77,13 @@ int64_t CommitLog::minOffset() const {
 int64_t CommitLog::flush() {
   int64_t target = maxOffset();
   int64_t done = flushed_.load(std::memory_order_relaxed);
+  if (done < target && fault::armed(fault::Point::SlowDisk))
+    std::this_thread::sleep_for(std::chrono::milliseconds(fault::arg(fault::Point::SlowDisk, 100)));
+  if (done < target && fault::armed(fault::Point::FlushEio)) {
+    if (!flushFailed_.exchange(true)) log::error("msync of the commit log failed: EIO (fault point flush_eio)");
+    return done;
+  }
+  bool failed = false;
   while (done < target) {
     auto f = files_.findByOffset(done);
     if (!f) {
@@ -83,10 +92,13 @@ int64_t CommitLog::flush() {
       done = min;  // files below were deleted by retention
       continue;
     }
+    int64_t wrote = f->wrote();
     f->flush();
     done = f->fromOffset() + f->flushed();
-    if (f->flushed() < f->size()) break;  // still the file being written
+    failed = f->flushed() < wrote;         // msync failed (logged): retried by the next flush
+    if (f->flushed() < f->size()) break;  // still the file being written (or failed)
   }
+  if (flushFailed_.exchange(failed) != failed && !failed) log::info("commit log flush succeeds again at offset {}", done);
   if (done > flushed_.load()) flushed_.store(done, std::memory_order_release);
   return flushed_.load();
 }

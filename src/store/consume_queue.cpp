@@ -29,19 +29,29 @@ ConsumeQueue::ConsumeQueue(std::string topic, int queueId, const std::string& ro
 
 Result<void> ConsumeQueue::load() { return files_.load(); }
 
-void ConsumeQueue::recover() {
+int64_t ConsumeQueue::recover() {
   auto files = files_.snapshot();
-  if (files.empty()) return;
+  if (files.empty()) return -1;
   size_t start = files.size() > 3 ? files.size() - 3 : 0;
   int64_t end = files[start]->fromOffset();
   int64_t maxPhy = -1;
+  bool damaged = false;
   for (size_t i = start; i < files.size(); ++i) {
     const char* base = files[i]->data();
     int64_t pos = 0;
     for (; pos + kCqUnitSize <= files[i]->dataEnd(); pos += kCqUnitSize) {  // a hole holds no unit
       CqUnit u = readUnit(base + pos);
-      if (!validUnit(u)) break;
-      if (u.size != INT_MAX) maxPhy = u.phyOffset + u.size;  // skip filler units
+      if (!validUnit(u)) {
+        // The end of what was written is zeros; anything else is damage.
+        damaged = u.phyOffset != 0 || u.size != 0 || u.tagsCode != 0;
+        break;
+      }
+      if (u.size == INT_MAX) continue;  // filler unit
+      if (u.phyOffset < maxPhy) {  // records of one queue only move forward in the commit log
+        damaged = true;
+        break;
+      }
+      maxPhy = u.phyOffset + u.size;
     }
     end = files[i]->fromOffset() + pos;
     if (pos < files[i]->size()) break;
@@ -50,6 +60,10 @@ void ConsumeQueue::recover() {
   maxPhysicOffset_ = maxPhy;
   auto first = files_.first();
   if (first && minLogicOffset_.load() < first->fromOffset()) minLogicOffset_ = first->fromOffset();
+  if (!damaged) return -1;
+  log::warn("consume queue {}/{}: damaged unit {} (not a unit of this queue): cut there, rebuilt from the commit log",
+            topic_, queueId_, end / kCqUnitSize);
+  return std::max<int64_t>(maxPhy, 0);
 }
 
 Result<void> ConsumeQueue::putUnit(int64_t cqOffset, int64_t phyOffset, int32_t size, int64_t tagsCode) {

@@ -28,8 +28,11 @@ class ConsumeQueue {
   int queueId() const { return queueId_; }
 
   Result<void> load();
-  // Scans from the 3rd-last file to the first invalid unit and truncates after it.
-  void recover();
+  // Scans from the 3rd-last file to the first invalid unit and truncates there. A unit that is
+  // neither valid nor zeros (the end of what was written), or whose record lies before the
+  // previous unit's, is damage: returns the commit log offset to re-dispatch from to rebuild the
+  // cut units (the end of the last good unit's record; 0 when none), else -1.
+  int64_t recover();
 
   // Writes unit `cqOffset`; skips units already present (recovery re-dispatch). Dispatcher only.
   // An error (no file, full disk) writes nothing: the caller retries the same unit later.

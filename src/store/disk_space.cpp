@@ -5,6 +5,8 @@
 
 #include <cerrno>
 
+#include "common/fault_point.h"
+
 namespace rmq::store {
 
 namespace {
@@ -19,14 +21,14 @@ bool fullyAllocated(int fd, int64_t offset, int64_t len) {
 
 int reserveSpace(int fd, int64_t offset, int64_t len) {
   if (len <= 0) return 0;
-  if (injectedDiskFull() && !fullyAllocated(fd, offset, len)) return ENOSPC;
+  if (fault::armed(fault::Point::EnospcWrite) && !fullyAllocated(fd, offset, len)) return ENOSPC;
   if (::fallocate(fd, 0, offset, len) == 0) return 0;
   if (errno != EOPNOTSUPP) return errno;
   return ::posix_fallocate(fd, offset, len);  // glibc writes the blocks where fallocate is missing
 }
 
 int openForWrite(const std::string& path) {
-  if (injectedDiskFull() && ::access(path.c_str(), F_OK) != 0) {
+  if (fault::armed(fault::Point::EnospcCreate) && ::access(path.c_str(), F_OK) != 0) {
     errno = ENOSPC;
     return -1;
   }

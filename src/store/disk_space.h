@@ -1,8 +1,9 @@
 #pragma once
 // Disk space: the one place where the store reserves the blocks of its files, so a full disk
 // shows up as an ENOSPC *value* at a known call, never as a SIGBUS from a store into a mapped
-// page the file system cannot back. Small-file writes, error values and the ENOSPC fault point
-// (RMQNODE_FAULT_ENOSPC / setInjectedDiskFull) are in common/file_write.h.
+// page the file system cannot back. Small-file writes and error values are in common/file_write.h;
+// the ENOSPC fault points (enospc_create: openForWrite; enospc_write: reserveSpace) in
+// common/fault_point.h.
 #include <cstdint>
 #include <string>
 
@@ -16,7 +17,7 @@ namespace rmq::store {
 int reserveSpace(int fd, int64_t offset, int64_t len);
 
 // Creates/opens `path` for reading and writing (O_CREAT); a new file fails with ENOSPC while the
-// fault is injected. Returns the fd or -1 with errno set.
+// enospc_create fault point is armed. Returns the fd or -1 with errno set.
 int openForWrite(const std::string& path);
 
 }  // namespace rmq::store

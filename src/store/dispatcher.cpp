@@ -3,6 +3,7 @@
 #include <charconv>
 #include <chrono>
 
+#include "common/fault_point.h"
 #include "common/log.h"
 
 namespace rmq::store {
@@ -116,6 +117,11 @@ void Dispatcher::stop() {
 
 void Dispatcher::run() {
   while (!stopping_.load()) {
+    if (fault::armed(fault::Point::DispatchStall)) {  // test/drill fault point: consumers see nothing new
+      std::unique_lock lock(mu_);
+      cv_.wait_for(lock, fault::kFlagRecheck, [&] { return stopping_.load(); });
+      continue;
+    }
     int64_t end = log_.maxOffset();
     int64_t pos = position();
     if (pos < end) {

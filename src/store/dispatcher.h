@@ -11,6 +11,9 @@
 // space) is never skipped: dispatch stops at it, stalled() turns true (the store refuses appends,
 // like Java's logic-queue/index error bits) and the thread retries it every kStallRetry until it
 // goes through; then dispatch and appends resume by themselves.
+//
+// Fault point dispatch_stall (common/fault_point.h): while armed the thread dispatches nothing
+// (appends go on, stalled() stays false); consumers see the messages once it is disarmed.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>

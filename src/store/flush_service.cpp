@@ -115,6 +115,10 @@ void FlushService::flushOnce() {
   if (ts > 0) checkpoint_.setPhysicMsgTimestamp(ts);
   size_t remaining = 0;
   size_t completed = flushWaiters_.completeUpTo(flushed, &remaining);
+  // The disk refused (EIO): what waits beyond the durable end is not durable now. Java's group
+  // commit answers a request its flush did not cover FLUSH_DISK_TIMEOUT right after that flush;
+  // so do we, rather than after syncFlushTimeout. The bytes stay written; the next flush retries.
+  if (log_.flushFailing()) flushWaiters_.failAll(PutStatus::FLUSH_DISK_TIMEOUT);
   if (completed == 0) {
     lastFlushEnd_ = {};
     return;

@@ -56,6 +56,50 @@ Result<void> IndexService::load(bool lastExitOk, int64_t checkpointIndexTs) {
   return {};
 }
 
+int64_t IndexService::lastIndexedPhy() const {
+  std::lock_guard lock(mu_);
+  int64_t last = -1;
+  for (auto& f : files_) last = std::max(last, f->endPhyOffset());
+  return last;
+}
+
+int64_t IndexService::dropBeyond(int64_t phyEnd) {
+  size_t keep;
+  int64_t from = INT64_MAX;
+  {
+    std::lock_guard lock(mu_);
+    keep = files_.size();
+    while (keep > 0 && files_[keep - 1]->endPhyOffset() >= phyEnd && files_[keep - 1]->endPhyOffset() > 0) {
+      --keep;
+      from = files_[keep]->beginPhyOffset();
+    }
+  }
+  if (from != INT64_MAX)
+    dropFrom(keep, fmt::format("it indexes records beyond the commit log end {}", phyEnd));
+  return from;
+}
+
+std::vector<std::pair<int64_t, int64_t>> IndexService::spans() const {
+  std::lock_guard lock(mu_);
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (auto& f : files_) out.emplace_back(f->beginPhyOffset(), f->endPhyOffset());
+  return out;
+}
+
+void IndexService::dropFrom(size_t i, const std::string& why) {
+  std::lock_guard lock(mu_);
+  while (files_.size() > i) {
+    log::warn("deleting index file {}: {}", files_.back()->path(), why);
+    files_.back()->markDeleted();
+    files_.pop_back();
+  }
+}
+
+bool IndexService::hasKeys(const RecordView& rec) {
+  if (sysflag::transactionType(rec.sysFlag) == sysflag::TRANSACTION_ROLLBACK_TYPE) return false;
+  return findEncodedProperty(rec.properties, prop::UNIQ_KEY) || findEncodedProperty(rec.properties, prop::KEYS);
+}
+
 Result<IndexFilePtr> IndexService::writableFile(int64_t phyOffset, int64_t storeTs) {
   std::lock_guard lock(mu_);
   if (!files_.empty() && !files_.back()->isFull()) return files_.back();

@@ -24,6 +24,19 @@ class IndexService {
   // Lowest commit log offset covered by an index file that load() deleted (INT64_MAX if none):
   // recovery re-dispatches from there so those keys are indexed again.
   int64_t rebuildFrom() const { return rebuildFrom_; }
+  // Commit log offset of the newest record the index files hold keys of (-1: no index file).
+  // Recovery indexes what follows it, so a lost newest index file (or all) is rebuilt.
+  int64_t lastIndexedPhy() const;
+  // Recovery, after the commit log was cut at `phyEnd`: deletes the index files holding keys of
+  // records at or beyond it (stale: new records will take those offsets) and returns the lowest
+  // offset they covered (INT64_MAX if none), to re-index from there.
+  int64_t dropBeyond(int64_t phyEnd);
+  // (first, last) commit log offsets of the records each file holds keys of, oldest file first.
+  std::vector<std::pair<int64_t, int64_t>> spans() const;
+  // Recovery: deletes file `i` and every newer one (`why` goes to the log line).
+  void dropFrom(size_t i, const std::string& why);
+  // A record buildIndex() puts keys of.
+  static bool hasKeys(const RecordView& rec);
 
   // Dispatcher thread. An error (no index file, full disk) means the record is not (completely)
   // indexed: call again with the same record; keys stored before the failure are not repeated.

@@ -103,8 +103,12 @@ int64_t MappedFile::flush() {
   int64_t f = flushed();
   if (w > f) {
     int64_t start = f / kPage * kPage;
-    if (::msync(base_ + start, static_cast<size_t>(w - start), MS_SYNC) != 0)
+    if (::msync(base_ + start, static_cast<size_t>(w - start), MS_SYNC) != 0) {
+      // Not durable: the flushed position stays, so no waiter is told PUT_OK and the next flush
+      // tries the same range again (the caller sees flushed() < wrote()).
       log::error("msync {} failed: {}", path_, std::strerror(errno));
+      return f;
+    }
     setFlushed(w);
   }
   return w;

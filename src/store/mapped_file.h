@@ -67,7 +67,8 @@ class MappedFile {
   // fault on a tmpfs hole allocates a page and can SIGBUS on a full tmpfs).
   bool readAt(int64_t pos, char* out, size_t n) const;
 
-  // msync of [flushed, wrote); returns the new flushed position. Call from one thread at a time.
+  // msync of [flushed, wrote); returns the new flushed position (unchanged when msync failed).
+  // Call from one thread at a time.
   int64_t flush();
   // msync of the whole mapping (files written in place at random positions: index files).
   void syncAll();

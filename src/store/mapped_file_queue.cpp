@@ -109,6 +109,7 @@ int64_t MappedFileQueue::flush() {
   for (auto& f : snapshot()) {
     if (f->flushed() < f->wrote()) f->flush();
     end = f->fromOffset() + f->flushed();
+    if (f->flushed() < f->wrote()) break;  // msync failed (or still being written): nothing after counts
   }
   return end;
 }

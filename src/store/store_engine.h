@@ -45,6 +45,9 @@ class StoreEngine {
 
   // Recovery (open()): normal or abnormal (abort file present). Leaves CQ/index complete.
   Result<void> recover(bool abnormal);
+  int64_t afterLastIndexed() const;  // recovery: where the index goes on from
+  int64_t indexGapStart();            // recovery: a lost index file in the middle (INT64_MAX: none)
+  int64_t recordEnd(int64_t phy) const;
 
   bool writeable() const;
   // Commit log append result: wakes the dispatcher, or on a full disk flags it (diskFull) and

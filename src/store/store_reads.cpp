@@ -1,7 +1,13 @@
 // MessageStore reads: queue pulls (§8.3), lookups by offset / msgId / key, queue offsets and times.
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <climits>
 
+#include "common/bytes.h"
+#include "common/log.h"
+#include "common/message.h"
+#include "common/message_codec.h"
 #include "common/message_id.h"
 #include "store/message_store.h"
 #include "store/store_engine.h"
@@ -16,6 +22,44 @@ struct FileKeeper {
     if (files.empty() || files.back().get() != owner.get()) files.push_back(owner);
   }
 };
+// The record a consume-queue unit points at really is that unit's message: its header (size,
+// magic, queue id, queue offset, physical offset) agrees. A few loads from bytes about to be sent
+// anyway; a unit damaged on disk (garbage, a stale file) fails it.
+bool recordMatchesUnit(std::string_view rec, const CqUnit& u, int queueId, int64_t queueOffset) {
+  if (rec.size() < 36 || static_cast<int64_t>(rec.size()) != u.size) return false;
+  const char* p = rec.data();
+  auto magic = static_cast<int32_t>(loadBE32(p + 4));
+  return static_cast<int32_t>(loadBE32(p)) == u.size && (magic == kMessageMagicV1 || magic == kMessageMagicV2) &&
+         static_cast<int32_t>(loadBE32(p + 12)) == queueId && static_cast<int64_t>(loadBE64(p + 20)) == queueOffset &&
+         static_cast<int64_t>(loadBE64(p + 28)) == u.phyOffset;
+}
+
+// The record is of `topic` and carries `key` (UNIQ_KEY or one of its space-separated KEYS): what
+// the index claims. A hash collision, a stale entry (the commit log tail was cut and rewritten)
+// or a damaged index file answer nothing instead of another message.
+bool recordHasKey(std::string_view rec, std::string_view topic, std::string_view key) {
+  RecordView v;
+  if (parseRecord(rec.data(), rec.size(), v, false) != RecordParse::Ok || v.topic != topic) return false;
+  if (auto uniq = findEncodedProperty(v.properties, prop::UNIQ_KEY); uniq && *uniq == key) return true;
+  auto keys = findEncodedProperty(v.properties, prop::KEYS);
+  for (std::string_view rest = keys ? *keys : std::string_view{}; !rest.empty();) {
+    auto sp = rest.find(' ');
+    if (rest.substr(0, sp) == key) return true;
+    rest = sp == std::string_view::npos ? std::string_view{} : rest.substr(sp + 1);
+  }
+  return false;
+}
+
+void noteBadUnit(std::string_view topic, int queueId, int64_t queueOffset, const CqUnit& u) {
+  static std::atomic<int64_t> lastLogMs{0};
+  int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    std::chrono::steady_clock::now().time_since_epoch()).count();
+  int64_t last = lastLogMs.load(std::memory_order_relaxed);
+  if (now - last < 10000 || !lastLogMs.compare_exchange_strong(last, now)) return;  // one line per 10 s
+  log::error("consume queue {}/{} unit {} points at commit log offset {} size {}, which holds no such message: "
+             "skipped (damaged consume queue file? a restart re-validates it)",
+             topic, queueId, queueOffset, u.phyOffset, u.size);
+}
 }  // namespace
 
 GetMessageResult MessageStore::getMessages(std::string_view topic, int queueId, int64_t offset, int maxMsgNums,
@@ -81,6 +125,10 @@ GetMessageResult MessageStore::getMessages(std::string_view topic, int queueId, 
     auto rec = e.commitLog.read(u.phyOffset, u.size);
     if (!rec) {
       if (res.records.empty()) res.status = GetStatus::MESSAGE_WAS_REMOVING;
+      continue;
+    }
+    if (!recordMatchesUnit(rec.bytes, u, queueId, offset + i)) {  // a damaged consume queue: never serve garbage
+      noteBadUnit(topic, queueId, offset + i, u);
       continue;
     }
     if (filter && *filter) {
@@ -174,7 +222,7 @@ QueryMessageResult MessageStore::queryMessage(std::string_view topic, std::strin
   q.offsets.erase(std::unique(q.offsets.begin(), q.offsets.end()), q.offsets.end());
   for (int64_t off : q.offsets) {
     auto rec = e.commitLog.readRecord(off);
-    if (!rec) continue;
+    if (!rec || !recordHasKey(rec.bytes, topic, key)) continue;  // a stale or damaged index entry
     res.records.push_back(rec.bytes);
     res.owners.push_back(rec.owner);
     res.totalBytes += static_cast<int32_t>(rec.bytes.size());

@@ -1,6 +1,10 @@
 // StoreEngine::recover: PROTOCOL.md §6.6. Commit log validation (size, magic, physical offset,
 // CRC), torn-tail truncation, then CQ/index rebuild through the Dispatcher (one code path).
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <chrono>
+#include <climits>
 
 #include "common/bytes.h"
 #include "common/log.h"
@@ -17,10 +21,49 @@ int64_t firstRecordStoreTime(const MappedFile& f) {
 }
 }  // namespace
 
+// Where indexing must go on from: after the newest record an index file holds (its keys are
+// there), or the commit log's start when there is no index file.
+int64_t StoreEngine::afterLastIndexed() const {
+  int64_t last = index.lastIndexedPhy();
+  int64_t end = last < 0 ? -1 : recordEnd(last);
+  return end < 0 ? commitLog.minOffset() : end;
+}
+
+// Index files follow each other: between one file's last record and the next file's first, the
+// commit log holds no record with keys. If it does, a file in between was lost: the files after
+// the gap are dropped and everything from the gap on is indexed again. Cheap when intact (the
+// scan stops at the first keyed record, normally the next file's first one).
+int64_t StoreEngine::indexGapStart() {
+  auto spans = index.spans();
+  for (size_t i = 1; i < spans.size(); ++i) {
+    int64_t from = recordEnd(spans[i - 1].second);
+    int64_t to = spans[i].first;
+    if (from < 0 || from >= to) continue;
+    int64_t keyed = -1;
+    dispatcher.forEachRecord(from, to, [&](const RecordView& r) {
+      if (IndexService::hasKeys(r)) keyed = r.physicalOffset;
+      return keyed < 0;
+    });
+    if (keyed < 0) continue;
+    index.dropFrom(i, fmt::format("an index file before it is missing (keys of commit log offset {} are in none)", keyed));
+    return from;
+  }
+  return INT64_MAX;
+}
+
+// End of the record at `phy` (-1 when it cannot be read).
+int64_t StoreEngine::recordEnd(int64_t phy) const {
+  auto head = commitLog.read(phy, 4);
+  if (head.bytes.size() < 4) return -1;
+  return phy + static_cast<int32_t>(loadBE32(head.bytes.data()));
+}
+
 Result<void> StoreEngine::recover(bool abnormal) {
   auto t0 = std::chrono::steady_clock::now();
   auto cqList = cqs.all();
-  for (auto& cq : cqList) cq->recover();
+  int64_t rebuildFrom = INT64_MAX;  // damaged consume queues / missing index files: re-dispatch from here
+  for (auto& cq : cqList)
+    if (int64_t from = cq->recover(); from >= 0) rebuildFrom = std::min(rebuildFrom, from);
   int64_t cqMaxPhy = -1;
   for (auto& cq : cqList) cqMaxPhy = std::max(cqMaxPhy, cq->maxPhysicOffset());
 
@@ -67,6 +110,14 @@ Result<void> StoreEngine::recover(bool abnormal) {
   int64_t end = commitLog.maxOffset();
   for (auto& cq : cqs.all())
     if (cq->maxPhysicOffset() > end) cq->truncateDirty(end);
+  // Index files of records cut off are stale; the newest index file lost (or all of them): index
+  // what came after the last one kept.
+  rebuildFrom = std::min(rebuildFrom, index.dropBeyond(end));
+  if (cfg.messageIndexEnable) rebuildFrom = std::min({rebuildFrom, indexGapStart(), afterLastIndexed()});
+  if (rebuildFrom < dispatchFrom) {
+    dispatchFrom = std::max(rebuildFrom, commitLog.minOffset());
+    log::info("store recovery: rebuilding consume queue / index entries from commit log offset {}", dispatchFrom);
+  }
   if (dispatchFrom > end) dispatchFrom = end;
   int64_t reached = dispatcher.dispatchRange(dispatchFrom, end, false);
   if (reached != end) log::error("store recovery: dispatch stopped at {} before end {}", reached, end);

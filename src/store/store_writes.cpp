@@ -2,6 +2,7 @@
 // the CommitLog append; wakes the dispatcher (and, under SYNC_FLUSH, waiters wake the flusher).
 #include <charconv>
 
+#include "common/fault_point.h"
 #include "common/log.h"
 #include "common/message_codec.h"
 #include "common/response_code.h"
@@ -18,6 +19,15 @@ AppendResult unavailable(const StoreEngine& e) {
   else if (e.cfg.isSlave()) r.error = "message store is a slave: writes are refused";
   else if (e.dispatcher.stalled()) r.error = "consume queue / index cannot be written (disk full?): writes are refused";
   else r.error = "disk is full: writes are refused until space frees";
+  return r;
+}
+
+// Fault point commitlog_append: the append fails before a byte is written (Java's
+// PutMessageStatus.UNKNOWN_ERROR, answered SYSTEM_ERROR).
+AppendResult injectedAppendFailure() {
+  AppendResult r;
+  r.status = PutStatus::UNKNOWN_ERROR;
+  r.error = "commit log append failed (fault point commitlog_append)";
   return r;
 }
 }  // namespace
@@ -43,6 +53,7 @@ AppendResult StoreEngine::checked(AppendResult r) {
 AppendResult MessageStore::append(const MessageToStore& msg) {
   auto& e = *engine_;
   if (!e.writeable()) return unavailable(e);
+  if (fault::armed(fault::Point::CommitLogAppend)) return injectedAppendFailure();
   int32_t tt = sysflag::transactionType(msg.sysFlag);
   if (!msg.delayDelivered && (tt == sysflag::TRANSACTION_NOT_TYPE || tt == sysflag::TRANSACTION_COMMIT_TYPE)) {
     if (auto delay = findEncodedProperty(msg.properties, prop::DELAY)) {
@@ -70,6 +81,7 @@ AppendResult MessageStore::append(const MessageToStore& msg) {
 AppendResult MessageStore::appendBatch(const BatchToStore& batch) {
   auto& e = *engine_;
   if (!e.writeable()) return unavailable(e);
+  if (fault::armed(fault::Point::CommitLogAppend)) return injectedAppendFailure();
   return e.checked(e.commitLog.appendBatch(batch));
 }
 

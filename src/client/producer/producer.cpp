@@ -162,6 +162,9 @@ Result<Producer::Prepared> Producer::prepareBatch(std::vector<Message> msgs) con
 asio::awaitable<Result<std::vector<MessageQueue>>> Producer::asyncFetchPublishQueues(std::string topic) {
   instance_->watchTopic(topic);
   auto r = co_await instance_->route(topic);
+  // A cached route without a writable queue (its master was down at the last refresh) is fetched
+  // again at once, as Java's tryToFindTopicPublishInfo does for a route that is not ok().
+  if (r && publishQueues(topic, *r).empty()) r = co_await instance_->route(topic, true);
   if (r) {
     auto queues = publishQueues(topic, *r);
     if (!queues.empty()) co_return queues;

@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# Crash drill (openchaos style) — a tool, bounded in time, not part of CI. See scripts/README.md.
+#
+#   scripts/drill.sh [--flush ASYNC_FLUSH|SYNC_FLUSH] [--role ASYNC_MASTER|SYNC_MASTER] [--seconds N]
+#                    [--tps N] [--faults "kill9 stop restart diskfull slaveloss"] [--hold S] [--out DIR] [--smoke]
+#
+# Runs a name server, a master (broker-a) and its slave (broker-a-s) on 127.0.0.1 through
+# scripts/cluster.sh (a layout generated under DIR, ports 29876 / 30911 / 30921 by default:
+# DRILL_PORT_BASE moves them), a producer (`rmqbench drill-produce`: unique ids, one send-log line
+# per answer) and a consumer (`rmqbench drill-consume`: pulls every queue from offset 0), and
+# injects the faults one after the other while the producer runs, each held --hold seconds:
+#   kill9     kill -9 the master, start it again
+#   stop      SIGSTOP the master, SIGCONT it
+#   restart   graceful restart of the master (SIGTERM, start)
+#   diskfull  fill the master's store (a tmpfs, needs root) to the brim, then free it
+#   slaveloss kill -9 the slave, start it again
+# and, through the nodes' fault points (RMQNODE_FAULTS flag files, src/store/README.md), not in the
+# default set:
+#   eio       the commit log's msync fails with EIO (flush_eio), then works again
+#   stall     the dispatcher stalls (dispatch_stall): consumers see nothing new, then everything
+#   hadrop    the master drops its slave's connection at every frame (ha_drop), then stops doing so
+# Then the consumer drains, and `rmqbench drill-check` counts lost acknowledged messages,
+# duplicates, per-queue order violations and per-fault recovery times (first SEND_OK after the
+# fault ended). Prints one table row; everything is kept in DIR (logs, stores, send/recv logs).
+# Exit code: the checker's (0 = nothing acknowledged lost, no order violation).
+# --smoke: 20 s, 2 faults (stop, kill9), 3 s holds — a quick check that the machinery works.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+flush=ASYNC_FLUSH role=ASYNC_MASTER seconds=150 tps=200 hold=8
+faults="kill9 stop restart diskfull slaveloss"
+out=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --flush) flush=$2; shift 2 ;;
+    --role) role=$2; shift 2 ;;
+    --seconds) seconds=$2; shift 2 ;;
+    --tps) tps=$2; shift 2 ;;
+    --faults) faults=$2; shift 2 ;;
+    --hold) hold=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --smoke) seconds=20; faults="stop kill9"; hold=3; shift ;;
+    -h|--help) awk 'NR>1 && /^#/ {sub(/^# ?/, ""); print; next} NR>1 {exit}' "$0"; exit 0 ;;
+    *) echo "drill.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+case $flush in ASYNC_FLUSH|SYNC_FLUSH) ;; *) echo "drill.sh: --flush ASYNC_FLUSH|SYNC_FLUSH" >&2; exit 2 ;; esac
+case $role in ASYNC_MASTER|SYNC_MASTER) ;; *) echo "drill.sh: --role ASYNC_MASTER|SYNC_MASTER" >&2; exit 2 ;; esac
+out=${out:-$repo/data/drill/$flush-$role}
+bin=${RMQNODE_BIN:-$repo/build/release/rmqnode}
+admin=${RMQADMIN_BIN:-$repo/build/release/rmqadmin}
+bench=${RMQBENCH_BIN:-$repo/build/release/rmqbench}
+for b in "$bin" "$admin" "$bench"; do [ -x "$b" ] || { echo "drill.sh: $b missing (scripts/build.sh Release rmqnode rmqadmin rmqbench)" >&2; exit 2; }; done
+base=${DRILL_PORT_BASE:-20000}
+ns_port=$((base + 9876)) master_port=$((base + 10911)) slave_port=$((base + 10921))
+export NAMESRV_ADDR=127.0.0.1:$ns_port
+
+rm -rf "$out"; mkdir -p "$out/config/drill" "$out/state"
+layout_dir=$out/config/drill
+cat >"$layout_dir/namesrv-1.toml" <<EOF
+[process]
+logDir = "$out/namesrv-1/logs"
+[namesrv]
+listenPort = $ns_port
+bindAddress = "127.0.0.1"
+kvConfigPath = "$out/namesrv-1/kvConfig.json"
+configStorePath = "$out/namesrv-1/namesrv.properties"
+EOF
+broker_toml() {  # name id role port
+  cat <<EOF
+[process]
+logDir = "$out/$1/logs"
+[broker]
+brokerClusterName = "DefaultCluster"
+brokerName = "broker-a"
+brokerId = $2
+brokerIP1 = "127.0.0.1"
+brokerIP2 = "127.0.0.1"
+listenPort = $4
+namesrvAddr = "$NAMESRV_ADDR"
+autoCreateTopicEnable = true
+autoCreateSubscriptionGroup = true
+[store]
+storePathRootDir = "$out/$1/store"
+brokerRole = "$3"
+flushDiskType = "$flush"
+mappedFileSizeCommitLog = 16777216
+cleanResourceInterval = 1000
+EOF
+}
+broker_toml broker-a 0 "$role" "$master_port" >"$layout_dir/broker-a.toml"
+broker_toml broker-a-s 1 SLAVE "$slave_port" >"$layout_dir/broker-a-s.toml"
+export RMQ_CLUSTER_CONFIG=$out/config RMQ_CLUSTER_STATE=$out/state STOP_WAIT_SECS=15
+cluster() {  # command (the node in $node, or all)
+  if [ -n "${node:-}" ]; then scripts/cluster.sh "$1" drill "$node"; else scripts/cluster.sh "$1" drill; fi >>"$out/cluster.log" 2>&1
+}
+
+mounted=""
+cleanup() {
+  set +e
+  [ -n "${producer_pid:-}" ] && kill "$producer_pid" 2>/dev/null
+  [ -n "${consumer_pid:-}" ] && kill "$consumer_pid" 2>/dev/null
+  for p in $(cat "$out"/state/drill/*.pid 2>/dev/null); do kill -CONT "$p" 2>/dev/null; done
+  node="" cluster stop
+  [ -n "$mounted" ] && umount -l "$mounted"
+}
+trap cleanup EXIT
+
+if [[ " $faults " == *" diskfull "* ]]; then
+  mkdir -p "$out/broker-a/store"
+  if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=160m tmpfs "$out/broker-a/store"; then
+    mounted=$out/broker-a/store
+  else
+    echo "drill.sh: cannot mount a tmpfs (needs root): diskfull skipped" >&2
+    faults=${faults//diskfull/}
+  fi
+fi
+
+# Fault points: armed while their flag file exists (both nodes get the variable; only the master's
+# code paths matter for hadrop, and a slave stalls / fails flushes along with its master).
+export RMQNODE_FAULTS="flush_eio@$out/eio.flag,dispatch_stall@$out/stall.flag,ha_drop@$out/hadrop.flag"
+node="" cluster start
+"$admin" updateTopic -c DefaultCluster -t DrillTopic -r 4 -w 4 >>"$out/cluster.log" 2>&1
+sleep 2  # the route reaches the name server
+
+pid_of() { cat "$out/state/drill/$1.pid"; }
+now_ms() { date +%s%3N; }
+: >"$out/faults.log"
+fault() {  # name: inject, hold, heal; logs "F name start end" (end = when healed)
+  local start end filler
+  start=$(now_ms)
+  case $1 in
+    kill9) kill -9 "$(pid_of broker-a)"; sleep "$hold"; node=broker-a cluster start ;;
+    stop) kill -STOP "$(pid_of broker-a)"; sleep "$hold"; kill -CONT "$(pid_of broker-a)" ;;
+    restart) node=broker-a cluster stop; sleep "$hold"; node=broker-a cluster start ;;
+    diskfull)
+      filler=$mounted/filler
+      dd if=/dev/zero of="$filler" bs=1M count=1000 >/dev/null 2>&1 || true  # until ENOSPC
+      sleep "$hold"; rm -f "$filler" ;;
+    slaveloss) kill -9 "$(pid_of broker-a-s)"; sleep "$hold"; node=broker-a-s cluster start ;;
+    eio|stall|hadrop) touch "$out/$1.flag"; sleep "$hold"; rm -f "$out/$1.flag" ;;
+    *) echo "drill.sh: unknown fault $1" >&2; exit 2 ;;
+  esac
+  end=$(now_ms)
+  echo "F $1 $start $end" >>"$out/faults.log"
+  echo "  fault $1: held $(( (end - start) / 1000 )) s"
+}
+
+echo "drill: $flush + $role, ${seconds}s at $tps msg/s, faults: $faults (hold ${hold}s), in $out"
+"$bench" drill-consume --log "$out/recv.log" --stop-file "$out/stop" -d $((seconds + 240)) >"$out/consumer.out" 2>&1 &
+consumer_pid=$!
+"$bench" drill-produce --log "$out/send.log" -t 4 --tps "$tps" -d "$seconds" --run drill >"$out/producer.out" 2>&1 &
+producer_pid=$!
+set -- $faults
+gap=$(( seconds / ($# + 1) ))
+for f in $faults; do
+  sleep "$(( gap > hold ? gap - hold : 1 ))"
+  kill -0 "$producer_pid" 2>/dev/null || break
+  fault "$f"
+done
+wait "$producer_pid" || true; producer_pid=""
+touch "$out/stop"
+wait "$consumer_pid" || true; consumer_pid=""
+
+rc=0
+"$bench" drill-check --send "$out/send.log" --recv "$out/recv.log" --faults "$out/faults.log" >"$out/check.txt" || rc=$?
+cat "$out/check.txt"
+v() { sed -n "s/^$1=//p" "$out/check.txt"; }
+rec=$(sed -n 's/^recovery_ms \([a-z0-9]*\)=\([^ ]*\).*/\1 \2/p' "$out/check.txt" | tr '\n' ',' | sed 's/,$//; s/,/, /g')
+echo "| $flush | $role | $(v sent) | $(v acked) | $(v lost) | $(v duplicates) | $(v order_violations) | $(v unacked_received) | $(v max_ack_gap_ms) | $rec |" | tee "$out/row.md"
+exit $rc

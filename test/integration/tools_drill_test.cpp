@@ -1,0 +1,94 @@
+// The clients and checker of scripts/drill.sh: `rmqbench drill-check` on hand-written logs (each
+// count it reports), and a tiny smoke run of drill-produce / drill-consume against a dev node
+// that is SIGSTOPped for a moment (the drill itself is a tool, not part of CI).
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "tools_util.h"
+
+using namespace rmq;
+using namespace rmq::test;
+using namespace rmq::test::tools;
+namespace fs = std::filesystem;
+
+namespace {
+std::string value(const std::string& out, const std::string& key) {
+  auto pos = out.find("\n" + key + "=");
+  if (pos == std::string::npos && out.rfind(key + "=", 0) == 0) pos = 0;
+  else if (pos != std::string::npos) ++pos;
+  if (pos == std::string::npos) return "?";
+  auto start = pos + key.size() + 1;
+  return out.substr(start, out.find('\n', start) - start);
+}
+}  // namespace
+
+TEST_CASE("rmqbench drill-check: lost acknowledged ids, duplicates, order violations, recovery time") {
+  fs::path dir = fs::temp_directory_path() / ("drill-check-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "send.log") << "S r-0-0 SEND_OK a 0 0 1000\n"
+                                     "S r-0-1 SEND_OK a 0 1 1010\n"
+                                     "S r-0-2 SEND_OK a 0 2 1020\n"
+                                     "S r-0-3 ERR14 - -1 -1 1030\n"
+                                     "S r-0-4 SEND_OK a 1 0 5000\n"  // the first ack after the fault
+                                     "S r-1-0 FLUSH_DISK_TIMEOUT a 1 1 5010\n"
+                                     "S r-1-1 SEND_OK a 1 2 5020\n";
+  std::ofstream(dir / "recv.log") << "R r-0-0 a 0 0 1\n"
+                                     "R r-0-2 a 0 1 1\n"  // stored before r-0-1: an order violation
+                                     "R r-0-1 a 0 2 1\n"
+                                     "R r-0-4 a 1 0 1\n"
+                                     "R r-1-0 a 1 1 1\n"  // not acked but stored
+                                     "R r-0-4 a 1 0 1\n";  // received twice
+  std::ofstream(dir / "faults.log") << "F kill9 1040 4000\n";
+  auto r = runTool(RMQBENCH_BIN, {"drill-check", "--send", (dir / "send.log").string(), "--recv",
+                                  (dir / "recv.log").string(), "--faults", (dir / "faults.log").string()});
+  INFO(describe(r));
+  CHECK(r.exitCode == 1);  // something acknowledged was lost
+  std::string out = "\n" + r.out;
+  CHECK(value(out, "sent") == "7");
+  CHECK(value(out, "acked") == "5");
+  CHECK(value(out, "lost") == "1");
+  CHECK(value(out, "lost_id") == "r-1-1");
+  CHECK(value(out, "duplicates") == "1");
+  CHECK(value(out, "order_violations") == "1");
+  CHECK(value(out, "unacked_received") == "1");
+  CHECK(value(out, "max_ack_gap_ms") == "3980");
+  CHECK(r.out.find("recovery_ms kill9=1000 (fault 2960 ms)") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("drill smoke: drill-produce / drill-consume against a broker stopped for a second; nothing acked lost") {
+  DevNode node;
+  REQUIRE(node.start());
+  REQUIRE(node.createTopic("DrillT", 4));
+  std::string send = node.proc.path("send.log"), recv = node.proc.path("recv.log"), stop = node.proc.path("stop");
+  NodeProcess consumer(RMQBENCH_BIN);
+  consumer.setArgs({"drill-consume", "-n", node.namesrvAddr, "--topic", "DrillT", "--log", recv, "--stop-file", stop,
+                    "--quiet", "2", "-d", "60"});
+  REQUIRE(consumer.start());
+  std::thread faults([&] {
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    ::kill(node.proc.pid(), SIGSTOP);
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    ::kill(node.proc.pid(), SIGCONT);
+  });
+  auto p = runTool(RMQBENCH_BIN, {"drill-produce", "-n", node.namesrvAddr, "--topic", "DrillT", "--log", send, "-t",
+                                  "2", "--tps", "100", "-d", "5", "--run", "smoke"});
+  faults.join();
+  INFO(describe(p));
+  CHECK(p.exitCode == 0);
+  node.proc.writeFile("stop", "");
+  REQUIRE(consumer.waitExit(std::chrono::seconds(60)).has_value());
+  auto c = runTool(RMQBENCH_BIN, {"drill-check", "--send", send, "--recv", recv});
+  INFO(describe(c));
+  CHECK(c.exitCode == 0);
+  std::string out = "\n" + c.out;
+  CHECK(std::stoi(value(out, "acked")) > 100);
+  CHECK(value(out, "lost") == "0");
+  CHECK(value(out, "order_violations") == "0");
+  CHECK(node.proc.stop() == 0);
+}
