@@ -8,7 +8,10 @@
 # (master commitLogMaxOffset - slave's, GET_BROKER_RUNTIME_INFO every 0.5 s, slave read first so a
 # sample is an upper bound) is sampled; prints TPS, p50/p99, lag max/p50/avg and SYNC_MASTER's TPS
 # as a percentage of ASYNC_MASTER's; REPL_ROUNDS=N repeats the pair N times (median ratio).
-# Usage: src/tools/rmqbench/bench.sh <build-dir> [seconds per run, default 5] [all|repl, default all]
+# Mode `conns` (issue 10): a fresh name server + broker process; for each count in CONNS_COUNTS
+# (default "1000 3000 10000") `rmqbench conns` opens that many idle connections, then that many with
+# one parked long poll each, and prints the broker's RssAnon growth per connection.
+# Usage: src/tools/rmqbench/bench.sh <build-dir> [seconds per run, default 5] [all|repl|conns, default all]
 # (build it first: BUILD_DIR=build/release scripts/build.sh Release rmqnode rmqadmin rmqbench)
 set -euo pipefail
 build=$(realpath "${1:?usage: bench.sh <build-dir> [seconds] [all|repl]}")
@@ -148,6 +151,26 @@ EOF
   if [ "$rounds" -gt 1 ]; then
     printf '%s\n' "${ratios[@]}" | sort -n | awk '{a[NR]=$1} END {printf "SUMMARY repl rounds: %d, SYNC/ASYNC %% each:", NR; for (i = 1; i <= NR; i++) printf " %s", a[i]; printf "; median %s %%\n", a[int((NR+1)/2)]}'
   fi
+  exit 0
+fi
+
+if [ "$mode" = conns ]; then
+  # A fresh process per run: freed memory stays with the allocator, so a second run on the same
+  # process would start from a warm RssAnon.
+  for n in ${CONNS_COUNTS:-1000 3000 10000}; do
+    for park in "" --park; do
+      dir="$work/conns-$n$park"; mkdir -p "$dir"
+      ns=$(free_port); bp=$(free_port)
+      node_toml "$dir/node.toml" "$dir" "$ns" "$bp" ""
+      HOME="$dir" "$node_bin" --role=namesrv,master --config "$dir/node.toml" >"$dir/out.txt" 2>&1 &
+      pid=$!
+      wait_ports "$pid" "$ns" "$bp"
+      "$admin" updateTopic -n "127.0.0.1:$ns" -b "127.0.0.1:$bp" -t BenchConns -r 4 -w 4 >/dev/null
+      "$bench" conns -b "127.0.0.1:$bp" --pid "$pid" -c "$n" $park --topic BenchConns --queues 4 | grep SUMMARY
+      stop_node
+    done
+  done
+  grep -h "open-file limit" "$dir"/logs/*.log 2>/dev/null | head -1
   exit 0
 fi
 
