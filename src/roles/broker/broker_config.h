@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "config/connection_limits.h"
 #include "config/field_visitor.h"
 
 namespace rmq::broker {
@@ -61,7 +62,8 @@ struct BrokerConfig {
   int32_t transactionCheckMax = 15;
   int64_t transactionCheckInterval = 60000;
   bool aclEnable = false;
-  bool storeReplyMessageEnable = true;  // request-reply: also store replies in <cluster>_REPLY_TOPIC
+  bool storeReplyMessageEnable = true;
+  config::ConnectionLimits connection;  // serverChannelMaxIdleTimeSeconds, maxFrameSize, ... (both ports)  // request-reply: also store replies in <cluster>_REPLY_TOPIC
 
   void visit(config::FieldVisitor& v);
 

@@ -30,6 +30,7 @@
 #include "roles/broker/metadata/subscription_group_manager.h"
 #include "roles/broker/metadata/topic_config_manager.h"
 #include "store/message_store.h"
+#include "roles/connection_options.h"
 
 namespace rmq::broker {
 
@@ -65,6 +66,7 @@ Result<void> BrokerController::openStoreAndManagers() {
 Result<void> BrokerController::startServers() {
   net::ServerOptions opts;
   opts.port = static_cast<uint16_t>(config_.listenPort);
+  opts.connection = connectionOptions(config_.connection);
   server_ = std::make_unique<net::RemotingServer>(io_, opts, dispatcher_);
   auto onClosed = [clients = clients_.get()](const net::ConnectionPtr& c) { clients->onConnectionClosed(c->id()); };
   server_->onConnectionClosed(onClosed);
