@@ -86,6 +86,7 @@ void TcpConnection::closeNow(std::string_view reason, bool problem) {
   idleTimer_.cancel();
   queue_.clear();  // `writing_` stays until the cancelled write completes
   partial_.reset();
+  std::string().swap(backlog_);
   partialLen_ = partialCap_ = 0;
   failPending();
   if (hooks_.onClosed) hooks_.onClosed(shared_from_this());

@@ -111,6 +111,8 @@ class TcpConnection final : public Connection {
   std::unique_ptr<char[]> partial_;
   size_t partialLen_ = 0, partialCap_ = 0;  // cap 4 while the length prefix is incomplete
   std::chrono::steady_clock::time_point frameStart_;
+  // Frames read but not yet handed on because backpressure began mid-buffer (at most one read).
+  std::string backlog_;
 
   std::mutex pendingMu_;  // invoke() runs on any executor
   std::unordered_map<int32_t, std::shared_ptr<Waiter>> pending_;

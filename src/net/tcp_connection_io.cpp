@@ -177,6 +177,10 @@ bool TcpConnection::completePartial(const char*& data, size_t& size) {
 bool TcpConnection::consume(const char* data, size_t size) {
   if (partial_ && !completePartial(data, size)) return false;
   while (size >= 4) {
+    if (readPaused()) {  // backpressure: the rest waits until the pressure is gone
+      backlog_.assign(data, size);
+      return true;
+    }
     uint32_t total = loadBE32(data);
     if (!checkLength(total)) return false;
     if (size < 4 + size_t(total)) break;
@@ -233,6 +237,11 @@ asio::awaitable<void> TcpConnection::readLoop(std::shared_ptr<TcpConnection> sel
       co_await readResume_.async_wait(as_tuple(use_awaitable));
       readerWaiting_ = false;
       if (partial_) frameStart_ = Clock::now();  // not the peer's delay
+      if (!backlog_.empty()) {  // frames read before the pause come first
+        std::string held = std::move(backlog_);
+        backlog_.clear();
+        if (!consume(held.data(), held.size())) co_return;
+      }
       continue;
     }
     auto status = readAvailable();
@@ -241,6 +250,7 @@ asio::awaitable<void> TcpConnection::readLoop(std::shared_ptr<TcpConnection> sel
       co_await asio::post(socket_.get_executor(), use_awaitable);
       continue;
     }
+    if (readPaused()) continue;  // paused mid-buffer: wait for the pressure to go, not for bytes
     // Drained: a short read returns everything the socket held, so any later byte raises a new
     // readiness edge for this wait (everything here runs on the connection's one thread).
     auto [ec] = co_await socket_.async_wait(asio::ip::tcp::socket::wait_read, as_tuple(use_awaitable));
