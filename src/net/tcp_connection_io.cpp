@@ -287,7 +287,11 @@ asio::awaitable<void> TcpConnection::idleWatch(std::shared_ptr<TcpConnection> se
       closeNow("idle timeout", false);
       co_return;
     }
-    idleTimer_.expires_at(std::min({idleAt, partialAt, stallAt}));
+    // Wake at least every min(partial, stall) timeout even when nothing is due: then a poke() for
+    // a new frame or write never finds a later expiry, so the hot path never re-arms this timer.
+    auto tick = std::min(options_.partialFrameTimeout.count() > 0 ? now + options_.partialFrameTimeout : never,
+                         options_.writeStallTimeout.count() > 0 ? now + options_.writeStallTimeout : never);
+    idleTimer_.expires_at(std::min({idleAt, partialAt, stallAt, tick}));
     co_await idleTimer_.async_wait(as_tuple(use_awaitable));
   }
 }
