@@ -2,7 +2,7 @@
 // --park keeps one long-poll PULL_MESSAGE parked on each (re-sent whenever the broker answers, from
 // the answer's nextBeginOffset), then samples RssAnon of the broker process (--pid, read from
 // /proc/<pid>/status) before connecting, with every connection open (after --settle seconds) and
-// after closing them all. Prints the growth per connection. Raises its own open-file limit to the
+// after closing them all (min(--settle, 3) s later). Prints the growth per connection. Raises its own open-file limit to the
 // hard limit first (rmqnode does the same at start-up).
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>
@@ -162,9 +162,10 @@ int runConns(OptionValues& args) {
   work.reset();
   ioThread.join();
   sockets.clear();
-  sleepSeconds(settle);
+  const double closeWait = std::min(settle, 3.0);  // a long --settle (soak) does not hold the exit
+  sleepSeconds(closeWait);
   int64_t after = rssAnonKiB(pid);
-  std::printf("conns: closed, RssAnon %lld KiB after %.1f s\n", static_cast<long long>(after), settle);
+  std::printf("conns: closed, RssAnon %lld KiB after %.1f s\n", static_cast<long long>(after), closeWait);
   if (c.errors > 0 || c.connectFailed > 0) std::printf("conns: first error: %s\n", c.firstError.c_str());
   std::printf("SUMMARY conns %d %s: RssAnon before %lld KiB, open %lld KiB, closed %lld KiB, per connection %.0f B, "
               "errors %lld\n",
