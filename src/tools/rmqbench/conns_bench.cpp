@@ -2,8 +2,8 @@
 // --park keeps one long-poll PULL_MESSAGE parked on each (re-sent whenever the broker answers, from
 // the answer's nextBeginOffset), then samples RssAnon of the broker process (--pid, read from
 // /proc/<pid>/status) before connecting, with every connection open (after --settle seconds) and
-// after closing them all (min(--settle, 3) s later). Prints the growth per connection. Raises its own open-file limit to the
-// hard limit first (rmqnode does the same at start-up).
+// after closing them all (min(--settle, 3) s later). Prints the growth per connection. Raises its
+// own open-file limit to the hard limit first (rmqnode does the same at start-up).
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>
 #include <asio/experimental/as_tuple.hpp>
