@@ -130,10 +130,8 @@ constexpr std::array kIgnored = std::to_array<IgnoredKey>({
     {"putMsgIndexHightWater", "MessageStoreConfig", kUnusedInJava},
     {"readOnlyCommitLogStorePaths", "MessageStoreConfig",
      "multi-path commit logs are not supported; the commit log lives in storePathCommitLog"},
-    // NettyServerConfig (the name server implements serverWorkerThreads and serverChannelMaxIdleTimeSeconds)
+    // NettyServerConfig (serverChannelMaxIdleTimeSeconds is implemented: config/connection_limits.h)
     {"serverWorkerThreads", "NettyServerConfig", "the broker runs requests on its network threads (serverSelectorThreads)"},
-    {"serverChannelMaxIdleTimeSeconds", "NettyServerConfig",
-     "the broker drops silent clients after channelExpiredTimeout instead"},
     {"serverCallbackExecutorThreads", "NettyServerConfig", kThreadPool},
     {"serverOnewaySemaphoreValue", "NettyServerConfig", kNetty},
     {"serverAsyncSemaphoreValue", "NettyServerConfig", kNetty},

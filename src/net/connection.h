@@ -28,9 +28,19 @@ using ConnectionPtr = std::shared_ptr<Connection>;
 using RequestHandler =
     std::function<asio::awaitable<std::optional<RemotingCommand>>(ConnectionPtr, RemotingCommand)>;
 
+// Limits of one connection (what a misbehaving peer can cost; README "Limits").
 struct ConnectionOptions {
   size_t maxFrameSize = 16 * 1024 * 1024;
-  std::chrono::seconds idleTimeout{120};  // 0 = none
+  std::chrono::seconds idleTimeout{120};  // nothing read or written this long: close; 0 = none
+  // A frame started but not complete this long after its first byte (slowloris): close; 0 = none.
+  std::chrono::seconds partialFrameTimeout{30};
+  // Backpressure: while more than this many response/request bytes wait to be written, or more
+  // than maxInFlightRequests requests of this connection are being handled, no further requests
+  // are read from it (TCP pushes back on the peer). 0 = unbounded.
+  size_t maxPendingWriteBytes = 8 * 1024 * 1024;
+  size_t maxInFlightRequests = 4096;
+  // A write that makes no progress this long (the peer stopped reading): close; 0 = never.
+  std::chrono::seconds writeStallTimeout{60};
 };
 
 class Connection : public std::enable_shared_from_this<Connection> {

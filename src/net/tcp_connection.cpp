@@ -36,6 +36,7 @@ TcpConnection::TcpConnection(asio::ip::tcp::socket socket, ConnectionOptions opt
       hooks_(std::move(hooks)),
       id_(g_nextConnectionId.fetch_add(1)),
       writeSignal_(socket_.get_executor()),
+      readResume_(socket_.get_executor()),
       idleTimer_(socket_.get_executor()),
       lastActivity_(Clock::now()) {
   asio::error_code ec;
@@ -52,7 +53,9 @@ void TcpConnection::start() {
   auto ex = socket_.get_executor();
   asio::co_spawn(ex, readLoop(self()), asio::detached);
   asio::co_spawn(ex, writeLoop(self()), asio::detached);
-  if (options_.idleTimeout.count() > 0) asio::co_spawn(ex, idleWatch(self()), asio::detached);
+  if (options_.idleTimeout.count() > 0 || options_.partialFrameTimeout.count() > 0 ||
+      options_.writeStallTimeout.count() > 0)
+    asio::co_spawn(ex, idleWatch(self()), asio::detached);
 }
 
 template <class F>
@@ -79,8 +82,12 @@ void TcpConnection::closeNow(std::string_view reason, bool problem) {
   socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
   socket_.close(ec);
   writeSignal_.cancel();
+  readResume_.cancel();
   idleTimer_.cancel();
   queue_.clear();  // `writing_` stays until the cancelled write completes
+  partial_.reset();
+  std::string().swap(backlog_);
+  partialLen_ = partialCap_ = 0;
   failPending();
   if (hooks_.onClosed) hooks_.onClosed(shared_from_this());
 }
@@ -106,8 +113,15 @@ void TcpConnection::send(RemotingCommand& cmd) {
   runOnConnection([self = self(), f = std::move(f)]() mutable { self->enqueue(std::move(f)); });
 }
 
+size_t TcpConnection::frameBytes(const OutFrame& f) {
+  size_t n = f.prefix.size() + f.body.size();
+  for (auto& s : f.segments) n += s.size;
+  return n;
+}
+
 void TcpConnection::enqueue(OutFrame frame) {
   if (!isOpen()) return;
+  outBytes_ += frameBytes(frame);
   queue_.push_back(std::move(frame));
   writeSignal_.cancel();
 }
@@ -133,6 +147,7 @@ void TcpConnection::onFrame(RemotingCommand cmd) {
     return;
   }
   if (hooks_.inFlight) hooks_.inFlight->fetch_add(1, std::memory_order_relaxed);
+  ++inFlight_;
   asio::co_spawn(socket_.get_executor(), handleRequest(self(), std::move(cmd)), asio::detached);
 }
 
@@ -170,6 +185,10 @@ asio::awaitable<void> TcpConnection::handleRequest(std::shared_ptr<TcpConnection
     send(*response);
   }
   if (hooks_.inFlight) hooks_.inFlight->fetch_sub(1, std::memory_order_relaxed);
+  runOnConnection([this, self] {  // inline: handlers resume on the connection's executor
+    --inFlight_;
+    resumeReading();
+  });
 }
 
 // ---- invoke ---------------------------------------------------------------------------------

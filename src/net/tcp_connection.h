@@ -4,8 +4,10 @@
 // io_context (one IoPool thread). Public methods may be called from any thread: sends are encoded
 // on the caller's thread and posted; invoke() waiters live on the caller's executor.
 // Lifecycle: create with make(), then start(); the three coroutines keep it alive until it closes.
-// close() (any side, decode error, idle timeout) fails pending invokes with
-// CLIENT_CONNECTION_CLOSED and calls onClosed exactly once.
+// close() (any side, decode error, idle / partial-frame / write-stall timeout) fails pending
+// invokes with CLIENT_CONNECTION_CLOSED and calls onClosed exactly once.
+// Memory: an idle connection holds no read buffer (frames are read into a per-thread scratch
+// buffer; only the bytes of an incomplete frame are kept, in a buffer of that frame's size).
 #include <cstddef>  // before asio: its allocator choice depends on libstdc++ macros (ODR)
 #include <asio/steady_timer.hpp>
 #include <atomic>
@@ -58,12 +60,23 @@ class TcpConnection final : public Connection {
 
   void send(RemotingCommand& cmd);  // encodes here, queues on the connection thread
   void enqueue(OutFrame frame);     // connection thread
+  static size_t frameBytes(const OutFrame& f);
   template <class F> void runOnConnection(F&& f);
   // Connection thread. `problem` = peer misbehaved or I/O failed (logged as a warning).
   void closeNow(std::string_view reason, bool problem);
   void failPending();
   void onFrame(RemotingCommand cmd);
   void completeResponse(RemotingCommand cmd);
+  // Read side (tcp_connection_io.cpp), connection thread.
+  enum class ReadStatus { More, Drained, Closed };
+  ReadStatus readAvailable();                    // non-blocking reads until drained or closed
+  bool consume(const char* data, size_t size);  // frames out of freshly read bytes; false = closed
+  bool completePartial(const char*& data, size_t& size);
+  bool checkLength(uint32_t total);                     // false = bad, connection closed
+  bool dispatchFrame(const char* frame, size_t size);  // decode + onFrame; false = closed
+  bool readPaused() const;  // backpressure: too much output pending or too many requests running
+  void resumeReading();     // wakes a paused reader when the pressure is gone
+  void poke(std::chrono::steady_clock::time_point deadline);  // watchdog re-arms if later than this
 
   std::shared_ptr<TcpConnection> self() { return std::static_pointer_cast<TcpConnection>(shared_from_this()); }
   // Each coroutine holds `self` so the connection lives while it runs.
@@ -85,9 +98,21 @@ class TcpConnection final : public Connection {
   std::deque<OutFrame> queue_;
   std::vector<OutFrame> writing_;
   std::vector<asio::const_buffer> gather_;
+  size_t outBytes_ = 0;    // queued + being written
+  size_t inFlight_ = 0;    // requests of this connection being handled
+  bool writeBusy_ = false;
+  std::chrono::steady_clock::time_point writeSince_;  // start of the pending write syscall
   asio::steady_timer writeSignal_;
-  asio::steady_timer idleTimer_;
+  asio::steady_timer readResume_;  // a paused reader waits here
+  bool readerWaiting_ = false;
+  asio::steady_timer idleTimer_;   // the watchdog's
   std::chrono::steady_clock::time_point lastActivity_;
+  // An incomplete frame: its bytes so far (capacity = its full size once known) and first byte time.
+  std::unique_ptr<char[]> partial_;
+  size_t partialLen_ = 0, partialCap_ = 0;  // cap 4 while the length prefix is incomplete
+  std::chrono::steady_clock::time_point frameStart_;
+  // Frames read but not yet handed on because backpressure began mid-buffer (at most one read).
+  std::string backlog_;
 
   std::mutex pendingMu_;  // invoke() runs on any executor
   std::unordered_map<int32_t, std::shared_ptr<Waiter>> pending_;

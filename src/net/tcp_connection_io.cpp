@@ -1,6 +1,8 @@
 // TcpConnection's socket loops: the reader (frames out of a reusable buffer), the gathering
 // writer and the idle watchdog. All three run on the connection's io_context.
+#include <algorithm>
 #include <asio/co_spawn.hpp>
+#include <asio/post.hpp>
 #include <cstring>
 #include <span>
 
@@ -16,8 +18,7 @@ using asio::experimental::as_tuple;
 using asio::use_awaitable;
 using Clock = std::chrono::steady_clock;
 
-constexpr size_t kReadBufferSize = 64 * 1024;
-constexpr size_t kShrinkAbove = 1024 * 1024;    // a buffer grown for one big frame is given back
+constexpr size_t kScratchSize = 64 * 1024;      // per io thread, shared by its connections
 constexpr size_t kMaxFramesPerWrite = 64;       // coalescing bound per gathered write
 constexpr size_t kMaxIovecs = 64;               // asio passes at most 64 buffers to one sendmsg
 
@@ -48,13 +49,25 @@ asio::awaitable<void> TcpConnection::writeLoop(std::shared_ptr<TcpConnection> se
       for (auto& s : f.segments)
         if (s.size) gather_.emplace_back(s.data, s.size);
     }
+    size_t bytes = 0;
+    for (auto& f : writing_) bytes += frameBytes(f);
+    writeBusy_ = true;
+    writeSince_ = Clock::now();
+    if (options_.writeStallTimeout.count() > 0) poke(writeSince_ + options_.writeStallTimeout);
     auto ec = co_await writeGathered();
+    writeBusy_ = false;
     writing_.clear();
+    if (writing_.capacity() > 8) {  // a burst's arrays are not kept by an idle connection
+      std::vector<OutFrame>().swap(writing_);
+      std::vector<asio::const_buffer>().swap(gather_);
+    }
+    outBytes_ -= std::min(bytes, outBytes_);
     if (ec) {
       closeNow("write failed: " + ec.message(), isOpen());
       co_return;
     }
     lastActivity_ = Clock::now();
+    resumeReading();
   }
 }
 
@@ -67,6 +80,7 @@ asio::awaitable<asio::error_code> TcpConnection::writeGathered() {
     auto [ec, n] = co_await socket_.async_write_some(std::span<const asio::const_buffer>(&gather_[first], count),
                                                      as_tuple(use_awaitable));
     if (ec) co_return ec;
+    writeSince_ = Clock::now();  // progress: the stall deadline counts from here
     while (n > 0 && first < gather_.size()) {  // skip what went out, trim a partly written buffer
       size_t size = gather_[first].size();
       if (n < size) {
@@ -83,62 +97,201 @@ asio::awaitable<asio::error_code> TcpConnection::writeGathered() {
 }
 
 // ---- receiving ------------------------------------------------------------------------------
+// Reads are non-blocking read_some calls after the socket reported readable: into a per-thread
+// scratch buffer (frames are decoded straight out of it), or, for the rest of a big frame, straight
+// into that frame's own buffer. Only the bytes of an incomplete frame stay with the connection, so
+// an idle connection or a parked long poll holds no read buffer at all.
+
+namespace {
+
+char* scratchBuffer() {
+  thread_local std::unique_ptr<char[]> buf(new char[kScratchSize]);
+  return buf.get();
+}
+
+}  // namespace
+
+bool TcpConnection::readPaused() const {
+  return (options_.maxPendingWriteBytes > 0 && outBytes_ > options_.maxPendingWriteBytes) ||
+         (options_.maxInFlightRequests > 0 && inFlight_ >= options_.maxInFlightRequests);
+}
+
+void TcpConnection::resumeReading() {
+  if (!readerWaiting_) return;
+  // Hysteresis: resume once the output is down to half the bound, not at the first byte written.
+  bool outputOk = options_.maxPendingWriteBytes == 0 || outBytes_ <= options_.maxPendingWriteBytes / 2;
+  bool requestsOk = options_.maxInFlightRequests == 0 || inFlight_ < options_.maxInFlightRequests;
+  if (outputOk && requestsOk) readResume_.cancel();
+}
+
+void TcpConnection::poke(Clock::time_point deadline) {
+  if (idleTimer_.expiry() > deadline) idleTimer_.cancel();  // the watchdog re-computes its deadline
+}
+
+bool TcpConnection::checkLength(uint32_t total) {
+  if (total >= 4 && size_t(total) + 4 <= options_.maxFrameSize) return true;
+  closeNow("bad frame length " + std::to_string(static_cast<int32_t>(total)) + " (max " +
+               std::to_string(options_.maxFrameSize) + ")",
+           true);
+  return false;
+}
+
+bool TcpConnection::dispatchFrame(const char* frame, size_t size) {
+  auto cmd = decodeFrame(std::string_view(frame, size));
+  if (!cmd) {
+    closeNow("malformed frame: " + cmd.error().message, true);
+    return false;
+  }
+  onFrame(std::move(cmd.value()));
+  return isOpen();
+}
+
+// Appends fresh bytes to the incomplete frame; decodes it once whole. Advances data/size.
+bool TcpConnection::completePartial(const char*& data, size_t& size) {
+  if (partialCap_ == 4) {  // the length prefix itself was cut
+    size_t take = std::min(size_t(4) - partialLen_, size);
+    std::memcpy(partial_.get() + partialLen_, data, take);
+    partialLen_ += take;
+    data += take;
+    size -= take;
+    if (partialLen_ < 4) return true;
+    uint32_t total = loadBE32(partial_.get());
+    if (!checkLength(total)) return false;
+    std::unique_ptr<char[]> whole(new char[4 + size_t(total)]);
+    std::memcpy(whole.get(), partial_.get(), 4);
+    partial_ = std::move(whole);
+    partialCap_ = 4 + size_t(total);
+  }
+  size_t take = std::min(partialCap_ - partialLen_, size);
+  if (take > 0) std::memcpy(partial_.get() + partialLen_, data, take);
+  partialLen_ += take;
+  data += take;
+  size -= take;
+  if (partialLen_ < partialCap_) return true;
+  auto frame = std::move(partial_);
+  size_t frameSize = partialCap_ - 4;
+  partialLen_ = partialCap_ = 0;
+  return dispatchFrame(frame.get() + 4, frameSize);
+}
+
+bool TcpConnection::consume(const char* data, size_t size) {
+  if (partial_ && !completePartial(data, size)) return false;
+  while (size >= 4) {
+    if (readPaused()) {  // backpressure: the rest waits until the pressure is gone
+      backlog_.assign(data, size);
+      return true;
+    }
+    uint32_t total = loadBE32(data);
+    if (!checkLength(total)) return false;
+    if (size < 4 + size_t(total)) break;
+    if (!dispatchFrame(data + 4, total)) return false;
+    data += 4 + size_t(total);
+    size -= 4 + size_t(total);
+  }
+  if (size == 0) return true;
+  // Keep the start of the next frame, in a buffer of its full size once its length is known.
+  partialCap_ = size < 4 ? 4 : 4 + size_t(loadBE32(data));
+  partial_.reset(new char[partialCap_]);
+  std::memcpy(partial_.get(), data, size);
+  partialLen_ = size;
+  frameStart_ = Clock::now();
+  if (options_.partialFrameTimeout.count() > 0) poke(frameStart_ + options_.partialFrameTimeout);
+  return true;
+}
+
+TcpConnection::ReadStatus TcpConnection::readAvailable() {
+  // The rest of a big frame goes straight into its buffer; anything else through the scratch.
+  bool direct = partial_ && partialCap_ > 4 && partialCap_ - partialLen_ >= kScratchSize / 2;
+  char* into = direct ? partial_.get() + partialLen_ : scratchBuffer();
+  size_t room = direct ? partialCap_ - partialLen_ : kScratchSize;
+  asio::error_code ec;
+  size_t n = socket_.read_some(asio::buffer(into, room), ec);
+  if (ec == asio::error::would_block || ec == asio::error::try_again) return ReadStatus::Drained;
+  if (ec) {
+    bool problem = isOpen() && ec != asio::error::eof && ec != asio::error::connection_reset;
+    closeNow(ec == asio::error::eof ? "closed by peer" : "read failed: " + ec.message(), problem);
+    return ReadStatus::Closed;
+  }
+  lastActivity_ = Clock::now();
+  if (direct) {
+    partialLen_ += n;
+    if (partialLen_ == partialCap_) {
+      const char* none = nullptr;
+      size_t zero = 0;
+      if (!completePartial(none, zero)) return ReadStatus::Closed;
+    }
+  } else if (!consume(into, n)) {
+    return ReadStatus::Closed;
+  }
+  if (!isOpen()) return ReadStatus::Closed;
+  return n == room ? ReadStatus::More : ReadStatus::Drained;  // a short read took all there was
+}
 
 asio::awaitable<void> TcpConnection::readLoop(std::shared_ptr<TcpConnection> self) {
-  std::vector<char> buf(kReadBufferSize);
-  size_t begin = 0, end = 0;
+  asio::error_code nbec;
+  socket_.non_blocking(true, nbec);
   while (isOpen()) {
-    size_t need = 4;  // bytes wanted at `begin` before the next frame can be decoded
-    while (end - begin >= 4) {
-      uint32_t total = loadBE32(buf.data() + begin);
-      if (total < 4 || size_t(total) + 4 > options_.maxFrameSize) {
-        closeNow("bad frame length " + std::to_string(total) + " (max " + std::to_string(options_.maxFrameSize) + ")",
-                 true);
-        co_return;
+    if (readPaused()) {  // backpressure: leave the requests in the socket until output drains
+      readerWaiting_ = true;
+      readResume_.expires_at(Clock::time_point::max());
+      co_await readResume_.async_wait(as_tuple(use_awaitable));
+      readerWaiting_ = false;
+      if (partial_) frameStart_ = Clock::now();  // not the peer's delay
+      if (!backlog_.empty()) {  // frames read before the pause come first
+        std::string held = std::move(backlog_);
+        backlog_.clear();
+        if (!consume(held.data(), held.size())) co_return;
       }
-      if (end - begin < 4 + size_t(total)) {
-        need = 4 + size_t(total);
-        break;
-      }
-      auto cmd = decodeFrame(std::string_view(buf.data() + begin + 4, total));
-      begin += 4 + size_t(total);
-      if (!cmd) {
-        closeNow("malformed frame: " + cmd.error().message, true);
-        co_return;
-      }
-      onFrame(std::move(cmd.value()));
+      continue;
     }
-    if (begin == end) {
-      begin = end = 0;
-      if (buf.size() > kShrinkAbove && need <= kReadBufferSize) buf = std::vector<char>(kReadBufferSize);
+    auto status = readAvailable();
+    if (status == ReadStatus::Closed) co_return;
+    if (status == ReadStatus::More) {  // more is waiting: let the thread's other work run first
+      co_await asio::post(socket_.get_executor(), use_awaitable);
+      continue;
     }
-    if (buf.size() - begin < need || end == buf.size()) {  // make room: move the partial frame to the front
-      std::memmove(buf.data(), buf.data() + begin, end - begin);
-      end -= begin;
-      begin = 0;
-      if (buf.size() < need) buf.resize(need);
-    }
-    auto [ec, n] = co_await socket_.async_read_some(asio::buffer(buf.data() + end, buf.size() - end),
-                                                    as_tuple(use_awaitable));
-    if (ec) {
-      bool problem = isOpen() && ec != asio::error::eof && ec != asio::error::connection_reset;
-      closeNow(ec == asio::error::eof ? "closed by peer" : "read failed: " + ec.message(), problem);
+    if (readPaused()) continue;  // paused mid-buffer: wait for the pressure to go, not for bytes
+    // Drained: a short read returns everything the socket held, so any later byte raises a new
+    // readiness edge for this wait (everything here runs on the connection's one thread).
+    auto [ec] = co_await socket_.async_wait(asio::ip::tcp::socket::wait_read, as_tuple(use_awaitable));
+    if (ec && isOpen()) {
+      closeNow("read failed: " + ec.message(), true);
       co_return;
     }
-    end += n;
-    lastActivity_ = Clock::now();
   }
 }
 
 asio::awaitable<void> TcpConnection::idleWatch(std::shared_ptr<TcpConnection> self) {
+  constexpr auto never = Clock::time_point::max();
   while (isOpen()) {
-    auto deadline = lastActivity_ + options_.idleTimeout;
-    if (Clock::now() >= deadline) {
+    auto now = Clock::now();
+    auto idleAt = options_.idleTimeout.count() > 0 ? lastActivity_ + options_.idleTimeout : never;
+    auto partialAt = partial_ && !readerWaiting_ && options_.partialFrameTimeout.count() > 0
+                         ? frameStart_ + options_.partialFrameTimeout : never;
+    auto stallAt = writeBusy_ && options_.writeStallTimeout.count() > 0 ? writeSince_ + options_.writeStallTimeout : never;
+    if (now >= partialAt) {
+      closeNow("incomplete frame: " + std::to_string(partialLen_) + " of " +
+                   (partialCap_ > 4 ? std::to_string(partialCap_) : std::string("?")) + " bytes after " +
+                   std::to_string(options_.partialFrameTimeout.count()) + "s",
+               true);
+      co_return;
+    }
+    if (now >= stallAt) {
+      closeNow("peer not reading: no write progress for " + std::to_string(options_.writeStallTimeout.count()) +
+                   "s, " + std::to_string(outBytes_) + " bytes pending",
+               true);
+      co_return;
+    }
+    if (now >= idleAt) {
       log::info("remoting: closing connection {}: idle for {}s", remote_, options_.idleTimeout.count());
       closeNow("idle timeout", false);
       co_return;
     }
-    idleTimer_.expires_at(deadline);
+    // Wake at least every min(partial, stall) timeout even when nothing is due: then a poke() for
+    // a new frame or write never finds a later expiry, so the hot path never re-arms this timer.
+    auto tick = std::min(options_.partialFrameTimeout.count() > 0 ? now + options_.partialFrameTimeout : never,
+                         options_.writeStallTimeout.count() > 0 ? now + options_.writeStallTimeout : never);
+    idleTimer_.expires_at(std::min({idleAt, partialAt, stallAt, tick}));
     co_await idleTimer_.async_wait(as_tuple(use_awaitable));
   }
 }

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "common/fault_point.h"
+#include "common/fd_limit.h"
 #include "common/log.h"
 #include "config/config_loader.h"
 #include "config/config_printer.h"
@@ -212,6 +213,9 @@ Result<void> Node::start() {
   if (!log::openFile(logFile)) log::warn("cannot open log file {}: {}; logging to stderr only", logFile, std::strerror(errno));
   fault::logConfigured();
   for (const auto& i : s.loadReport.ignored) log::warn("config: {} ignored ({}): {}", i.key, i.origin, i.reason);
+  // Every client connection holds a descriptor: take the hard limit (RocketMQ's scripts: ulimit -n).
+  if (auto fd = raiseFdLimit(); !fd.ok) log::warn("open-file limit {} (hard {}) could not be raised", fd.before, fd.hard);
+  else log::info("open-file limit {} (was {}, hard {})", fd.soft, fd.before, fd.hard);
 
   s.pool = std::make_unique<net::IoPool>(s.process.ioThreads());
   s.pool->start();

@@ -3,10 +3,6 @@
 // --print-config round trip.
 #include <doctest/doctest.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -16,37 +12,11 @@
 #include "common/response_code.h"
 #include "namesrv_client.h"
 #include "node_process.h"
+#include "raw_conn.h"
 
 using namespace rmq;
 using namespace rmq::test;
 namespace RC = rmq::RequestCode;
-
-namespace {
-
-// Raw socket: sends `bytes`, then reports whether the server closed the connection within 5 s.
-bool serverClosesAfter(uint16_t port, const std::string& bytes) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) { ::close(fd); return false; }
-  ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
-  bool closed = false;
-  for (int i = 0; i < 50 && !closed; ++i) {
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 100) > 0) {
-      char buf[256];
-      ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-      closed = n <= 0;  // EOF or reset; any answer bytes would be n > 0
-      if (n > 0) break;
-    }
-  }
-  ::close(fd);
-  return closed;
-}
-
-}  // namespace
 
 TEST_CASE("namesrv: KV config round trip survives a restart") {
   Namesrv ns;

@@ -42,6 +42,7 @@ void BrokerConfig::visit(config::FieldVisitor& v) {
   v.field({"filterSupportRetry", "Apply SQL92 filters to retry topics"}, filterSupportRetry);
   v.field({"notifyConsumerIdsChangedEnable", "Push NOTIFY_CONSUMER_IDS_CHANGED on group changes"},
           notifyConsumerIdsChangedEnable);
+  connection.visit(v);
   v.field({"channelExpiredTimeout", "Drop clients silent for this long (ms)", 1000, 86400000},
           channelExpiredTimeout);
   v.field({"flushConsumerOffsetInterval", "Persist consumerOffset.json every N ms", 100, 3600000},

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "config/connection_limits.h"
 #include "config/field_visitor.h"
 
 namespace rmq::broker {
@@ -64,7 +65,8 @@ struct BrokerConfig {
   // (Java: system property rocketmq.broker.rebalance.lockMaxLiveTime, default 60000 ms).
   int64_t rebalanceLockMaxLiveTime = 60000;
   bool aclEnable = false;
-  bool storeReplyMessageEnable = true;  // request-reply: also store replies in <cluster>_REPLY_TOPIC
+  bool storeReplyMessageEnable = true;
+  config::ConnectionLimits connection;  // serverChannelMaxIdleTimeSeconds, maxFrameSize, ... (both ports)  // request-reply: also store replies in <cluster>_REPLY_TOPIC
 
   void visit(config::FieldVisitor& v);
 

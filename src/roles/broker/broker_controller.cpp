@@ -32,6 +32,7 @@
 #include "roles/broker/stats/broker_metrics.h"
 #include "roles/broker/stats/request_latency.h"
 #include "store/message_store.h"
+#include "roles/connection_options.h"
 
 namespace rmq::broker {
 
@@ -67,6 +68,7 @@ Result<void> BrokerController::openStoreAndManagers() {
 Result<void> BrokerController::startServers() {
   net::ServerOptions opts;
   opts.port = static_cast<uint16_t>(config_.listenPort);
+  opts.connection = connectionOptions(config_.connection);
   server_ = std::make_unique<net::RemotingServer>(io_, opts, dispatcher_);
   auto onClosed = [clients = clients_.get()](const net::ConnectionPtr& c) { clients->onConnectionClosed(c->id()); };
   server_->onConnectionClosed(onClosed);

@@ -29,13 +29,7 @@ void NamesrvConfig::visit(config::FieldVisitor& v) {
            .description = "Threads for blocking work (kvConfig.json writes); requests run on network threads",
            .min = 1, .max = 64},
           serverWorkerThreads);
-  v.field({.name = "serverChannelMaxIdleTimeSeconds",
-           .description = "Close a connection idle this long (a broker's then expires at once); 0 = never",
-           .min = 0, .max = 86400},
-          serverChannelMaxIdleTimeSeconds);
-  v.field({.name = "maxFrameSize", .description = "Largest accepted frame in bytes; larger closes the connection",
-           .min = 1024, .max = 1024LL * 1024 * 1024},
-          maxFrameSize);
+  connection.visit(v);
   v.field({.name = "orderMessageEnable",
            .description = "Fill orderTopicConf in routes from KV namespace ORDER_TOPIC_CONFIG"},
           orderMessageEnable);

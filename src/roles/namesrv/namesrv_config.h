@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "config/connection_limits.h"
 #include "config/field_visitor.h"
 
 namespace rmq::namesrv {
@@ -16,8 +17,7 @@ struct NamesrvConfig {
   std::string bindAddress = "0.0.0.0";
   int32_t listenPort = 9876;
   int32_t serverWorkerThreads = 1;               // blocking work (kvConfig.json writes)
-  int32_t serverChannelMaxIdleTimeSeconds = 120; // 0 = never close idle connections
-  int64_t maxFrameSize = 16 * 1024 * 1024;
+  config::ConnectionLimits connection;           // idle timeout, frame limit, ... (same keys)
   bool orderMessageEnable = false;
   int64_t brokerExpiredMillis = 120000;          // Java's BROKER_CHANNEL_EXPIRED_TIME
   int64_t scanNotActiveBrokerInterval = 10000;   // Java 4.x scans every 10 s (first after 5 s)

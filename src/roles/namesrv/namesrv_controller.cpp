@@ -3,6 +3,7 @@
 #include <asio/post.hpp>
 
 #include "common/log.h"
+#include "roles/connection_options.h"
 
 namespace rmq::namesrv {
 namespace {
@@ -31,8 +32,7 @@ Result<void> NamesrvController::start() {
   net::ServerOptions options;
   options.host = startConfig_.bindAddress;
   options.port = static_cast<uint16_t>(startConfig_.listenPort);
-  options.connection.maxFrameSize = static_cast<size_t>(startConfig_.maxFrameSize);
-  options.connection.idleTimeout = std::chrono::seconds(startConfig_.serverChannelMaxIdleTimeSeconds);
+  options.connection = connectionOptions(startConfig_.connection);
   server_ = std::make_unique<net::RemotingServer>(pool_, options, dispatcher);
   server_->onConnectionClosed([this](const net::ConnectionPtr& conn) {
     for (auto& addr : routes_.onChannelDestroyed(conn->id())) {

@@ -8,7 +8,13 @@
 # (master commitLogMaxOffset - slave's, GET_BROKER_RUNTIME_INFO every 0.5 s, slave read first so a
 # sample is an upper bound) is sampled; prints TPS, p50/p99, lag max/p50/avg and SYNC_MASTER's TPS
 # as a percentage of ASYNC_MASTER's; REPL_ROUNDS=N repeats the pair N times (median ratio).
-# Usage: src/tools/rmqbench/bench.sh <build-dir> [seconds per run, default 5] [all|repl, default all]
+# Mode `conns` (issue 10): a fresh name server + broker process; for each count in CONNS_COUNTS
+# (default "1000 3000 10000") `rmqbench conns` opens that many idle connections, then that many with
+# one parked long poll each, and prints the broker's RssAnon growth per connection.
+# Mode `soak` (issue 10): one broker under mixed load for SOAK_SECONDS (default 600): 1 KiB sends
+# at SOAK_TPS (default 2000/s), a push consumer, and 1000 connections with a parked long poll each;
+# the broker's RssAnon is sampled every 5 s; prints the samples' first/min/max/last.
+# Usage: src/tools/rmqbench/bench.sh <build-dir> [seconds per run, default 5] [all|repl|conns|soak, default all]
 # (build it first: BUILD_DIR=build/release scripts/build.sh Release rmqnode rmqadmin rmqbench)
 set -euo pipefail
 build=$(realpath "${1:?usage: bench.sh <build-dir> [seconds] [all|repl]}")
@@ -148,6 +154,56 @@ EOF
   if [ "$rounds" -gt 1 ]; then
     printf '%s\n' "${ratios[@]}" | sort -n | awk '{a[NR]=$1} END {printf "SUMMARY repl rounds: %d, SYNC/ASYNC %% each:", NR; for (i = 1; i <= NR; i++) printf " %s", a[i]; printf "; median %s %%\n", a[int((NR+1)/2)]}'
   fi
+  exit 0
+fi
+
+if [ "$mode" = soak ]; then
+  soak=${SOAK_SECONDS:-600}
+  dir="$work/soak"; mkdir -p "$dir"
+  ns=$(free_port); bp=$(free_port)
+  node_toml "$dir/node.toml" "$dir" "$ns" "$bp" ""
+  HOME="$dir" "$node_bin" --role=namesrv,master --config "$dir/node.toml" >"$dir/out.txt" 2>&1 &
+  pid=$!
+  wait_ports "$pid" "$ns" "$bp"
+  "$admin" updateTopic -n "127.0.0.1:$ns" -b "127.0.0.1:$bp" -t BenchSoak -r 8 -w 8 >/dev/null
+  "$admin" updateTopic -n "127.0.0.1:$ns" -b "127.0.0.1:$bp" -t BenchConns -r 4 -w 4 >/dev/null
+  sleep 1
+  "$bench" producer -n "127.0.0.1:$ns" --topic BenchSoak -t 4 -s 1024 -d "$soak" --tps "${SOAK_TPS:-2000}" >"$dir/producer.txt" 2>&1 &
+  p1=$!
+  "$bench" consumer -n "127.0.0.1:$ns" --topic BenchSoak --group bench_soak -d "$soak" >"$dir/consumer.txt" 2>&1 &
+  p2=$!
+  "$bench" conns -b "127.0.0.1:$bp" --pid "$pid" -c 1000 --park --topic BenchConns --queues 4 --settle $((soak - 10)) >"$dir/conns.txt" 2>&1 &
+  p3=$!
+  start=$(date +%s)
+  while kill -0 "$p1" 2>/dev/null; do
+    echo "$(( $(date +%s) - start )) $(awk '/RssAnon/ {print $2}' /proc/$pid/status)" >>"$dir/rss.txt"
+    sleep 5
+  done
+  wait "$p1" "$p2" "$p3" || true
+  grep -h SUMMARY "$dir/producer.txt" "$dir/consumer.txt" "$dir/conns.txt"
+  awk 'NR==1 {f=$2; mn=$2; mx=$2} {if ($2<mn) mn=$2; if ($2>mx) mx=$2; l=$2; if ($1>=60 && !m) m=$2} END {printf "SUMMARY soak %d samples: broker RssAnon first %d KiB, at 1 min %d KiB, min %d, max %d, last %d KiB\n", NR, f, m, mn, mx, l}' "$dir/rss.txt"
+  cp "$dir/rss.txt" "${SOAK_RSS_OUT:-/dev/null}" 2>/dev/null || true
+  stop_node
+  exit 0
+fi
+
+if [ "$mode" = conns ]; then
+  # A fresh process per run: freed memory stays with the allocator, so a second run on the same
+  # process would start from a warm RssAnon.
+  for n in ${CONNS_COUNTS:-1000 3000 10000}; do
+    for park in "" --park; do
+      dir="$work/conns-$n$park"; mkdir -p "$dir"
+      ns=$(free_port); bp=$(free_port)
+      node_toml "$dir/node.toml" "$dir" "$ns" "$bp" ""
+      HOME="$dir" "$node_bin" --role=namesrv,master --config "$dir/node.toml" >"$dir/out.txt" 2>&1 &
+      pid=$!
+      wait_ports "$pid" "$ns" "$bp"
+      "$admin" updateTopic -n "127.0.0.1:$ns" -b "127.0.0.1:$bp" -t BenchConns -r 4 -w 4 >/dev/null
+      "$bench" conns -b "127.0.0.1:$bp" --pid "$pid" -c "$n" $park --topic BenchConns --queues 4 | grep SUMMARY
+      stop_node
+    done
+  done
+  grep -h "open-file limit" "$dir"/logs/*.log 2>/dev/null | head -1
   exit 0
 fi
 

@@ -45,7 +45,10 @@ struct ServerFixture {
 // Blocking socket with a 5 s receive timeout so a broken server cannot hang a test.
 class RawSocket {
  public:
-  explicit RawSocket(uint16_t port) : sock_(ctx_) {
+  // rcvBuf > 0: a fixed small receive buffer (no autotuning), for peers that stop reading.
+  explicit RawSocket(uint16_t port, int rcvBuf = 0) : sock_(ctx_) {
+    sock_.open(asio::ip::tcp::v4());
+    if (rcvBuf > 0) sock_.set_option(asio::socket_base::receive_buffer_size(rcvBuf));
     sock_.connect({asio::ip::make_address("127.0.0.1"), port});
     timeval tv{5, 0};
     ::setsockopt(sock_.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);

@@ -152,9 +152,12 @@ RemotingCommand PullProcessor::readOnce(const Prepared& p, bool firstRun, bool& 
 asio::awaitable<std::optional<RemotingCommand>> PullProcessor::handle(net::ConnectionPtr conn, RemotingCommand req) {
   Prepared p;
   if (auto refused = prepare(req, p)) co_return std::move(*refused);
+  req = RemotingCommand{};  // a parked pull keeps only what it needs (issue 10: ~10 KB per poll)
   bool suspend = false;
-  auto resp = readOnce(p, true, suspend);
-  if (!suspend) co_return resp;
+  {
+    auto resp = readOnce(p, true, suspend);
+    if (!suspend) co_return resp;
+  }
   const auto& cfg = ctx_.config;
   int64_t ms = cfg.longPollingEnable ? std::min(p.h.suspendTimeoutMillis, cfg.brokerSuspendMaxTimeMillis)
                                      : cfg.shortPollingTimeMills;
