@@ -61,6 +61,7 @@ struct BrokerConfig {
   int32_t transactionCheckMax = 15;
   int64_t transactionCheckInterval = 60000;
   bool aclEnable = false;
+  std::string rocketmqHome;  // ACL files: <rocketmqHome>/conf/plain_acl.yml, conf/acl/ (default $ROCKETMQ_HOME)
   bool storeReplyMessageEnable = true;  // request-reply: also store replies in <cluster>_REPLY_TOPIC
 
   void visit(config::FieldVisitor& v);

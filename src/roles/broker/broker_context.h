@@ -32,6 +32,10 @@ class MessageStore;
 struct StoreConfig;
 }  // namespace rmq::store
 
+namespace rmq::acl {
+class AclManager;
+}
+
 namespace rmq::broker {
 
 class TopicConfigManager;        // broker-admin: topics.json (topic_config_manager.h)
@@ -73,6 +77,8 @@ struct BrokerContext {
   // Set by the controller before any processor runs (null in component tests): the registrar
   // hands it the name servers' answer, runtime info reads its HA figures.
   BrokerReplication* replication = nullptr;
+  // The ACL (aclEnable = true), set by the controller before any processor runs; null when off.
+  acl::AclManager* acl = nullptr;
 
   void registerProcessor(int code, net::RequestHandler handler) {
     dispatcher.registerProcessor(code, std::move(handler));
