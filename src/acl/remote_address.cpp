@@ -37,7 +37,8 @@ std::string upper(std::string_view s) {
 // IPv6 address expanded to 8 groups).
 bool isScope(std::string_view address, int index) {
   if (address.find(':') != std::string_view::npos) {
-    auto parts = splitNonEmpty(expandIPv6(address, 8), ':');
+    std::string expanded = expandIPv6(address, 8);
+    auto parts = splitNonEmpty(expanded, ':');
     for (int i = 0; i < index && i < static_cast<int>(parts.size()); ++i) {
       auto v = parseInt(parts[i], 16);
       if (!v || !inWord(*v)) return false;

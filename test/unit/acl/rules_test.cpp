@@ -16,7 +16,7 @@ namespace {
 
 bool matches(const char* pattern, const char* ip) {
   auto p = RemoteAddressPattern::parse(pattern);
-  REQUIRE_MESSAGE(p, pattern);
+  REQUIRE_MESSAGE(p, pattern << ": " << (p ? std::string() : p.error().message));
   return p->match(ip);
 }
 
