@@ -84,6 +84,7 @@ fi
 admin="$(dirname "$rmqnode")/rmqadmin"
 [ -x "$admin" ] || admin=""
 export RMQ_NAMESRV_ADDR="127.0.0.1:$ns_port" RMQ_BROKER_ADDR="127.0.0.1:$broker_port" RMQADMIN="${RMQADMIN-$admin}"
+export RMQNODE="$rmqnode"  # tests/acl.test.js starts its own node with aclEnable = true
 echo "interop: rmqnode pid $pid, name server $RMQ_NAMESRV_ADDR, broker $RMQ_BROKER_ADDR, admin ${RMQADMIN:-node frame}"
 
 status=0
