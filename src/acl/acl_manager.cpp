@@ -23,14 +23,6 @@ int64_t nowMs() {
       .count();
 }
 
-std::optional<std::string> readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 Error failed(std::string message) { return makeError(ResponseCode::SYSTEM_ERROR, std::move(message)); }
 
 void writeStringArray(json::Writer& w, const std::vector<std::string>& items) {
@@ -77,7 +69,7 @@ Result<void> AclManager::start() {
     std::lock_guard lk(filesMu_);
     order_ = listFiles();
     for (const auto& path : order_) {
-      auto text = readFile(path);
+      auto text = readWholeFile(path);
       if (!text) return failed("cannot read ACL file " + path);
       auto parsed = parseAclFile(path, *text, nowMs());
       if (!parsed) return parsed.error();
@@ -117,7 +109,7 @@ bool AclManager::pollOnce() {
   bool changed = list != order_;
   std::map<std::string, FileState> next;
   for (const auto& path : list) {
-    auto text = readFile(path);
+    auto text = readWholeFile(path);
     auto old = files_.find(path);
     FileState state = old != files_.end() ? old->second : FileState{};
     if (text && (old == files_.end() || *text != state.text)) {

@@ -23,19 +23,18 @@ struct EditOutcome {
   std::optional<Error> error;
 };
 
+EditOutcome outcome(const Result<void>& r) { return r ? EditOutcome{true, std::nullopt} : EditOutcome{false, r.error()}; }
+EditOutcome outcome(Result<bool> r) { return r ? EditOutcome{*r, std::nullopt} : EditOutcome{false, r.error()}; }
+
+// The three edits, as coroutines for ctx.background (arguments by value: they outlive the caller's frame).
 asio::awaitable<EditOutcome> updateAccountJob(acl::AclManager* acl, acl::AccountConfig account) {
-  auto r = acl->updateAccount(account);
-  co_return r ? EditOutcome{true, std::nullopt} : EditOutcome{false, r.error()};
+  co_return outcome(acl->updateAccount(account));
 }
-
 asio::awaitable<EditOutcome> deleteAccountJob(acl::AclManager* acl, std::string accessKey) {
-  auto r = acl->deleteAccount(accessKey);
-  co_return r ? EditOutcome{*r, std::nullopt} : EditOutcome{false, r.error()};
+  co_return outcome(acl->deleteAccount(accessKey));
 }
-
 asio::awaitable<EditOutcome> globalWhitesJob(acl::AclManager* acl, std::vector<std::string> addrs, std::string file) {
-  auto r = acl->updateGlobalWhiteAddrs(addrs, file);
-  co_return r ? EditOutcome{*r, std::nullopt} : EditOutcome{false, r.error()};
+  co_return outcome(acl->updateGlobalWhiteAddrs(addrs, file));
 }
 
 // UtilAll.split(str, ","): null stays null; String.split drops trailing empty strings.
