@@ -127,7 +127,7 @@ ParsedAccess parseAccess(const net::RemotingCommand& cmd, const std::string& rem
   }
   if (out.error) return out;
   sortLikeJavaHashMap(req.resources);
-  req.content = signedContent(cmd, true);
+  req.content = signedParts(cmd, true);
   return out;
 }
 

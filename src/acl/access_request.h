@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "acl/signature.h"
 #include "net/remoting_command.h"
 
 namespace rmq::acl {
@@ -17,7 +18,7 @@ struct AccessRequest {
   int code = 0;
   std::optional<std::string> accessKey;
   std::optional<std::string> signature;
-  std::string content;  // signedContent(cmd, brokerSide = true)
+  SignedParts content;  // signedParts(cmd, brokerSide = true): views into the request's body
   // Resources in Java's HashMap iteration order (the order checkPerm reports the first failure);
   // a resource named twice keeps its first position and the last permission.
   std::vector<std::pair<std::string, uint8_t>> resources;
@@ -30,6 +31,7 @@ struct ParsedAccess {
   AccessRequest request;
   std::optional<std::string> error;
 };
+// The result refers to `cmd`'s body: use it while `cmd` lives.
 ParsedAccess parseAccess(const net::RemotingCommand& cmd, const std::string& remoteAddr);
 
 // Java's String.hashCode-based HashMap order for a set of keys (exposed for tests).

@@ -120,7 +120,7 @@ std::optional<AclDenied> validate(const AclRules& rules, const AccessRequest& re
   if (it == rules.accounts.end()) return denied("No acl config for " + *req.accessKey, "validate", kLineNoAcl);
   const AccountRule& owned = it->second;
   if (owned.whiteRemoteAddress.match(req.ip)) return std::nullopt;
-  if (!req.signature || hmacSha1Base64(req.content, owned.secretKey) != *req.signature)
+  if (!req.signature || signatureOf(req.content, owned.secretKey) != *req.signature)
     return denied("Check signature failed for accessKey=" + *req.accessKey, "validate", kLineSignature);
   for (const auto& [resource, perm] : req.resources)
     if (resource == kTraceTopic && perm == Perm::PUB) return std::nullopt;

@@ -5,6 +5,7 @@
 // concatenated with no separator, followed by the body bytes. HMAC-SHA1 and Base64 are OpenSSL's.
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "net/remoting_command.h"
 
@@ -28,8 +29,17 @@ struct SessionCredentials {
 // Base64 (standard alphabet, '=' padding, no line breaks) of HMAC-SHA1(key, data).
 std::string hmacSha1Base64(std::string_view data, std::string_view key);
 
-// The bytes a signature covers: the values of `fields` sorted by key, skipping Signature (and
-// _UNIQUE_KEY_QUERY when `brokerSide`), concatenated, then the body (owned part + segments).
+// What a signature covers, without copying the body: the values of the ext fields sorted by key,
+// skipping Signature (and _UNIQUE_KEY_QUERY when `brokerSide`), concatenated; then the body parts
+// (owned part + segments, views into `cmd`).
+struct SignedParts {
+  std::string fields;
+  std::vector<std::string_view> body;
+};
+SignedParts signedParts(const net::RemotingCommand& cmd, bool brokerSide);
+// HMAC-SHA1 over parts.fields then each body part, Base64.
+std::string signatureOf(const SignedParts& parts, std::string_view key);
+// The same bytes in one string (tests, docs).
 std::string signedContent(const net::RemotingCommand& cmd, bool brokerSide);
 
 // AclClientRPCHook.doBeforeRequest: sets AccessKey (and SecurityToken), then Signature.
