@@ -31,7 +31,9 @@ public class AclJavaDrill {
       SendResult r = p.send(new Message(topic, "TagA", body.getBytes("UTF-8")));
       return r.getSendStatus().toString();
     } catch (Exception e) {
-      return e.toString();
+      StringBuilder sb = new StringBuilder();  // the broker's answer is in the cause chain
+      for (Throwable t = e; t != null; t = t.getCause()) sb.append(t.getCause() == null ? t.toString() : "");
+      return sb.toString();
     }
   }
   public static void main(String[] a) throws Exception {
