@@ -113,7 +113,7 @@ bool AclManager::pollOnce() {
     auto old = files_.find(path);
     FileState state = old != files_.end() ? old->second : FileState{};
     if (text && (old == files_.end() || *text != state.text)) {
-      state.text = *text;
+      state.text = *text;  // remembered even when bad: the error is logged once per content
       auto parsed = parseAclFile(path, *text, nowMs());
       if (parsed) {
         state.good = std::move(*parsed);
@@ -122,28 +122,25 @@ bool AclManager::pollOnce() {
         log::error("ACL: {}; the last good content of that file stays in force", parsed.error().message);
       }
     }
-    if (state.good) next[path] = std::move(state);
+    next[path] = std::move(state);
   }
-  if (!changed) return false;
-  auto savedFiles = std::move(files_);
-  auto savedOrder = std::move(order_);
+  auto saved = std::move(files_);
   files_ = std::move(next);
-  order_.clear();
-  for (const auto& p : list)
-    if (files_.count(p)) order_.push_back(p);
-  if (rebuildLocked()) return true;
-  // A bad entry (e.g. a malformed address pattern): keep the previous files in force but remember
-  // the new texts so the error is not logged again every round.
-  for (auto& [path, st] : files_)
-    if (auto it = savedFiles.find(path); it != savedFiles.end()) it->second.text = st.text;
-  files_ = std::move(savedFiles);
-  order_ = std::move(savedOrder);
+  order_ = std::move(list);
+  if (!changed || rebuildLocked()) return changed;
+  // A bad entry (e.g. a malformed address pattern): the rules in force stay; so do the previous
+  // good contents, while the new texts are remembered (not reported again every round).
+  for (auto& [path, st] : files_) {
+    auto it = saved.find(path);
+    st.good = it != saved.end() ? it->second.good : std::nullopt;
+  }
   return false;
 }
 
 bool AclManager::rebuildLocked() {
   std::vector<const AclFile*> list;
-  for (const auto& p : order_) list.push_back(&*files_[p].good);
+  for (const auto& p : order_)
+    if (auto it = files_.find(p); it != files_.end() && it->second.good) list.push_back(&*it->second.good);
   auto rules = compileRules(list);
   if (!rules) {
     log::error("ACL: {}; the previous ACL stays in force", rules.error().message);
