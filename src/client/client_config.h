@@ -18,6 +18,11 @@ struct ClientConfig {
   std::chrono::milliseconds pollNameServerInterval{30000};
   std::chrono::milliseconds heartbeatBrokerInterval{30000};
   std::chrono::milliseconds rpcTimeout{3000};  // name server and admin calls
+  // ACL 1.0 credentials (Java AclClientRPCHook): with an access key every request this client
+  // sends carries AccessKey (+ SecurityToken) and its Signature.
+  std::string accessKey;
+  std::string secretKey;
+  std::string securityToken;
 };
 
 // Splits "a:9876;b:9876" (also accepts ',' and spaces); empty parts dropped.

@@ -4,6 +4,7 @@
 #include <asio/use_awaitable.hpp>
 #include <asio/experimental/as_tuple.hpp>
 
+#include "acl/signature.h"
 #include "client/request_headers.h"
 #include "common/log.h"
 #include "common/request_code.h"
@@ -19,6 +20,10 @@ ClientInstance::ClientInstance(ClientConfig config, std::string clientId)
     : config_(std::move(config)), clientId_(std::move(clientId)), pool_(config_.ioThreads ? config_.ioThreads : 1) {
   namesrvs_ = resolveNamesrvAddr(config_);
   remoting_ = std::make_unique<net::RemotingClient>(pool_);
+  if (!config_.accessKey.empty()) {
+    acl::SessionCredentials credentials{config_.accessKey, config_.secretKey, config_.securityToken};
+    remoting_->setRequestHook([credentials](net::RemotingCommand& cmd) { acl::signRequest(cmd, credentials); });
+  }
 }
 
 ClientInstance::~ClientInstance() { shutdown(); }

@@ -1,5 +1,8 @@
 #include "common/file_write.h"
 
+#include <fstream>
+#include <sstream>
+
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -62,6 +65,14 @@ Result<void> replaceFileAtomically(const std::string& path, std::string_view con
     ::close(dfd);
   }
   return {};
+}
+
+std::optional<std::string> readWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 }  // namespace rmq

@@ -10,6 +10,7 @@
 // create/remove it to fill and "free" the disk). The checks run only where a block is about to be
 // reserved or written, never per message.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -27,6 +28,9 @@ int writeAllAt(int fd, std::string_view data, int64_t offset);
 // any failure (full disk) `path` keeps its previous content and the temp file is removed: a
 // reader sees the old file or the new one, never a truncated one. Blocking: not for network threads.
 Result<void> replaceFileAtomically(const std::string& path, std::string_view content);
+
+// The whole content of a small file, nullopt when it cannot be opened. Blocking.
+std::optional<std::string> readWholeFile(const std::string& path);
 
 // An I/O error value: "<what> <path>: <strerror>"; a full disk (ENOSPC, EDQUOT) gets the code
 // SERVICE_NOT_AVAILABLE (what the store answers while full), anything else SYSTEM_ERROR.

@@ -34,6 +34,9 @@ inline constexpr int NOT_IN_CURRENT_UNIT = 205;
 inline constexpr int CONSUMER_NOT_ONLINE = 206;
 inline constexpr int CONSUME_MSG_TIMEOUT = 207;
 inline constexpr int NO_MESSAGE = 208;
+inline constexpr int UPDATE_AND_CREATE_ACL_CONFIG_FAILED = 209;
+inline constexpr int DELETE_ACL_CONFIG_FAILED = 210;
+inline constexpr int UPDATE_GLOBAL_WHITE_ADDRS_CONFIG_FAILED = 211;
 inline constexpr int FLOW_CONTROL = 215;
 // Client-side only (never on the wire): transport failures reported as values.
 inline constexpr int CLIENT_TIMEOUT = -1;

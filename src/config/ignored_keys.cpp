@@ -37,7 +37,6 @@ constexpr std::string_view kKvTestEnv = "Java name server test-environment switc
 
 constexpr std::array kIgnored = std::to_array<IgnoredKey>({
     // BrokerConfig
-    {"rocketmqHome", "BrokerConfig", "Java install directory (logback and ACL files); the broker needs none"},
     {"messageStorePlugIn", "BrokerConfig", "Java message-store plug-in classes cannot be loaded"},
     {"sendMessageThreadPoolNums", "BrokerConfig", kThreadPool},
     {"putMessageFutureThreadPoolNums", "BrokerConfig", kThreadPool},

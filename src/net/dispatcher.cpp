@@ -11,6 +11,12 @@ void Dispatcher::registerProcessor(int code, RequestHandler handler) { handlers_
 void Dispatcher::setDefaultProcessor(RequestHandler handler) { default_ = std::move(handler); }
 
 asio::awaitable<std::optional<RemotingCommand>> Dispatcher::dispatch(ConnectionPtr conn, RemotingCommand cmd) const {
+  if (guard_) {
+    if (auto refused = guard_(*conn, cmd)) {
+      if (cmd.isOneway()) co_return std::nullopt;
+      co_return refused;
+    }
+  }
   auto it = handlers_.find(cmd.code);
   if (it != handlers_.end()) {
     if (!observer_) co_return co_await it->second(std::move(conn), std::move(cmd));

@@ -15,6 +15,11 @@ class Dispatcher {
  public:
   void registerProcessor(int code, RequestHandler handler);
   void setDefaultProcessor(RequestHandler handler);
+  // Runs before every processor (Java's server RPC hook doBeforeRequest, e.g. the broker's ACL
+  // check): a returned response answers the request instead (none for a oneway request).
+  // Synchronous, on the network thread: CPU work only.
+  using Guard = std::function<std::optional<RemotingCommand>(const Connection&, const RemotingCommand&)>;
+  void setGuard(Guard guard) { guard_ = std::move(guard); }
   // Runs the processor for cmd.code (or the default, or answers code 3).
   asio::awaitable<std::optional<RemotingCommand>> dispatch(ConnectionPtr conn, RemotingCommand cmd) const;
   bool has(int code) const { return handlers_.count(code) != 0; }
@@ -27,6 +32,7 @@ class Dispatcher {
   std::unordered_map<int, RequestHandler> handlers_;
   RequestHandler default_;
   Observer observer_;
+  Guard guard_;
 };
 
 }  // namespace rmq::net

@@ -149,12 +149,14 @@ asio::awaitable<Result<RemotingCommand>> RemotingClient::invoke(const std::strin
   auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
   if (spent >= timeout)
     co_return makeError(ResponseCode::CLIENT_TIMEOUT, "invoke " + addr + ": connect took the whole timeout");
+  if (hook_) hook_(request);
   co_return co_await conn.value()->invoke(std::move(request), timeout - spent);
 }
 
 asio::awaitable<Result<void>> RemotingClient::invokeOneway(const std::string& addr, RemotingCommand request) {
   auto conn = co_await connect(addr);
   if (!conn) co_return conn.error();
+  if (hook_) hook_(request);
   conn.value()->sendOneway(std::move(request));
   co_return Result<void>{};
 }

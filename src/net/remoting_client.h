@@ -4,6 +4,7 @@
 // ...) to registered processors. Safe to call from any thread; awaitables may be awaited from any
 // executor.
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -36,12 +37,18 @@ class RemotingClient {
                                      std::chrono::milliseconds timeout);
   Result<void> invokeOnewaySync(const std::string& addr, RemotingCommand request);
 
+  // Runs on every request just before it is sent by invoke*/invokeOneway* (Java's client RPC
+  // hook doBeforeRequest; the client library signs requests with it). Set before first use.
+  using RequestHook = std::function<void(RemotingCommand&)>;
+  void setRequestHook(RequestHook hook) { hook_ = std::move(hook); }
+
   void closeConnection(const std::string& addr);
   void shutdown();
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  RequestHook hook_;
 };
 
 }  // namespace rmq::net

@@ -92,6 +92,7 @@ bench="$(dirname "$rmqnode")/rmqbench"
 [ -x "$bench" ] || bench=""
 export RMQ_NAMESRV_ADDR="127.0.0.1:$ns_port" RMQ_BROKER_ADDR="127.0.0.1:$broker_port" RMQADMIN="${RMQADMIN-$admin}"
 export RMQBENCH="${RMQBENCH-$bench}"
+export RMQNODE="$rmqnode"  # tests/acl.test.js starts its own node with aclEnable = true
 echo "interop: rmqnode pid $pid, name server $RMQ_NAMESRV_ADDR, broker $RMQ_BROKER_ADDR, admin ${RMQADMIN:-node frame}"
 
 status=0

@@ -111,6 +111,17 @@ class AdminClient {
   // Master addresses of a cluster (all clusters when empty).
   asio::awaitable<Result<std::vector<std::string>>> asyncMasterAddrs(std::string cluster);
 
+  // ---- ACL (codes 50-54, admin_client_acl.cpp) ----
+  // UPDATE_AND_CREATE_ACL_CONFIG: fields as mqadmin's updateAclConfig sends them (absent = not sent).
+  asio::awaitable<Result<void>> asyncUpdateAclConfig(std::string brokerAddr, std::map<std::string, std::string> fields);
+  asio::awaitable<Result<void>> asyncDeleteAclConfig(std::string brokerAddr, std::string accessKey);
+  // GET_BROKER_CLUSTER_ACL_INFO: the response header (version, allAclFileVersion, brokerName, ...).
+  asio::awaitable<Result<std::map<std::string, std::string>>> asyncAclConfigVersion(std::string brokerAddr);
+  asio::awaitable<Result<void>> asyncUpdateGlobalWhiteAddrs(std::string brokerAddr, std::string addrs,
+                                                            std::string aclFile);
+  // GET_BROKER_CLUSTER_ACL_CONFIG: the JSON body ({"globalWhiteAddrs":[...],"plainAccessConfigs":[...]}).
+  asio::awaitable<Result<std::string>> asyncGetAclConfig(std::string brokerAddr);
+
   // ---- groups and consumers ----
   asio::awaitable<Result<void>> asyncUpdateSubscriptionGroup(std::string brokerAddr, SubscriptionGroupSpec spec);
   asio::awaitable<Result<void>> asyncDeleteSubscriptionGroup(std::string brokerAddr, std::string group, bool removeOffset);

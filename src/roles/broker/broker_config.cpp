@@ -66,7 +66,11 @@ void BrokerConfig::visit(config::FieldVisitor& v) {
            "rocketmq.broker.rebalance.lockMaxLiveTime",
            100, 86400000},
           rebalanceLockMaxLiveTime);
-  v.field({"aclEnable", "Enable ACL checks"}, aclEnable);
+  v.field({"aclEnable", "Check every request against plain_acl.yml (RocketMQ ACL 1.0)"}, aclEnable);
+  v.field({.name = "rocketmqHome",
+           .description = "Where the ACL files are: conf/plain_acl.yml and conf/acl/*.yml (default: $ROCKETMQ_HOME)",
+           .aliases = {"rocketmq.home.dir"}},
+          rocketmqHome);
   v.field({"storeReplyMessageEnable", "Store reply messages in <cluster>_REPLY_TOPIC as well as pushing them"},
           storeReplyMessageEnable);
 }
@@ -83,6 +87,8 @@ std::string localHostName() {
 
 void BrokerConfig::resolveDefaults() {
   if (brokerName.empty()) brokerName = localHostName();
+  if (rocketmqHome.empty())
+    if (const char* home = std::getenv("ROCKETMQ_HOME")) rocketmqHome = home;
   if (brokerIP1.empty()) brokerIP1 = localIPv4();
   if (brokerIP2.empty()) brokerIP2 = brokerIP1;
   if (namesrvAddr.empty()) {

@@ -65,8 +65,9 @@ struct BrokerConfig {
   // (Java: system property rocketmq.broker.rebalance.lockMaxLiveTime, default 60000 ms).
   int64_t rebalanceLockMaxLiveTime = 60000;
   bool aclEnable = false;
-  bool storeReplyMessageEnable = true;
-  config::ConnectionLimits connection;  // serverChannelMaxIdleTimeSeconds, maxFrameSize, ... (both ports)  // request-reply: also store replies in <cluster>_REPLY_TOPIC
+  std::string rocketmqHome;  // ACL files: <rocketmqHome>/conf/plain_acl.yml, conf/acl/ (default $ROCKETMQ_HOME)
+  bool storeReplyMessageEnable = true;  // request-reply: also store replies in <cluster>_REPLY_TOPIC
+  config::ConnectionLimits connection;  // serverChannelMaxIdleTimeSeconds, maxFrameSize, ... (both ports)
 
   void visit(config::FieldVisitor& v);
 

@@ -33,6 +33,10 @@ class MessageStore;
 struct StoreConfig;
 }  // namespace rmq::store
 
+namespace rmq::acl {
+class AclManager;
+}
+
 namespace rmq::broker {
 
 class TopicConfigManager;        // broker-admin: topics.json (topic_config_manager.h)
@@ -77,6 +81,8 @@ struct BrokerContext {
   BrokerReplication* replication = nullptr;
   // The once-a-second stats sampler (set by startPutStatsSampler, at processor registration).
   std::shared_ptr<PutStatsSampler> putStats;
+  // The ACL (aclEnable = true), set by the controller before any processor runs; null when off.
+  acl::AclManager* acl = nullptr;
 
   void registerProcessor(int code, net::RequestHandler handler) {
     dispatcher.registerProcessor(code, std::move(handler));

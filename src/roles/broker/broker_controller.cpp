@@ -9,7 +9,9 @@
 #include <asio/this_coro.hpp>
 #include <asio/use_awaitable.hpp>
 
+#include "acl/acl_manager.h"
 #include "common/log.h"
+#include "common/response_code.h"
 #include "net/dispatcher.h"
 #include "net/remoting_server.h"
 #include "roles/broker/broker_context.h"
@@ -127,6 +129,26 @@ void BrokerController::startHousekeeping() {
                  asio::detached);
 }
 
+// aclEnable: load the ACL files and check every request before its processor (Java's
+// BrokerController.initialAcl registers the validator as a server RPC hook).
+Result<void> BrokerController::startAcl() {
+  if (!config_.aclEnable) return {};
+  if (config_.rocketmqHome.empty())
+    return makeError(ResponseCode::SYSTEM_ERROR,
+                     "aclEnable = true needs rocketmqHome (or $ROCKETMQ_HOME): the ACL is read from "
+                     "<rocketmqHome>/conf/plain_acl.yml");
+  acl_ = std::make_unique<acl::AclManager>(config_.rocketmqHome);
+  if (auto r = acl_->start(); !r) return makeError(r.error().code, "ACL: " + r.error().message);
+  ctx_->acl = acl_.get();
+  dispatcher_->setGuard([acl = acl_.get()](const net::Connection& conn,
+                                           const net::RemotingCommand& cmd) -> std::optional<net::RemotingCommand> {
+    auto denied = acl->check(cmd, conn.remoteAddress());
+    if (!denied) return std::nullopt;
+    return net::RemotingCommand::response(ResponseCode::SYSTEM_ERROR, denied->remark());
+  });
+  return {};
+}
+
 Result<void> BrokerController::start() {
   if (started_) return {};
   config_.resolveDefaults();
@@ -160,6 +182,8 @@ Result<void> BrokerController::start() {
   ctx_->registerBrokerAllSoon = [r = registrar_.get()] { r->registerSoon(); };
   ctx_->registerBrokerAllNow = [r = registrar_.get()] { return r->registerNow(); };
   topics_->setOnTopicCreated([r = registrar_.get()](const TopicConfig&) { r->registerSoon(); });
+
+  if (auto r = startAcl(); !r) return r;
 
   send_ = std::make_unique<SendProcessor>(*ctx_);
   pull_ = std::make_unique<PullProcessor>(*ctx_);
@@ -220,6 +244,7 @@ void BrokerController::shutdown() {
   ctx_->shuttingDown.store(true, std::memory_order_release);
   pullHold_->wakeAll();  // parked pulls re-run now and answer
   if (registrar_) registrar_->stop();
+  if (acl_) acl_->stop();
   if (server_) server_->stop();
   if (vipServer_) vipServer_->stop();
   // After the drain (SYNC_MASTER sends in flight still get their slave ack), before the

@@ -33,6 +33,10 @@ namespace rmq::store {
 class MessageStore;
 }
 
+namespace rmq::acl {
+class AclManager;
+}
+
 namespace rmq::broker {
 
 struct BrokerContext;
@@ -74,6 +78,7 @@ class BrokerController {
   Result<void> openStoreAndManagers();
   Result<void> startServers();
   void startHousekeeping();
+  Result<void> startAcl();
   void persistAll();
 
   net::IoPool& io_;
@@ -103,6 +108,7 @@ class BrokerController {
   std::unique_ptr<net::RemotingServer> server_;
   std::unique_ptr<net::RemotingServer> vipServer_;
   std::unique_ptr<NamesrvRegistrar> registrar_;
+  std::unique_ptr<acl::AclManager> acl_;  // aclEnable only
   std::unique_ptr<BrokerReplication> replication_;  // HA master acceptor or slave follower + metadata sync
 
   asio::io_context background_;

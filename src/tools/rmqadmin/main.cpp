@@ -35,6 +35,10 @@ namespace {
 std::vector<OptionSpec> withCommonOptions(std::vector<OptionSpec> options) {
   options.push_back({"-n, --namesrvAddr <addrs>", "name servers, \"host:port;host:port\" (default $NAMESRV_ADDR)",
                      ValueKind::Text, {}, "NAMESRV_ADDR"});
+  options.push_back({"--access-key <key>", "ACL access key: sign every request (default $RMQ_ACCESS_KEY)",
+                     ValueKind::Text, {}, "RMQ_ACCESS_KEY"});
+  options.push_back({"--secret-key <key>", "ACL secret key (default $RMQ_SECRET_KEY)", ValueKind::Text, {},
+                     "RMQ_SECRET_KEY"});
   options.push_back({"--json", "print one JSON object instead of tables"});
   return options;
 }
@@ -64,6 +68,8 @@ int main(int argc, char** argv) {
       rmq::client::ClientConfig cfg;
       cfg.namesrvAddr = args.get({"n", "namesrvAddr"}, "");
       cfg.instanceName = fmt::format("rmqadmin-{}", ::getpid());
+      cfg.accessKey = args.get({"access-key"}, "");
+      cfg.secretKey = args.get({"secret-key"}, "");
       admin = std::make_unique<rmq::client::AdminClient>(cfg);
       if (auto r = admin->start(); !r) {
         std::fprintf(stderr, "rmqadmin %s: %s\n", verb.c_str(), r.error().message.c_str());

@@ -271,3 +271,36 @@ TEST_CASE("multi-megabyte frames: read buffer grows, partial gathered writes com
   REQUIRE(r2);
   CHECK(r2->body.empty());
 }
+
+TEST_CASE("a dispatcher guard answers instead of the processor; refused oneway requests get nothing") {
+  std::atomic<int> counter{0};
+  ServerFixture f;
+  registerBasics(*f.dispatcher, &counter);
+  f.dispatcher->setGuard([](const Connection& conn, const RemotingCommand& cmd) -> std::optional<RemotingCommand> {
+    if (cmd.extFields.get("key") == "open") return std::nullopt;
+    return RemotingCommand::response(ResponseCode::SYSTEM_ERROR, "refused " + conn.remoteAddress().substr(0, 9));
+  });
+  REQUIRE(f.start());
+  RawSocket s(f.server->port());
+  auto refusedOneway = RemotingCommand::request(kCount);
+  refusedOneway.flag = kFlagOneway;
+  refusedOneway.opaque = 1;
+  s.send(refusedOneway);
+  auto refused = RemotingCommand::request(kCount);
+  refused.opaque = 2;
+  s.send(refused);
+  auto first = s.readFrame();
+  REQUIRE(first);
+  CHECK(first->opaque == 2);  // nothing for the oneway one
+  CHECK(first->code == ResponseCode::SYSTEM_ERROR);
+  CHECK(first->remark == "refused 127.0.0.1");
+  auto allowed = RemotingCommand::request(kCount);
+  allowed.opaque = 3;
+  allowed.extFields.set("key", "open");
+  s.send(allowed);
+  auto second = s.readFrame();
+  REQUIRE(second);
+  CHECK(second->opaque == 3);
+  CHECK(second->code == ResponseCode::SUCCESS);
+  CHECK(counter == 1);  // only the allowed request reached the processor
+}

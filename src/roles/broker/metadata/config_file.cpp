@@ -12,14 +12,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::optional<std::string> readWhole(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 bool blank(std::string_view s) {
   return s.find_first_not_of(" \t\r\n") == std::string_view::npos;
 }
@@ -30,7 +22,7 @@ Result<void> writeConfigFile(const std::string& path, std::string_view content) 
   // Each file is replaced whole (temp file, fsync, rename): a full disk fails the write and leaves
   // the previous content in place, never a truncated file. The backup first: if it cannot be
   // written, the main file is not touched either.
-  if (auto old = readWhole(path); old && !blank(*old)) {
+  if (auto old = readWholeFile(path); old && !blank(*old)) {
     if (auto r = replaceFileAtomically(path + ".bak", *old); !r) return r;
   }
   return replaceFileAtomically(path, content);
@@ -40,7 +32,7 @@ Result<bool> loadConfigFile(const std::string& path,
                             const std::function<Result<void>(std::string_view)>& apply) {
   std::string firstError;
   for (const std::string& candidate : {path, path + ".bak"}) {
-    auto content = readWhole(candidate);
+    auto content = readWholeFile(candidate);
     if (!content || blank(*content)) continue;
     auto r = apply(*content);
     if (r) {

@@ -13,6 +13,7 @@ void registerAdminProcessors(BrokerContext& ctx) {
   registerOffsetAdminProcessors(ctx);
   registerBrokerConfigProcessors(ctx);
   registerSendBackProcessor(ctx);
+  registerAclProcessors(ctx);
 }
 
 }  // namespace rmq::broker
