@@ -3,7 +3,8 @@
 # does nothing when every package is already there.
 set -euo pipefail
 pkgs=(g++ cmake ninja-build ccache pkg-config libasio-dev libfmt-dev libtomlplusplus-dev doctest-dev
-      libmimalloc-dev zlib1g-dev rapidjson-dev libcli11-dev)
+      libmimalloc-dev zlib1g-dev rapidjson-dev libcli11-dev
+      clang libclang-rt-dev)  # clang + libFuzzer/sanitizer runtimes: the fuzz build (fuzz/README.md)
 command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
 command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 missing=()
