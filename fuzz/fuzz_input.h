@@ -3,6 +3,7 @@
 // parts (targets taking two inputs, e.g. an expression and the properties it is evaluated on).
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <string_view>
 #include <utility>
 
@@ -23,7 +24,7 @@ inline std::pair<std::string_view, std::string_view> splitAt(std::string_view s,
 #define RMQ_FUZZ_CHECK(cond)                                                       \
   do {                                                                             \
     if (!(cond)) {                                                                 \
-      __builtin_printf("fuzz invariant failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
+      std::fprintf(stderr, "fuzz invariant failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
       __builtin_trap();                                                            \
     }                                                                              \
   } while (0)

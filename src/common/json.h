@@ -44,8 +44,14 @@ namespace rmq::json {
 using Buffer = rapidjson::StringBuffer;
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
+// Deepest nesting of objects/arrays any JSON reader here accepts (object-valued keys count too).
+// RocketMQ's bodies nest a handful of levels; the readers recurse per level, so without a bound a
+// 16 MiB frame of '[' would overflow a network thread's stack (found by fuzz/remoting_frame).
+inline constexpr size_t kMaxNesting = 256;
+
 // Parses fastjson or standard JSON text into `doc` (tolerant forms above). Error message names
-// the byte offset and the rapidjson reason. Error code is SYSTEM_ERROR (1).
+// the byte offset and the rapidjson reason. Error code is SYSTEM_ERROR (1). Text nested deeper
+// than kMaxNesting is refused.
 Result<void> parse(std::string_view text, rapidjson::Document& doc);
 
 // Compact JSON text of a value (rapidjson Writer, fastjson-compatible escaping).
