@@ -1,5 +1,5 @@
-// Inputs fuzz/remoting_frame and fuzz/fastjson found (fuzz/README.md): each crashed or hit UB before
-// its fix; the same bytes are in the committed corpus.
+// Inputs run through fuzz/remoting_frame, fuzz/heartbeat and fuzz/fastjson that crashed or hit UB
+// before their fix (fuzz/README.md); the same bytes are in the committed corpus.
 #include <doctest/doctest.h>
 
 #include <string>
