@@ -238,6 +238,11 @@ std::optional<std::string_view> getString(const rapidjson::Value& obj, const cha
   return std::string_view(it->value.GetString(), it->value.GetStringLength());
 }
 
+std::optional<int64_t> int64OfDouble(double v) {
+  if (!(v >= -0x1p63 && v < 0x1p63)) return std::nullopt;  // false for NaN too
+  return static_cast<int64_t>(v);
+}
+
 std::optional<int64_t> getInt64(const rapidjson::Value& obj, const char* key) {
   if (!obj.IsObject()) return std::nullopt;
   auto it = obj.FindMember(key);
@@ -245,7 +250,7 @@ std::optional<int64_t> getInt64(const rapidjson::Value& obj, const char* key) {
   const auto& v = it->value;
   if (v.IsInt64()) return v.GetInt64();
   if (v.IsUint64()) return static_cast<int64_t>(v.GetUint64());
-  if (v.IsDouble()) return static_cast<int64_t>(v.GetDouble());
+  if (v.IsDouble()) return int64OfDouble(v.GetDouble());
   if (v.IsString()) {
     const char* b = v.GetString();
     const char* e = b + v.GetStringLength();

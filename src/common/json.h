@@ -77,7 +77,12 @@ void writeIntKey(Writer& w, int64_t key);                 // {0:...}
 void writeRawKey(Writer& w, std::string_view jsonText);   // key written unquoted, verbatim
 void writeMessageQueueKey(Writer& w, const MessageQueueKey& mq);
 
-// Tolerant member getters (fastjson accepts numbers as strings and vice versa).
+// A JSON number as a Java long field takes it (fraction cut toward zero); nullopt when it is NaN or
+// beyond int64 (a plain cast would be undefined behaviour: found by fuzz/fastjson).
+std::optional<int64_t> int64OfDouble(double v);
+
+// Tolerant member getters (fastjson accepts numbers as strings and vice versa). getInt64 is
+// nullopt for a number beyond int64.
 inline std::string_view keyView(const rapidjson::Value& name) { return {name.GetString(), name.GetStringLength()}; }
 std::optional<std::string_view> getString(const rapidjson::Value& obj, const char* key);
 std::optional<int64_t> getInt64(const rapidjson::Value& obj, const char* key);  // number or numeric string

@@ -74,8 +74,8 @@ class JsonHeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
   bool Int64(int64_t v) { return number(v); }
   bool Uint64(uint64_t v) { return number(static_cast<int64_t>(v)); }
   bool Double(double v) {  // a fraction is cut as Java's int fields do; beyond int64 is a bad header
-    if (!(v >= -0x1p63 && v < 0x1p63)) return false;
-    return number(static_cast<int64_t>(v));
+    auto i = json::int64OfDouble(v);
+    return i && number(*i);
   }
   bool Bool(bool v) { return scalarText(v ? "true" : "false"); }
   bool Null() { return true; }  // null remark / null ext value = absent
