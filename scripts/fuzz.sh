@@ -29,7 +29,7 @@ for t in $targets; do
   work=$dir/corpus/$t
   mkdir -p "$work"
   bin=$dir/fuzz/fuzz_$t
-  common=(-timeout=10 -rss_limit_mb=2048 -artifact_prefix="$dir/crashes/$t-" -print_final_stats=1)
+  common=(-timeout=10 -rss_limit_mb=2048 -max_len=65536 -artifact_prefix="$dir/crashes/$t-" -print_final_stats=1)
   echo "== fuzz_$t: replay $(ls "$seeds" | wc -l) committed inputs"
   "$bin" "${common[@]}" -runs=0 "$seeds" >"$dir/crashes/$t.log" 2>&1 ||
     { tail -n 60 "$dir/crashes/$t.log"; echo "fuzz_$t: a committed input fails"; exit 1; }
