@@ -15,5 +15,5 @@ for t in build/asan/unit_*; do
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 "$t"
   fi
 done
-# RMQ_FUZZ_SECONDS per target (default 8; 0 = replay only); scripts/fuzz.sh TARGET SECONDS for longer runs.
-scripts/fuzz.sh all "${RMQ_FUZZ_SECONDS:-8}"
+# RMQ_FUZZ_SECONDS per target (default 6; 0 = replay only); scripts/fuzz.sh TARGET SECONDS for longer runs.
+scripts/fuzz.sh all "${RMQ_FUZZ_SECONDS:-6}"
