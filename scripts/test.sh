@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The one test command (README, .ci/run): install deps, build Release and run every test
 # (unit, integration against real rmqnode processes, interop with a real JavaScript client),
-# then the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# then the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer, then every fuzz
+# target (clang, libFuzzer, ASan+UBSan) replays its committed corpus and fuzzes briefly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -14,3 +15,5 @@ for t in build/asan/unit_*; do
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 "$t"
   fi
 done
+# RMQ_FUZZ_SECONDS per target (default 6; 0 = replay only); scripts/fuzz.sh TARGET SECONDS for longer runs.
+scripts/fuzz.sh all "${RMQ_FUZZ_SECONDS:-6}"

@@ -12,13 +12,16 @@ namespace {
 
 constexpr unsigned kParseFlags = rapidjson::kParseTrailingCommasFlag;
 
+Result<void> parseNested(std::string_view text, size_t outerDepth, rapidjson::Document& doc);
+
 bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 // Rewrites fastjson's non-standard forms into standard JSON that rapidjson parses; quoted
 // strings and everything else are copied through unchanged.
 class Normalizer {
  public:
-  explicit Normalizer(std::string_view in) : in_(in) { out_.reserve(in.size() + 16); }
+  // `outerDepth`: nesting levels around this text (an object-valued key is parsed on its own).
+  Normalizer(std::string_view in, size_t outerDepth) : in_(in), outerDepth_(outerDepth) { out_.reserve(in.size() + 16); }
 
   Result<std::string> run() {
     while (pos_ < in_.size()) {
@@ -32,8 +35,13 @@ class Normalizer {
       switch (c) {
         case '"': copyString(); break;
         case '\'': convertSingleQuoted(); break;
-        case '{': stack_.push_back('{'); expectKey_ = true; out_ += c; ++pos_; break;
-        case '[': stack_.push_back('['); out_ += c; ++pos_; break;
+        case '{': case '[':
+          if (outerDepth_ + stack_.size() >= kMaxNesting) return tooDeep();
+          stack_.push_back(c);
+          expectKey_ = c == '{';
+          out_ += c;
+          ++pos_;
+          break;
         case '}': case ']':
           if (!stack_.empty()) stack_.pop_back();
           expectKey_ = false;
@@ -57,7 +65,8 @@ class Normalizer {
       size_t end = matchingEnd(pos_);
       if (end == std::string_view::npos) return makeError(ResponseCode::SYSTEM_ERROR, "unterminated object key");
       rapidjson::Document keyDoc;
-      if (auto r = parse(in_.substr(pos_, end - pos_), keyDoc); !r) return r.error();
+      if (auto r = parseNested(in_.substr(pos_, end - pos_), outerDepth_ + stack_.size(), keyDoc); !r)
+        return r.error();
       appendQuoted(out_, toString(keyDoc));
       pos_ = end;
       return {};
@@ -110,17 +119,21 @@ class Normalizer {
     ++pos_;
   }
 
+  Error tooDeep() const {
+    return makeError(ResponseCode::SYSTEM_ERROR, "invalid JSON near offset " + std::to_string(pos_) +
+                                                     ": nested deeper than " + std::to_string(kMaxNesting) + " levels");
+  }
+
   std::string_view in_;
+  size_t outerDepth_;
   std::string out_;
   size_t pos_ = 0;
   std::vector<char> stack_;
   bool expectKey_ = false;
 };
 
-}  // namespace
-
-Result<void> parse(std::string_view text, rapidjson::Document& doc) {
-  auto normalized = Normalizer(text).run();
+Result<void> parseNested(std::string_view text, size_t outerDepth, rapidjson::Document& doc) {
+  auto normalized = Normalizer(text, outerDepth).run();
   if (!normalized) return normalized.error();
   const std::string& s = normalized.value();
   doc.Parse<kParseFlags>(s.data(), s.size());
@@ -131,6 +144,10 @@ Result<void> parse(std::string_view text, rapidjson::Document& doc) {
   }
   return {};
 }
+
+}  // namespace
+
+Result<void> parse(std::string_view text, rapidjson::Document& doc) { return parseNested(text, 0, doc); }
 
 std::string toString(const rapidjson::Value& v) {
   Buffer buf;
@@ -221,6 +238,11 @@ std::optional<std::string_view> getString(const rapidjson::Value& obj, const cha
   return std::string_view(it->value.GetString(), it->value.GetStringLength());
 }
 
+std::optional<int64_t> int64OfDouble(double v) {
+  if (!(v >= -0x1p63 && v < 0x1p63)) return std::nullopt;  // false for NaN too
+  return static_cast<int64_t>(v);
+}
+
 std::optional<int64_t> getInt64(const rapidjson::Value& obj, const char* key) {
   if (!obj.IsObject()) return std::nullopt;
   auto it = obj.FindMember(key);
@@ -228,7 +250,7 @@ std::optional<int64_t> getInt64(const rapidjson::Value& obj, const char* key) {
   const auto& v = it->value;
   if (v.IsInt64()) return v.GetInt64();
   if (v.IsUint64()) return static_cast<int64_t>(v.GetUint64());
-  if (v.IsDouble()) return static_cast<int64_t>(v.GetDouble());
+  if (v.IsDouble()) return int64OfDouble(v.GetDouble());
   if (v.IsString()) {
     const char* b = v.GetString();
     const char* e = b + v.GetStringLength();

@@ -44,8 +44,14 @@ namespace rmq::json {
 using Buffer = rapidjson::StringBuffer;
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
+// Deepest nesting of objects/arrays any JSON reader here accepts (object-valued keys count too).
+// RocketMQ's bodies nest a handful of levels; the readers recurse per level, so without a bound a
+// 16 MiB frame of '[' would overflow a network thread's stack (found by fuzz/remoting_frame).
+inline constexpr size_t kMaxNesting = 256;
+
 // Parses fastjson or standard JSON text into `doc` (tolerant forms above). Error message names
-// the byte offset and the rapidjson reason. Error code is SYSTEM_ERROR (1).
+// the byte offset and the rapidjson reason. Error code is SYSTEM_ERROR (1). Text nested deeper
+// than kMaxNesting is refused.
 Result<void> parse(std::string_view text, rapidjson::Document& doc);
 
 // Compact JSON text of a value (rapidjson Writer, fastjson-compatible escaping).
@@ -71,7 +77,12 @@ void writeIntKey(Writer& w, int64_t key);                 // {0:...}
 void writeRawKey(Writer& w, std::string_view jsonText);   // key written unquoted, verbatim
 void writeMessageQueueKey(Writer& w, const MessageQueueKey& mq);
 
-// Tolerant member getters (fastjson accepts numbers as strings and vice versa).
+// A JSON number as a Java long field takes it (fraction cut toward zero); nullopt when it is NaN or
+// beyond int64 (a plain cast would be undefined behaviour: found by fuzz/fastjson).
+std::optional<int64_t> int64OfDouble(double v);
+
+// Tolerant member getters (fastjson accepts numbers as strings and vice versa). getInt64 is
+// nullopt for a number beyond int64.
 inline std::string_view keyView(const rapidjson::Value& name) { return {name.GetString(), name.GetStringLength()}; }
 std::optional<std::string_view> getString(const rapidjson::Value& obj, const char* key);
 std::optional<int64_t> getInt64(const rapidjson::Value& obj, const char* key);  // number or numeric string

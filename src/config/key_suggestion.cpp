@@ -35,6 +35,10 @@ std::optional<std::string> closestKey(std::string_view key, const std::vector<st
   std::optional<std::string> best;
   size_t bestDistance = bound + 1;
   for (const auto& c : candidates) {
+    // The distance is at least the length difference: skip what cannot be within the bound
+    // without the O(len * len) table (a megabyte-long unknown key cost seconds per candidate).
+    size_t lengthGap = key.size() > c.size() ? key.size() - c.size() : c.size() - key.size();
+    if (lengthGap >= bestDistance) continue;
     size_t d = editDistance(key, c);
     if (d < bestDistance) {
       bestDistance = d;

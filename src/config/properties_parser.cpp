@@ -2,7 +2,8 @@
 // MixAll.properties2String produce: `key=value` / `key: value` / `key value`, `#` and `!`
 // comments, surrounding whitespace trimmed, backslash line continuation and the escapes
 // \t \n \r \f \\ \= \: \uXXXX (UTF-16 surrogate pairs joined). Text is UTF-8 (comments in any
-// language); a leading byte order mark is skipped.
+// language or encoding); a key or value that is not well-formed UTF-8 is an error naming the line.
+// A leading byte order mark is skipped.
 #include <fmt/format.h>
 
 #include <optional>
@@ -107,6 +108,26 @@ bool continues(std::string_view line) {
   return n % 2 == 1;
 }
 
+// Well-formed UTF-8 (no overlongs, no surrogates, at most U+10FFFF), what TOML and JSON demand:
+// a value that is not could be taken but never printed back (--print-config, GET_*_CONFIG).
+bool validUtf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    auto b = static_cast<unsigned char>(s[i]);
+    size_t n = b < 0x80 ? 0 : b >= 0xC2 && b <= 0xDF ? 1 : b >= 0xE0 && b <= 0xEF ? 2 : b >= 0xF0 && b <= 0xF4 ? 3 : 4;
+    if (n == 4 || s.size() - i <= n) return false;  // not a lead byte, or cut short
+    uint32_t cp = n == 0 ? b : b & (0x3F >> n);
+    for (size_t k = 1; k <= n; ++k) {
+      auto c = static_cast<unsigned char>(s[i + k]);
+      if ((c & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (c & 0x3F);
+    }
+    if ((n == 2 && (cp < 0x800 || (cp >= 0xD800 && cp < 0xE000))) || (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
+      return false;
+    i += n + 1;
+  }
+  return true;
+}
+
 std::string_view trimRight(std::string_view s) {
   while (!s.empty() && (isSpace(s.back()) || s.back() == '\r')) s.remove_suffix(1);
   return s;
@@ -143,6 +164,9 @@ Result<std::vector<ConfigEntry>> parseProperties(std::string_view text, const st
     if (!key) return key.error();
     auto value = unescape(trimRight(rawValue), origin);
     if (!value) return value.error();
+    if (!validUtf8(*key) || !validUtf8(*value))
+      return makeError(1, fmt::format("config error at {}: key '{}': not valid UTF-8 (save the file as UTF-8)", origin,
+                                      validUtf8(*key) ? *key : std::string("?")));
     ConfigEntry e;
     e.key = std::move(*key);
     e.value.kind = ConfigValue::Kind::Text;

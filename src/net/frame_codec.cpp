@@ -28,8 +28,9 @@ class JsonHeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
  public:
   explicit JsonHeaderHandler(RemotingCommand& cmd) : cmd_(cmd) {}
 
+  // Refusing a level deeper than json::kMaxNesting stops the (recursive) reader there.
   bool StartObject() {
-    ++depth_;
+    if (++depth_ > static_cast<int>(json::kMaxNesting)) return tooDeep();
     if (depth_ == 1) return true;
     if (depth_ == 2 && field_ == Field::ExtFields) {
       inExt_ = true;
@@ -43,7 +44,11 @@ class JsonHeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
     field_ = Field::Other;
     return true;
   }
-  bool StartArray() { ++depth_; return depth_ > 1; }
+  bool StartArray() {
+    if (++depth_ > static_cast<int>(json::kMaxNesting)) return tooDeep();
+    return depth_ > 1;
+  }
+  bool nestedTooDeep() const { return tooDeep_; }
   bool EndArray(rapidjson::SizeType) { --depth_; return true; }
 
   bool Key(const char* s, rapidjson::SizeType n, bool) {
@@ -68,7 +73,10 @@ class JsonHeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
   bool Uint(unsigned v) { return number(v); }
   bool Int64(int64_t v) { return number(v); }
   bool Uint64(uint64_t v) { return number(static_cast<int64_t>(v)); }
-  bool Double(double v) { return number(static_cast<int64_t>(v)); }
+  bool Double(double v) {  // a fraction is cut as Java's int fields do; beyond int64 is a bad header
+    auto i = json::int64OfDouble(v);
+    return i && number(*i);
+  }
   bool Bool(bool v) { return scalarText(v ? "true" : "false"); }
   bool Null() { return true; }  // null remark / null ext value = absent
   bool Default() { return true; }
@@ -121,8 +129,14 @@ class JsonHeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>,
     return true;
   }
 
+  bool tooDeep() {
+    tooDeep_ = true;
+    return false;
+  }
+
   RemotingCommand& cmd_;
   int depth_ = 0;
+  bool tooDeep_ = false;
   Field field_ = Field::Other;
   bool inExt_ = false;
   std::string extKey_;
@@ -140,6 +154,8 @@ Result<void> decodeJsonHeader(std::string_view header, RemotingCommand& cmd) {
   auto res = reader.Parse<rapidjson::kParseInsituFlag>(in, handler);
   if (!res.IsError() && in.Tell() < header.size() && header.find_first_not_of(" \t\r\n", in.Tell()) != std::string_view::npos)
     return decodeError("bad JSON header: trailing bytes at offset " + std::to_string(in.Tell()));
+  if (res.IsError() && handler.nestedTooDeep())
+    return decodeError("bad JSON header: nested deeper than " + std::to_string(json::kMaxNesting) + " levels");
   if (res.IsError()) {
     return decodeError("bad JSON header near offset " + std::to_string(res.Offset()) + ": " +
                        std::string(rapidjson::GetParseError_En(res.Code())));

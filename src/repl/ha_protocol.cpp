@@ -1,5 +1,6 @@
 #include "repl/ha_protocol.h"
 
+#include <cstdint>
 #include <cstring>
 
 #include "common/bytes.h"
@@ -60,6 +61,8 @@ Result<std::optional<Frame>> FrameReader::next() {
   if (size < 0 || size > kMaxFrameBody)
     return makeError(1, "HA frame at offset " + std::to_string(offset) + " announces a body of " +
                             std::to_string(size) + " bytes (limit " + std::to_string(kMaxFrameBody) + ")");
+  if (offset < 0 || offset > INT64_MAX - size)  // the slave adds the size to it (masterOffsetSeen_)
+    return makeError(1, "HA frame announces offset " + std::to_string(offset) + ", outside a commit log");
   if (have < kFrameHeaderSize + static_cast<size_t>(size)) {
     space(kFrameHeaderSize + static_cast<size_t>(size) - have);  // room for the rest of this frame
     return std::optional<Frame>{};

@@ -50,7 +50,8 @@ class FrameReader {
   size_t spaceSize() const { return buf_.size() - end_; }
   void commit(size_t n) { end_ += n; }
   // Next complete frame; std::nullopt when more bytes are needed; an error for a negative or
-  // oversized body length (the stream cannot be resynchronised: close the connection).
+  // oversized body length, or a negative offset / one whose end overflows int64 (the stream cannot
+  // be resynchronised: close the connection).
   Result<std::optional<Frame>> next();
   size_t buffered() const { return end_ - begin_; }
   void reset() { begin_ = end_ = 0; }

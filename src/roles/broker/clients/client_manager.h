@@ -15,20 +15,9 @@
 #include <vector>
 
 #include "net/connection.h"
+#include "roles/broker/clients/heartbeat_data.h"
 
 namespace rmq::broker {
-
-struct SubscriptionData {
-  std::string topic;
-  std::string subString = "*";
-  std::string expressionType = "TAG";
-  std::vector<std::string> tagsSet;
-  std::vector<int32_t> codeSet;
-  int64_t subVersion = 0;
-  bool classFilterMode = false;
-  bool isSql92() const { return expressionType == "SQL92"; }
-  bool operator==(const SubscriptionData&) const = default;
-};
 
 struct ClientChannel {
   net::ConnectionPtr conn;
@@ -45,12 +34,6 @@ struct ConsumerGroupInfo {
   std::string consumeFromWhere = "CONSUME_FROM_LAST_OFFSET";
   std::map<std::string, SubscriptionData> subscriptions;  // topic -> subscription
   std::map<uint64_t, ClientChannel> channels;              // connection id -> client
-};
-
-struct ConsumerRegistration {
-  std::string group;
-  std::string consumeType, messageModel, consumeFromWhere;
-  std::vector<SubscriptionData> subscriptions;
 };
 
 class ClientManager {

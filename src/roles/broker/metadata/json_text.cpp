@@ -123,7 +123,7 @@ int64_t getInt(const rapidjson::Value& obj, const char* name, int64_t dflt) {
   auto it = obj.FindMember(name);
   if (it == obj.MemberEnd()) return dflt;
   if (it->value.IsInt64()) return it->value.GetInt64();
-  if (it->value.IsNumber()) return static_cast<int64_t>(it->value.GetDouble());
+  if (it->value.IsNumber()) return rmq::json::int64OfDouble(it->value.GetDouble()).value_or(dflt);
   if (it->value.IsString()) {
     try {
       return std::stoll(it->value.GetString());

@@ -12,16 +12,9 @@
 #include "net/connection.h"
 #include "roles/broker/broker_context.h"
 #include "roles/broker/clients/client_manager.h"
+#include "roles/broker/clients/heartbeat_data.h"
 
 namespace rmq::broker {
-
-struct HeartbeatData {
-  std::string clientId;
-  std::vector<std::string> producerGroups;
-  std::vector<ConsumerRegistration> consumers;
-};
-// Parses the HeartbeatData JSON body (fastjson or standard JSON).
-Result<HeartbeatData> parseHeartbeat(std::string_view body);
 
 class ClientProcessor {
  public:
