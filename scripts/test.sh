@@ -15,5 +15,6 @@ for t in build/asan/unit_*; do
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 "$t"
   fi
 done
-# RMQ_FUZZ_SECONDS per target (default 6; 0 = replay only); scripts/fuzz.sh TARGET SECONDS for longer runs.
-scripts/fuzz.sh all "${RMQ_FUZZ_SECONDS:-6}"
+# RMQ_FUZZ_RUNS inputs per target from a fixed seed (default 3000: the same inputs for the same
+# commit, so CI is reproducible); scripts/fuzz.sh TARGET SECONDS for longer, random runs.
+RMQ_FUZZ_RUNS=${RMQ_FUZZ_RUNS:-3000} scripts/fuzz.sh all

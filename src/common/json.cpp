@@ -3,6 +3,7 @@
 #include <rapidjson/error/en.h>
 
 #include <charconv>
+#include <cmath>
 #include <vector>
 
 #include "common/response_code.h"
@@ -132,6 +133,21 @@ class Normalizer {
   bool expectKey_ = false;
 };
 
+// rapidjson's normal-precision reader lets some overflowing numbers through as infinity
+// (2160060e306: the exponent alone is in range); a document holding one could not be written
+// back, so it is refused like any other number too big for a double.
+bool allFinite(const rapidjson::Value& v) {
+  if (v.IsDouble()) return std::isfinite(v.GetDouble());
+  if (v.IsObject()) {
+    for (auto& m : v.GetObject())
+      if (!allFinite(m.value)) return false;
+  } else if (v.IsArray()) {
+    for (auto& e : v.GetArray())
+      if (!allFinite(e)) return false;
+  }
+  return true;
+}
+
 Result<void> parseNested(std::string_view text, size_t outerDepth, rapidjson::Document& doc) {
   auto normalized = Normalizer(text, outerDepth).run();
   if (!normalized) return normalized.error();
@@ -142,6 +158,7 @@ Result<void> parseNested(std::string_view text, size_t outerDepth, rapidjson::Do
                      std::string("invalid JSON near offset ") + std::to_string(doc.GetErrorOffset()) + ": " +
                          rapidjson::GetParseError_En(doc.GetParseError()));
   }
+  if (!allFinite(doc)) return makeError(ResponseCode::SYSTEM_ERROR, "invalid JSON: a number is too big for a double");
   return {};
 }
 

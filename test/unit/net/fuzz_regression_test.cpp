@@ -76,3 +76,15 @@ TEST_CASE("fuzz regression: json::getInt64 of a number beyond int64 is absent, n
   CHECK(json::int64OfDouble(-0x1p63) == INT64_MIN);
   CHECK_FALSE(json::int64OfDouble(std::numeric_limits<double>::quiet_NaN()).has_value());
 }
+
+TEST_CASE("fuzz regression: a number that overflows a double is refused, not kept as infinity") {
+  // fuzz/corpus/fastjson/regression-overflow-to-infinity (found by CI's brief fuzzing run):
+  // rapidjson read 2160060e306 as +inf, and the document could then not be written back.
+  rapidjson::Document doc;
+  auto r = json::parse("\r\r\r2160060e00306", doc);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message.find("too big") != std::string::npos);
+  CHECK_FALSE(json::parse(R"({"a":[1,{"b":-2160060e306}]})", doc).ok());
+  REQUIRE(json::parse(R"({"a":[1,{"b":-2.5e306}]})", doc).ok());
+  CHECK(json::parse(json::toString(doc), doc).ok());
+}
