@@ -3,6 +3,7 @@
 #include <chrono>
 #include <thread>
 
+#include "common/atomic_max.h"
 #include "common/bytes.h"
 #include "common/fault_point.h"
 #include "common/log.h"
@@ -99,8 +100,7 @@ int64_t CommitLog::flush() {
     if (f->flushed() < f->size()) break;  // still the file being written (or failed)
   }
   if (flushFailed_.exchange(failed) != failed && !failed) log::info("commit log flush succeeds again at offset {}", done);
-  if (done > flushed_.load()) flushed_.store(done, std::memory_order_release);
-  return flushed_.load();
+  return atomicRaise(flushed_, done);  // flushes may overlap: the durable end only moves forward
 }
 
 int64_t CommitLog::scanValid(size_t startIdx, bool checkCRC, const std::function<void(const RecordView&)>& onRecord) {

@@ -2,16 +2,18 @@
 
 #include <algorithm>
 
+#include "common/atomic_max.h"
+
 namespace rmq::store {
 
 void WaiterList::add(int64_t end, Clock::time_point deadline, Completion done) {
   std::lock_guard lock(mu_);
   waiters_.push_back({end, deadline, std::move(done)});
-  lastAdd_.store(Clock::now().time_since_epoch().count(), std::memory_order_relaxed);
-  count_.store(waiters_.size());  // seq_cst: see FlushService::waitFlushed
+  count_.store(waiters_.size(), std::memory_order_release);
+  added_.fetch_add(1);  // seq_cst: see FlushService::waitFlushed
 }
 
-size_t WaiterList::completeUpTo(int64_t offset, size_t* remaining) {
+size_t WaiterList::completeUpTo(int64_t offset) {
   std::vector<Completion> ready;
   {
     std::lock_guard lock(mu_);
@@ -25,7 +27,6 @@ size_t WaiterList::completeUpTo(int64_t offset, size_t* remaining) {
       }
     }
     count_.store(waiters_.size(), std::memory_order_release);
-    if (remaining) *remaining = waiters_.size();  // before the completed ones can come back
   }
   completeAll(ready, PutStatus::PUT_OK);
   return ready.size();
@@ -65,14 +66,22 @@ FlushService::FlushService(const StoreConfig& cfg, CommitLog& log, Checkpoint& c
 void FlushService::start() {
   stopping_ = false;
   lastThorough_ = std::chrono::steady_clock::now();
-  thread_ = std::thread([this] { run(); });
+  if (!cfg_.syncFlush()) {
+    threads_.emplace_back([this] { runAsync(); });
+    return;
+  }
+  for (size_t i = 0; i < kSyncFlushers; ++i) threads_.emplace_back([this] { runSync(); });
 }
 
 void FlushService::stop() {
-  if (!thread_.joinable()) return;
+  if (threads_.empty()) return;
   stopping_ = true;
-  wake();
-  thread_.join();
+  {
+    std::lock_guard lock(mu_);
+    cv_.notify_all();
+  }
+  for (auto& t : threads_) t.join();
+  threads_.clear();
   flushOnce();
   flushWaiters_.failAll(PutStatus::FLUSH_DISK_TIMEOUT);  // only those beyond the written end remain
   slaveWaiters_.failAll(PutStatus::SLAVE_NOT_AVAILABLE);
@@ -81,15 +90,15 @@ void FlushService::stop() {
 void FlushService::wake() {
   std::lock_guard lock(mu_);
   requested_ = true;
-  cv_.notify_one();
+  cv_.notify_all();
 }
 
 void FlushService::waitFlushed(int64_t end, Completion done) {
   if (log_.flushedOffset() >= end) return done(PutStatus::PUT_OK);
   flushWaiters_.add(end, WaiterList::Clock::now() + std::chrono::milliseconds(cfg_.syncFlushTimeout), std::move(done));
-  // Only the waiter the flusher is waiting for pays for a futex wake (one per batch, not per send).
-  // Dekker pair with sleepUntil(): seq_cst count store in add(), then this load.
-  if (flushWaiters_.size() >= wakeAt_.load()) wake();
+  // Only a send that finds a flusher asleep pays for a futex wake (about one per flush, not per
+  // send). Dekker pair with claimSyncFlush(): seq_cst added() in add(), then this load.
+  if (idleFlushers_.load() > 0) wake();
 }
 
 void FlushService::waitSlaveAck(int64_t end, Completion done) {
@@ -99,129 +108,95 @@ void FlushService::waitSlaveAck(int64_t end, Completion done) {
 }
 
 void FlushService::notifySlaveAck(int64_t offset) {
-  int64_t cur = slaveAcked_.load();
-  while (offset > cur && !slaveAcked_.compare_exchange_weak(cur, offset)) {
-  }
-  slaveWaiters_.completeUpTo(slaveAcked_.load());
+  slaveWaiters_.completeUpTo(atomicRaise(slaveAcked_, offset));
 }
 
-void FlushService::flushOnce() {
+void FlushService::flushOnce(bool overlapped) {
   using namespace std::chrono;
   int64_t ts = log_.lastStoreTimestamp();  // read before: it belongs to bytes at or below the flush
   auto t0 = steady_clock::now();
   int64_t flushed = log_.flush();
-  auto t1 = steady_clock::now();
-  auto took = duration_cast<nanoseconds>(t1 - t0).count();
+  auto took = duration_cast<nanoseconds>(steady_clock::now() - t0).count();
+  // An older timestamp from an overlapping flush is harmless: recovery then starts earlier.
   if (ts > 0) checkpoint_.setPhysicMsgTimestamp(ts);
-  size_t remaining = 0;
-  size_t completed = flushWaiters_.completeUpTo(flushed, &remaining);
+  size_t completed = flushWaiters_.completeUpTo(flushed);
   // The disk refused (EIO): what waits beyond the durable end is not durable now. Java's group
   // commit answers a request its flush did not cover FLUSH_DISK_TIMEOUT right after that flush;
   // so do we, rather than after syncFlushTimeout. The bytes stay written; the next flush retries.
   if (log_.flushFailing()) flushWaiters_.failAll(PutStatus::FLUSH_DISK_TIMEOUT);
-  if (completed == 0) {
-    lastFlushEnd_ = {};
-    return;
-  }
-  // In flight = those just served + those that arrived during the flush.
-  expectedBatch_ = completed + remaining;
-  flushNanosEwma_ = flushNanosEwma_ == 0 ? double(took) : 0.8 * flushNanosEwma_ + 0.2 * double(took);
+  if (completed == 0) return;
   statFlushes_.fetch_add(1, std::memory_order_relaxed);
   statWaiters_.fetch_add(completed, std::memory_order_relaxed);
   statFlushNanos_.fetch_add(uint64_t(took), std::memory_order_relaxed);
-  if (lastFlushEnd_ != steady_clock::time_point{}) {  // back-to-back batches: the idle disk time between
-    statCycles_.fetch_add(1, std::memory_order_relaxed);
-    statGapNanos_.fetch_add(uint64_t(duration_cast<nanoseconds>(t0 - lastFlushEnd_).count()), std::memory_order_relaxed);
-  }
-  lastFlushEnd_ = t1;
+  if (overlapped) statOverlapped_.fetch_add(1, std::memory_order_relaxed);
 }
 
-// The senders a flush released come back about one round trip later; waiting for them costs at
-// most this window, while flushing without them costs a whole extra flush for the stragglers.
-std::chrono::nanoseconds FlushService::gatherWindow() const {
-  using namespace std::chrono;
-  auto ewma = nanoseconds(int64_t(flushNanosEwma_));
-  return std::clamp<nanoseconds>(ewma, microseconds(50), milliseconds(2));
-}
-
-bool FlushService::gatherBatch(std::chrono::steady_clock::time_point deadline,
-                               std::chrono::steady_clock::time_point since) {
-  using namespace std::chrono;
-  const size_t expected = expectedBatch_;
-  if (expected <= 1) return false;
-  const auto flushTime = nanoseconds(int64_t(flushNanosEwma_));
-  const auto t0 = steady_clock::now();
-  bool slept = false;
-  while (!stopping_.load()) {
-    const size_t pending = flushWaiters_.size();
-    const auto now = steady_clock::now();
-    if (pending >= expected || now >= deadline) break;
-    auto until = deadline;
-    size_t wakeAt = expected;
-    if (pending == 0) {
-      wakeAt = 1;  // the first arrival starts the clock
-    } else {
-      // Waiting pays while arrivals come faster than flushing the `pending` now would serve them:
-      // pending per (flush time + gap so far). The next one must come within that much of the last.
-      auto patience = duration_cast<nanoseconds>(flushTime + (now - since)) / static_cast<int64_t>(pending);
-      until = std::min(deadline, flushWaiters_.lastArrival() + patience);
-      if (until <= now) break;  // arrivals dried up: stragglers go with the next flush
-    }
-    sleepUntil(until, wakeAt);
-    slept = true;
-  }
-  if (slept)
-    statGatherNanos_.fetch_add(uint64_t(duration_cast<nanoseconds>(steady_clock::now() - t0).count()),
-                               std::memory_order_relaxed);
-  return slept;
-}
-
-void FlushService::awaitSyncBatch(std::chrono::nanoseconds idleInterval) {
-  using namespace std::chrono;
-  // Right after a flush that released a batch: wait for that batch to come back, for at most one
-  // window from that flush's end; then flush whoever is there.
-  bool waited = lastFlushEnd_ != steady_clock::time_point{} &&
-                gatherBatch(lastFlushEnd_ + gatherWindow(), lastFlushEnd_);
-  if (flushWaiters_.size() >= std::max<size_t>(1, expectedBatch_) || (waited && !flushWaiters_.empty())) return;
-  if (flushWaiters_.empty()) {  // idle: the first waiter wakes us, then the rest get one window
-    lastFlushEnd_ = {};
-    sleepUntil(steady_clock::now() + idleInterval, 1);
-  }
-  auto now = steady_clock::now();
-  if (!flushWaiters_.empty()) gatherBatch(now + gatherWindow(), now);
-}
-
-void FlushService::sleepUntil(std::chrono::steady_clock::time_point deadline, size_t waiters) {
+std::optional<size_t> FlushService::claimSyncFlush(std::chrono::nanoseconds idle) {
   std::unique_lock lock(mu_);
-  wakeAt_.store(waiters);
-  cv_.wait_until(lock, deadline,
-                 [&] { return requested_ || stopping_.load() || flushWaiters_.size() >= waiters; });
-  wakeAt_.store(kBusy);  // flushing: the next pass looks at the waiters anyway
-  requested_ = false;
+  auto ready = [&] { return inflight_ < kSyncFlushers && flushWaiters_.added() > startedUpTo_; };
+  if (!ready()) {
+    idleFlushers_.fetch_add(1);  // before ready() is read again under the wait
+    cv_.wait_for(lock, idle, [&] { return stopping_.load() || ready(); });
+    idleFlushers_.fetch_sub(1);
+  }
+  if (stopping_.load() || !ready()) {
+    idleSince_ = {};  // an idle spell, not a gap between batches
+    return std::nullopt;
+  }
+  startedUpTo_ = flushWaiters_.added();  // read before flushOnce() reads the written end
+  if (inflight_ == 0 && idleSince_ != std::chrono::steady_clock::time_point{}) {
+    statCycles_.fetch_add(1, std::memory_order_relaxed);
+    auto gap = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - idleSince_);
+    statGapNanos_.fetch_add(uint64_t(gap.count()), std::memory_order_relaxed);
+  }
+  return inflight_++;
+}
+
+void FlushService::releaseSyncFlush() {
+  std::lock_guard lock(mu_);
+  if (--inflight_ == 0) idleSince_ = std::chrono::steady_clock::now();
+  cv_.notify_all();  // a flusher waiting for a slot
+}
+
+void FlushService::expireWaiters() {
+  auto now = std::chrono::steady_clock::now();
+  flushWaiters_.expire(now, PutStatus::FLUSH_DISK_TIMEOUT);
+  slaveWaiters_.expire(now, PutStatus::FLUSH_SLAVE_TIMEOUT);
 }
 
 GroupCommitStats FlushService::groupCommitStats() const {
-  return {statFlushes_.load(), statWaiters_.load(), statFlushNanos_.load(), statGatherNanos_.load(),
+  return {statFlushes_.load(), statWaiters_.load(), statFlushNanos_.load(), statOverlapped_.load(),
           statCycles_.load(), statGapNanos_.load()};
 }
 
-void FlushService::run() {
-  using namespace std::chrono;
-  bool sync = cfg_.syncFlush();
-  auto interval = sync ? milliseconds(10) : milliseconds(cfg_.flushIntervalCommitLog);
+void FlushService::runSync() {
+  // The idle wake-up (10 ms) only expires waiters: every flush is started by a waiter.
   while (!stopping_.load()) {
-    if (sync) awaitSyncBatch(interval);
-    else sleepUntil(steady_clock::now() + interval, 1);
+    if (auto inFlight = claimSyncFlush(std::chrono::milliseconds(10))) {
+      flushOnce(*inFlight > 0);
+      releaseSyncFlush();
+    }
+    expireWaiters();
+  }
+}
+
+void FlushService::runAsync() {
+  using namespace std::chrono;
+  const auto interval = milliseconds(cfg_.flushIntervalCommitLog);
+  while (!stopping_.load()) {
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait_for(lock, interval, [&] { return requested_ || stopping_.load(); });
+      requested_ = false;
+    }
     auto now = steady_clock::now();
     int64_t dirty = log_.maxOffset() - log_.flushedOffset();
     bool thorough = now - lastThorough_ >= milliseconds(cfg_.flushCommitLogThoroughInterval);
-    if (dirty > 0 && (sync || thorough || dirty >= int64_t(cfg_.flushCommitLogLeastPages) * 4096)) {
+    if (dirty > 0 && (thorough || dirty >= int64_t(cfg_.flushCommitLogLeastPages) * 4096)) {
       flushOnce();
       if (thorough) lastThorough_ = now;
     }
-    now = steady_clock::now();
-    flushWaiters_.expire(now, PutStatus::FLUSH_DISK_TIMEOUT);
-    slaveWaiters_.expire(now, PutStatus::FLUSH_SLAVE_TIMEOUT);
+    expireWaiters();
   }
 }
 

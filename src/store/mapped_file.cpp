@@ -1,5 +1,7 @@
 #include "store/mapped_file.h"
 
+#include "common/atomic_max.h"
+
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/mman.h>
@@ -109,9 +111,9 @@ int64_t MappedFile::flush() {
       log::error("msync {} failed: {}", path_, std::strerror(errno));
       return f;
     }
-    setFlushed(w);
+    atomicRaise(flushed_, w);  // a concurrent flush may have gone further
   }
-  return w;
+  return flushed();
 }
 
 void MappedFile::syncAll() {

@@ -91,9 +91,8 @@ void MessageStore::shutdown() {
     e.flusher.stop();
     e.allocator.stop();
     if (auto gc = e.flusher.groupCommitStats(); gc.flushes > 0)
-      log::info("group commit: {} flushes, {:.1f} waiters/flush, {:.0f} us msync/flush, {:.0f} us gathering/flush",
-                gc.flushes, double(gc.waiters) / gc.flushes, gc.flushNanos / 1e3 / gc.flushes,
-                gc.gatherNanos / 1e3 / gc.flushes);
+      log::info("group commit: {} flushes, {:.1f} waiters/flush, {:.0f} us msync/flush, {} overlapped another",
+                gc.flushes, double(gc.waiters) / gc.flushes, gc.flushNanos / 1e3 / gc.flushes, gc.overlapped);
   }
   e.commitLog.flush();
   e.checkpoint.setPhysicMsgTimestamp(e.commitLog.lastStoreTimestamp());

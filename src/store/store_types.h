@@ -136,9 +136,9 @@ struct GroupCommitStats {
   uint64_t flushes = 0;      // msync passes that had waiters
   uint64_t waiters = 0;      // waiters those passes completed
   uint64_t flushNanos = 0;   // time inside msync for those passes
-  uint64_t gatherNanos = 0;  // time spent waiting for a batch to fill
-  uint64_t cycles = 0;       // flushes with waiters that directly followed one with waiters
-  uint64_t gapNanos = 0;     // for those: time from the previous flush's end to this one's start
+  uint64_t overlapped = 0;   // flushes started while another was still in flight
+  uint64_t cycles = 0;       // SYNC_FLUSH flushes started on an idle disk (none in flight) while busy
+  uint64_t gapNanos = 0;     // for those: disk idle time since the previous flush ended
 };
 
 }  // namespace rmq::store

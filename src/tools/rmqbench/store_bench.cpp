@@ -325,9 +325,10 @@ GroupCommitReach appendRun(const Options& o, bool sync, int concurrency, int64_t
   if (!sync || gc.flushes == 0) return reach;
   const double msyncUs = gc.flushNanos / 1e3 / gc.flushes;
   reach = {median(vsMsync), median(vsRecord), median(vsBatch)};
-  std::printf("      group commit: %.1f waiters/flush, %.0f us between flushes (%.0f us of it gathering), msync %.0f us\n",
-              double(gc.waiters) / gc.flushes, gc.cycles ? gc.gapNanos / 1e3 / gc.cycles : 0.0,
-              gc.gatherNanos / 1e3 / gc.flushes, msyncUs);
+  std::printf("      group commit: %.1f waiters/flush, %.0f %% of flushes overlapped another, disk idle %.0f us"
+              " between flushes (%llu times), msync %.0f us\n",
+              double(gc.waiters) / gc.flushes, 100.0 * double(gc.overlapped) / double(gc.flushes),
+              gc.cycles ? gc.gapNanos / 1e3 / gc.cycles : 0.0, static_cast<unsigned long long>(gc.cycles), msyncUs);
   std::printf("      limit = %d in flight / durable-write latency; reached, median of %zu slices each set against\n"
               "      the latency sampled around it (whole-run mean latency in brackets):\n"
               "        %5.1f %% of the limit by write+fdatasync of 1 record     (%5.0f us)\n"
