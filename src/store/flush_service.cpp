@@ -129,6 +129,8 @@ void FlushService::flushOnce() {
   statFlushes_.fetch_add(1, std::memory_order_relaxed);
   statWaiters_.fetch_add(completed, std::memory_order_relaxed);
   statFlushNanos_.fetch_add(uint64_t(took), std::memory_order_relaxed);
+  flushSeconds_.observe(double(took) / 1e9);
+  batchSize_.observe(double(completed));
   if (lastFlushEnd_ != steady_clock::time_point{}) {  // back-to-back batches: the idle disk time between
     statCycles_.fetch_add(1, std::memory_order_relaxed);
     statGapNanos_.fetch_add(uint64_t(duration_cast<nanoseconds>(t0 - lastFlushEnd_).count()), std::memory_order_relaxed);
@@ -203,6 +205,10 @@ void FlushService::sleepUntil(std::chrono::steady_clock::time_point deadline, si
 GroupCommitStats FlushService::groupCommitStats() const {
   return {statFlushes_.load(), statWaiters_.load(), statFlushNanos_.load(), statGatherNanos_.load(),
           statCycles_.load(), statGapNanos_.load()};
+}
+
+GroupCommitHistograms FlushService::groupCommitHistograms() const {
+  return {flushSeconds_.snapshot(), batchSize_.snapshot()};
 }
 
 void FlushService::run() {

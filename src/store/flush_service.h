@@ -73,6 +73,7 @@ class FlushService {
   int64_t slaveAckedOffset() const { return slaveAcked_.load(); }
   void wake();
   GroupCommitStats groupCommitStats() const;
+  GroupCommitHistograms groupCommitHistograms() const;
 
  private:
   void run();
@@ -106,6 +107,8 @@ class FlushService {
   std::chrono::steady_clock::time_point lastFlushEnd_{};  // of the last flush that completed waiters
   std::atomic<uint64_t> statFlushes_{0}, statWaiters_{0}, statFlushNanos_{0}, statGatherNanos_{0};
   std::atomic<uint64_t> statCycles_{0}, statGapNanos_{0};
+  metrics::Histogram flushSeconds_{metrics::Histogram::flushSeconds()};  // per flush that had waiters
+  metrics::Histogram batchSize_{metrics::Histogram::batchSizes()};       // waiters it completed
 };
 
 }  // namespace rmq::store

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/message.h"
+#include "metrics/metric_types.h"
 
 namespace rmq::store {
 
@@ -139,6 +140,13 @@ struct GroupCommitStats {
   uint64_t gatherNanos = 0;  // time spent waiting for a batch to fill
   uint64_t cycles = 0;       // flushes with waiters that directly followed one with waiters
   uint64_t gapNanos = 0;     // for those: time from the previous flush's end to this one's start
+};
+
+// The same flushes as distributions (GET /metrics: rmqnode_group_commit_flush_seconds and
+// rmqnode_group_commit_batch_size): msync seconds and waiters completed per flush with waiters.
+struct GroupCommitHistograms {
+  metrics::Histogram::Snapshot flushSeconds;
+  metrics::Histogram::Snapshot batchSize;
 };
 
 }  // namespace rmq::store
