@@ -93,6 +93,13 @@ TEST_CASE("exporter parity: every metric name of the exporter's Grafana dashboar
   auto producer = startProducer(producerOptions(node));
   for (int i = 0; i < 20; ++i) REQUIRE(producer->send(makeMessage(topic, "TagA", "", "g" + std::to_string(i))).ok());
 
+  // A consumer that does not answer GET_CONSUMER_RUNNING_INFO (a bare remoting client): online,
+  // skipped by the client families. Registered before the push consumer, so every collection
+  // round that sees the push consumer asked it too.
+  TestClient silent;
+  std::string silentGroup = uniqueName("GrafanaSilent");
+  REQUIRE(invoke(silent, node.brokerAddr, heartbeatRequest("silent@1", silentGroup, {topic})).code == 0);
+
   // A push consumer that asks for one redelivery: %RETRY%<group>, send-backs, client running info.
   PushConsumerOptions o = pushOptions(node, uniqueName("GrafanaPush"));
   o.consumeFromWhere = ConsumeFromWhere::CONSUME_FROM_FIRST_OFFSET;
@@ -127,8 +134,10 @@ TEST_CASE("exporter parity: every metric name of the exporter's Grafana dashboar
   CHECK(complete);
   for (const auto& n : names)
     if (!n.impossibleReason.empty()) MESSAGE("skipped (listed impossible): " << n.name << ":" << n.impossibleReason);
-  // The lag group's backlog shows in the store-time latency (its oldest unconsumed message waits).
   CHECK(valueOr0(text, "rocketmq_group_count{caddr=\"\",localaddr=\"\",group=\"" + lagGroup + "\"}") == 0);
+  CHECK(text.find(",localaddr=\"silent@1\",group=\"" + silentGroup + "\"} 1\n") != std::string::npos);
+  CHECK(text.find("group=\"" + o.group + "\",topic=\"" + topic + "\"}") != std::string::npos);  // client_*
+  CHECK(text.find("clientId=\"silent@1\"") == std::string::npos);
   CHECK(metricValue(text, "rocketmq_group_get_latency_by_storetime{" + brokerLabels() + ",topic=\"" + topic +
                               "\",group=\"" + lagGroup + "\"}") >= 0);
   consumer.shutdown();
