@@ -216,8 +216,8 @@ RuntimeTable runtimeInfoTable(BrokerContext& ctx, const PutStatsSampler* sampler
   put("pageCacheLockTimeMills", 0);
   // Java's StoreStatsService figures (since this process started).
   const auto& puts = putStats();
-  int64_t putBytes = puts.bytesTotal.load(std::memory_order_relaxed);
-  int64_t putMsgs = puts.messagesTotal.load(std::memory_order_relaxed);
+  auto stored = puts.topics.totals();
+  int64_t putBytes = stored.bytes, putMsgs = stored.count;
   put("putMessageSizeTotal", putBytes);
   put("putMessageAverageSize", fmt::format("{:.1f}", putMsgs > 0 ? double(putBytes) / double(putMsgs) : 0.0));
   put("putMessageEntireTimeMax", puts.putTimeMaxMicros.load(std::memory_order_relaxed) / 1000);

@@ -38,6 +38,25 @@ void sampleKeyedCounters(int64_t nowMs) {
 // lock only the first time its thread sees that key; lookups by string_view allocate nothing.
 // Registries are process-lifetime singletons, so their addresses are stable cache keys.
 KeyedCounters::Entry* KeyedCounters::entry(std::string_view topic, std::string_view group) {
+  // The key this thread used last per registry first (a connection mostly repeats its topic).
+  struct Last {
+    const KeyedCounters* owner = nullptr;
+    std::string topic, group;
+    Entry* entry = nullptr;
+  };
+  thread_local Last last[3];
+  for (auto& l : last)
+    if (l.owner == this && l.topic == topic && l.group == group) return l.entry;
+  Entry* e = lookup(topic, group);
+  for (auto& l : last) {
+    if (l.owner != nullptr && l.owner != this) continue;
+    l = Last{this, std::string(topic), std::string(group), e};
+    break;
+  }
+  return e;
+}
+
+KeyedCounters::Entry* KeyedCounters::lookup(std::string_view topic, std::string_view group) {
   thread_local std::unordered_map<const KeyedCounters*, StringMap<StringMap<Entry*>>> caches;
   auto& cache = caches[this];
   auto t = cache.find(topic);
@@ -106,10 +125,16 @@ double GetStats::groupTps(const std::string& group, const std::string& topic) co
   return groups.lastMinute(topic, group).countPerSecond;
 }
 
-void PutStats::stored(std::string_view topic, int64_t messages, int64_t bytes) {
-  messagesTotal.fetch_add(messages, std::memory_order_relaxed);
-  bytesTotal.fetch_add(bytes, std::memory_order_relaxed);
-  topics.add(topic, "", messages, bytes);
+void PutStats::stored(std::string_view topic, int64_t messages, int64_t bytes) { topics.add(topic, "", messages, bytes); }
+
+KeyedCounters::Totals KeyedCounters::totals() const {
+  Totals t;
+  std::lock_guard lk(mu_);
+  for (const auto& [key, e] : entries_) {
+    t.count += e->count.load(std::memory_order_relaxed);
+    t.bytes += e->bytes.load(std::memory_order_relaxed);
+  }
+  return t;
 }
 
 }  // namespace rmq::broker

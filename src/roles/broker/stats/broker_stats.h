@@ -34,6 +34,11 @@ class KeyedCounters {
   // Over the samples of the last minute (zeros before two samples).
   LastMinute lastMinute(std::string_view topic, std::string_view group) const;
 
+  struct Totals {
+    int64_t count = 0, bytes = 0;
+  };
+  Totals totals() const;  // over every key, since the process started (takes the registry lock)
+
  private:
   struct Sample {
     int64_t ms, count, bytes;
@@ -43,7 +48,8 @@ class KeyedCounters {
     std::atomic<int64_t> bytes{0};
     std::deque<Sample> samples;  // under mu_
   };
-  Entry* entry(std::string_view topic, std::string_view group);
+  Entry* entry(std::string_view topic, std::string_view group);   // per-thread last keys first
+  Entry* lookup(std::string_view topic, std::string_view group);  // per-thread map, then the registry
 
   mutable std::mutex mu_;
   std::map<std::string, std::unique_ptr<Entry>, std::less<>> entries_;
@@ -67,10 +73,9 @@ class GetStats {
 
 class PutStats {
  public:
-  std::atomic<int64_t> messagesTotal{0};     // messages stored by sends
-  std::atomic<int64_t> bytesTotal{0};        // their record bytes (Java putMessageSizeTotal)
   std::atomic<int64_t> putTimeMaxMicros{0};  // longest append + durability wait (Java putMessageEntireTimeMax)
   KeyedCounters topics;                // (topic, ""): messages and record bytes stored by sends
+                                       // (totals(): Java putMessageSizeTotal)
   KeyedCounters sendBacks;             // (original topic, group): CONSUMER_SEND_MSG_BACK re-puts
 
   void stored(std::string_view topic, int64_t messages, int64_t bytes);
