@@ -210,3 +210,25 @@ TEST_CASE("exporter parity: SYNC_FLUSH group commit is a histogram whose batch s
         valueOr0(after, "rmqnode_group_commit_flush_seconds_count" + base));
   CHECK(after.find("# TYPE rmqnode_group_commit_batch_size histogram") != std::string::npos);
 }
+
+TEST_CASE("exporter parity: a broker asking its consumers for running info stops cleanly with them still connected") {
+  DevNode node({.extraBroker = "clientRuntimeInfoInterval = 200", .http = true});
+  REQUIRE(node.start());
+  std::string topic = uniqueName("StopT");
+  REQUIRE(node.createTopic(topic, 1));
+  TestClient silent;  // never answers GET_CONSUMER_RUNNING_INFO
+  REQUIRE(invoke(silent, node.brokerAddr, heartbeatRequest("silent@2", uniqueName("StopSilent"), {topic})).code == 0);
+  PushConsumerOptions o = pushOptions(node, uniqueName("StopPush"));
+  PushConsumer consumer(o);
+  REQUIRE(consumer.subscribe(topic, "*").ok());
+  consumer.registerListener([](const std::vector<MessageExt>&, const MessageQueue&) { return ConsumeStatus::CONSUME_SUCCESS; });
+  REQUIRE(consumer.start().ok());
+  auto producer = startProducer(producerOptions(node));
+  REQUIRE(producer->send(makeMessage(topic, "", "", "x")).ok());
+  CHECK(eventually([&] {
+    return scrape(node.httpPort).find("rocketmq_client_consumer_pull_tps{") != std::string::npos;
+  }, 20s));
+  CHECK(node.proc.stop() == 0);  // SIGTERM while rounds (and maybe an unanswered ask) are in flight
+  consumer.shutdown();
+  producer->shutdown();
+}
