@@ -35,4 +35,25 @@ std::vector<double> Histogram::latencySeconds() {
   return {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30};
 }
 
+std::vector<double> Histogram::flushSeconds() {
+  return {0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+          0.5, 1, 2.5, 5};
+}
+
+std::vector<double> Histogram::batchSizes() { return {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}; }
+
+double quantile(const Histogram::Snapshot& s, double q) {
+  if (s.count == 0 || s.upperBounds.empty()) return 0;
+  double rank = q * static_cast<double>(s.count);
+  for (size_t i = 0; i < s.upperBounds.size(); ++i) {
+    if (static_cast<double>(s.cumulative[i]) < rank) continue;
+    double lower = i == 0 ? 0 : s.upperBounds[i - 1];
+    uint64_t below = i == 0 ? 0 : s.cumulative[i - 1];
+    uint64_t inBucket = s.cumulative[i] - below;
+    if (inBucket == 0) return s.upperBounds[i];
+    return lower + (s.upperBounds[i] - lower) * (rank - static_cast<double>(below)) / static_cast<double>(inBucket);
+  }
+  return s.upperBounds.back();
+}
+
 }  // namespace rmq::metrics

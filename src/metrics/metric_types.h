@@ -48,11 +48,20 @@ class Histogram {
 
   // Latency buckets in seconds: 100 µs .. 30 s (long polls park up to ~15 s).
   static std::vector<double> latencySeconds();
+  // Disk-flush buckets in seconds: 10 µs .. 5 s (an msync of a page cache's worth of dirty data).
+  static std::vector<double> flushSeconds();
+  // Powers of two 1 .. 1024: how many requests one batch (a group commit) completed.
+  static std::vector<double> batchSizes();
 
  private:
   std::vector<double> bounds_;
   std::unique_ptr<std::atomic<uint64_t>[]> buckets_;  // bounds_.size() + 1
   std::atomic<double> sum_{0};
 };
+
+// The q-quantile (0 < q < 1) estimated from a histogram's cumulative buckets, as Prometheus'
+// histogram_quantile: linear inside the bucket that holds it (from 0 for the first bucket); the
+// highest finite bound when it falls in +Inf; 0 for an empty histogram.
+double quantile(const Histogram::Snapshot& s, double q);
 
 }  // namespace rmq::metrics

@@ -74,6 +74,7 @@ class FlushService {
   int64_t slaveAckedOffset() const { return slaveAcked_.load(); }
   void wake();
   GroupCommitStats groupCommitStats() const;
+  GroupCommitHistograms groupCommitHistograms() const;
 
   static constexpr size_t kSyncFlushers = 2;
 
@@ -108,6 +109,8 @@ class FlushService {
   std::atomic<int> idleFlushers_{0};  // flushers asleep in claimSyncFlush: waitFlushed wakes them
   std::atomic<uint64_t> statFlushes_{0}, statWaiters_{0}, statFlushNanos_{0}, statOverlapped_{0};
   std::atomic<uint64_t> statCycles_{0}, statGapNanos_{0};
+  metrics::Histogram flushSeconds_{metrics::Histogram::flushSeconds()};  // per flush that had waiters
+  metrics::Histogram batchSize_{metrics::Histogram::batchSizes()};       // waiters it completed
 };
 
 }  // namespace rmq::store

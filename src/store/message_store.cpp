@@ -144,6 +144,7 @@ int64_t MessageStore::maxPhyOffset() const { return engine_->commitLog.maxOffset
 int64_t MessageStore::flushedPhyOffset() const { return engine_->commitLog.flushedOffset(); }
 int64_t MessageStore::dispatchedPhyOffset() const { return engine_->dispatcher.position(); }
 GroupCommitStats MessageStore::groupCommitStats() const { return engine_->flusher.groupCommitStats(); }
+GroupCommitHistograms MessageStore::groupCommitHistograms() const { return engine_->flusher.groupCommitHistograms(); }
 
 ByteView MessageStore::readCommitLog(int64_t offset, size_t maxBytes) const {
   return engine_->commitLog.readRaw(offset, maxBytes);

@@ -127,6 +127,7 @@ class MessageStore {
   int64_t flushedPhyOffset() const;  // durable end
   int64_t dispatchedPhyOffset() const;
   GroupCommitStats groupCommitStats() const;  // SYNC_FLUSH batches (benchmarks, shutdown log)
+  GroupCommitHistograms groupCommitHistograms() const;  // the same per flush (GET /metrics)
   // Raw commit log bytes from `offset` up to the end of its file / written end (≤ maxBytes).
   ByteView readCommitLog(int64_t offset, size_t maxBytes) const;
   // Slave: appends replicated bytes; `offset` must equal maxPhyOffset(), or, while the commit log

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/message.h"
+#include "metrics/metric_types.h"
 
 namespace rmq::store {
 
@@ -139,6 +140,13 @@ struct GroupCommitStats {
   uint64_t overlapped = 0;   // flushes started while another was still in flight
   uint64_t cycles = 0;       // SYNC_FLUSH flushes started on an idle disk (none in flight) while busy
   uint64_t gapNanos = 0;     // for those: disk idle time since the previous flush ended
+};
+
+// The same flushes as distributions (GET /metrics: rmqnode_group_commit_flush_seconds and
+// rmqnode_group_commit_batch_size): msync seconds and waiters completed per flush with waiters.
+struct GroupCommitHistograms {
+  metrics::Histogram::Snapshot flushSeconds;
+  metrics::Histogram::Snapshot batchSize;
 };
 
 }  // namespace rmq::store

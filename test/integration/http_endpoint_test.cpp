@@ -155,7 +155,13 @@ TEST_CASE("http endpoint: a broker's /readyz is 503 until a name server accepts 
   broker.setArgs({"--role=master", "-c", broker.path("node.toml")});
   broker.waitForPorts({brokerPort, httpPort});
   REQUIRE(broker.start());
-  auto notReady = httpGet(httpPort, "/readyz");
+  // The HTTP port opens while the store may still be recovering ("starting"); then it must say
+  // why it is not ready, for as long as no name server answers.
+  HttpReply notReady;
+  CHECK(eventually([&] {
+    notReady = httpGet(httpPort, "/readyz");
+    return notReady.body.find("store recovery") == std::string::npos;
+  }, 10s));
   CHECK(notReady.status == 503);
   CHECK(notReady.body.find("broker: not registered with a name server yet") != std::string::npos);
   CHECK(httpGet(httpPort, "/healthz").status == 200);  // alive all the same

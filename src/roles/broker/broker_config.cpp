@@ -45,6 +45,10 @@ void BrokerConfig::visit(config::FieldVisitor& v) {
   connection.visit(v);
   v.field({"channelExpiredTimeout", "Drop clients silent for this long (ms)", 1000, 86400000},
           channelExpiredTimeout);
+  v.field({"clientRuntimeInfoInterval",
+           "Ask online consumers for their running info (GET /metrics rocketmq_client_*) every N ms; 0 = never",
+           0, 3600000},
+          clientRuntimeInfoInterval);
   v.field({"flushConsumerOffsetInterval", "Persist consumerOffset.json every N ms", 100, 3600000},
           flushConsumerOffsetInterval);
   v.field({"flushConsumerOffsetHistoryInterval", "Java: offset history persistence (accepted, unused)"},

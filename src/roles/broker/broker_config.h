@@ -46,6 +46,9 @@ struct BrokerConfig {
   bool filterSupportRetry = false;
   bool notifyConsumerIdsChangedEnable = true;
   int64_t channelExpiredTimeout = 120000;  // Java's CHANNEL_EXPIRED_TIMEOUT (constant there)
+  // GET /metrics rocketmq_client_*: ask online consumers for their running info this often (ms,
+  // 0 = never; masters only). rmqnode's own key (the exporter's collection period).
+  int64_t clientRuntimeInfoInterval = 10000;
 
   // Offsets and registration.
   int32_t flushConsumerOffsetInterval = 5000;

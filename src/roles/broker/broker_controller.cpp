@@ -29,6 +29,7 @@
 #include "roles/broker/processors/reply_processor.h"
 #include "roles/broker/processors/send_processor.h"
 #include "roles/broker/replication/broker_replication.h"
+#include "roles/broker/stats/client_runtime_stats.h"
 #include "roles/broker/metadata/subscription_group_manager.h"
 #include "roles/broker/metadata/topic_config_manager.h"
 #include "roles/broker/stats/broker_metrics.h"
@@ -127,6 +128,8 @@ void BrokerController::startHousekeeping() {
                             clients->scanExpired(std::chrono::milliseconds(timeout));
                           }),
                  asio::detached);
+  if (!storeConfig_.isSlave() && config_.clientRuntimeInfoInterval > 0)
+    clientRuntime_ = ClientRuntimeStats::start(*ctx_, std::chrono::milliseconds(config_.clientRuntimeInfoInterval));
 }
 
 // aclEnable: load the ACL files and check every request before its processor (Java's
@@ -226,6 +229,7 @@ void BrokerController::writeMetrics(metrics::TextWriter& w) const {
   if (!serving_.load(std::memory_order_acquire)) return;
   BrokerMetricsSources sources;
   sources.latency = latency_.get();
+  sources.clientRuntime = clientRuntime_.get();
   sources.connections = (server_ ? server_->connectionCount() : 0) + (vipServer_ ? vipServer_->connectionCount() : 0);
   writeBrokerMetrics(*ctx_, sources, w);
 }

@@ -55,6 +55,7 @@ class ClientProcessor;
 class OffsetProcessor;
 class BrokerReplication;
 class RequestLatency;
+class ClientRuntimeStats;
 
 class BrokerController {
  public:
@@ -88,6 +89,7 @@ class BrokerController {
   std::atomic<bool> stopped_{false};  // read by notReadyReason() on the HTTP threads
   std::atomic<bool> serving_{false};  // start() completed, shutdown() not begun (HTTP threads read it)
   std::shared_ptr<RequestLatency> latency_;  // fed by the dispatcher's observer
+  std::shared_ptr<ClientRuntimeStats> clientRuntime_;  // consumers' running info (masters; null when off)
 
   std::unique_ptr<store::MessageStore> store_;
   std::unique_ptr<TopicConfigManager> topics_;

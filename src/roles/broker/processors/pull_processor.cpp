@@ -107,8 +107,10 @@ RemotingCommand PullProcessor::readOnce(const Prepared& p, bool firstRun, bool& 
       return f->type() != filter::ExpressionType::Sql92 || f->matchesProperties(filter::RawProperties(*props));
     };
   }
+  auto readStart = std::chrono::steady_clock::now();
   auto r = ctx_.store.getMessages(h.topic, h.queueId, h.queueOffset, std::max(1, h.maxMsgNums), INT_MAX,
                                   f ? &storeFilter : nullptr);
+  getStats().noteGetTime(std::chrono::steady_clock::now() - readStart);
   int code = pullResponseCode(r.status, h.queueOffset);
   auto resp = RemotingCommand::response(code, std::string(store::toString(r.status)));
   // suggestWhichBrokerId as Java's PullMessageProcessor (§8.5): without slaveReadEnable always
@@ -137,7 +139,7 @@ RemotingCommand PullProcessor::readOnce(const Prepared& p, bool firstRun, bool& 
         resp.bodySegments.push_back({rec.data(), rec.size()});
     }
     resp.bodyOwner = std::move(r.owner);
-    getStats().found(h.consumerGroup, h.topic, static_cast<int64_t>(r.records.size()));
+    getStats().found(h.consumerGroup, h.topic, static_cast<int64_t>(r.records.size()), r.totalBytes);
   } else {
     getStats().miss();
     if (code == ResponseCode::PULL_OFFSET_MOVED)

@@ -10,6 +10,7 @@
 #include "common/message_id.h"
 #include "common/request_code.h"
 #include "common/response_code.h"
+#include "roles/broker/stats/broker_stats.h"
 #include "roles/broker/delivery/stored_message.h"
 #include "roles/broker/processors/admin_processors.h"
 #include "roles/broker/processors/admin_support.h"
@@ -98,6 +99,9 @@ Reply consumerSendMsgBack(BrokerContext& ctx, net::ConnectionPtr conn, RemotingC
   if (!res.ok()) {
     co_return failure(ResponseCode::SYSTEM_ERROR, std::string(store::toString(res.status)) + " " + res.error);
   }
+  // Java's incSendBackNums(group, the message's original topic (RETRY_TOPIC) or its topic).
+  const std::string* origin = findProperty(props, prop::RETRY_TOPIC);
+  putStats().sentBack(origin ? std::string_view(*origin) : rec.topic, *group);
   co_return success();
 }
 

@@ -9,6 +9,7 @@
 #include "common/request_code.h"
 #include "common/response_code.h"
 #include "roles/broker/metadata/subscription_group_manager.h"
+#include "roles/broker/stats/broker_stats.h"
 #include "roles/broker/metadata/topic_config_manager.h"
 #include "roles/broker/transaction/transactional_message.h"
 #include "roles/broker/transaction/transactional_message_service.h"
@@ -138,6 +139,7 @@ asio::awaitable<std::optional<RemotingCommand>> SendProcessor::handle(net::Conne
                            "the broker[" + cfg.brokerIP1 + "] sending transaction message is forbidden");
   }
   HostAddress born = peerHostAddress(conn->remoteAddress());
+  auto putStart = std::chrono::steady_clock::now();
   store::AppendResult res;
   if (h.batch) {
     store::BatchToStore b{target.topic, target.queueId, target.sysFlag, h.bornTimestamp, born,
@@ -159,9 +161,11 @@ asio::awaitable<std::optional<RemotingCommand>> SendProcessor::handle(net::Conne
   if (!res.ok()) {
     co_return sendResponse(cfg, store::toResponseCode(res.status), ctx_.store.remarkFor(res.status, res.error));
   }
+  putStats().stored(target.topic, res.msgNum, res.wroteBytes);  // Java: incTopicPutNums / incTopicPutSize
   // Not `waitStore ? co_await ... : SUCCESS`: GCC 12 mishandles co_await inside ?: (temporaries).
   int code = ResponseCode::SUCCESS;
   if (waitStore) code = co_await awaitDurability(res.endOffset());
+  putStats().notePutTime(std::chrono::steady_clock::now() - putStart);
   auto resp = sendResponse(cfg, code);
   resp.extFields.set("msgId", std::move(res.msgId));
   resp.extFields.set("queueId", static_cast<int64_t>(target.queueId));

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -13,11 +14,13 @@
 
 #include "roles/broker/clients/client_manager.h"
 #include "roles/broker/delivery/pull_request_hold.h"
+#include "roles/broker/processors/admin_support.h"
 #include "roles/broker/metadata/consumer_offset_manager.h"
 #include "roles/broker/metadata/topic_config.h"
 #include "roles/broker/replication/broker_replication.h"
 #include "roles/broker/stats/broker_runtime_info.h"
 #include "roles/broker/stats/broker_stats.h"
+#include "roles/broker/stats/client_runtime_stats.h"
 #include "roles/broker/stats/group_lag.h"
 #include "roles/broker/stats/request_latency.h"
 #include "store/message_store.h"
@@ -60,6 +63,14 @@ constexpr RuntimeGauge kRuntimeGauges[] = {
     {"sendThreadPoolQueueCapacity", "send_threadpoolqueue_capacity"},
     {"pullThreadPoolQueueCapacity", "pull_threadpoolqueue_capacity"},
     {"queryThreadPoolQueueCapacity", "query_threadpool_queue_capacity"},
+    {"putMessageSizeTotal", "put_message_size_total"},
+    {"putMessageAverageSize", "put_message_average_size"},
+    {"putMessageEntireTimeMax", "putmessage_entire_time_max"},
+    {"getMessageEntireTimeMax", "getmessage_entire_time_max"},
+    {"dispatchMaxBuffer", "dispatch_maxbuffer"},
+    {"sendThreadPoolQueueHeadWaitTimeMills", "send_threadpoolqueue_headwait_timemills"},
+    {"pullThreadPoolQueueHeadWaitTimeMills", "pull_threadpoolqueue_headwait_timemills"},
+    {"queryThreadPoolQueueHeadWaitTimeMills", "query_threadpoolqueue_headwait_timemills"},
     {"putTps", "put_tps", true},
     {"getFoundTps", "getfound_tps", true},
     {"getMissTps", "getmiss_tps", true},
@@ -113,6 +124,8 @@ void writeRuntime(BrokerContext& ctx, const RequestLatency* latency, TextWriter&
       w.family(name, "PutMessageDistributeTimeMap" + std::string(suffix), "gauge");
       w.sample(name, labels, static_cast<double>(count));
     }
+    gauge("rocketmq_brokeruntime_put_latency_99", "putLatency99", "", latency->putLatencyMillis(0.99));
+    gauge("rocketmq_brokeruntime_put_latency_999", "putLatency999", "", latency->putLatencyMillis(0.999));
   }
   struct statvfs st {};
   if (statvfs(ctx.storeConfig.commitLogDir().c_str(), &st) == 0) {
@@ -147,6 +160,7 @@ void writeTopics(BrokerContext& ctx, const std::map<std::string, int64_t>& offse
   w.family("rocketmq_producer_tps", "TopicPutNums", "gauge");
   w.family("rocketmq_topic_retry_offset", "TopicRetryOffset", "gauge");
   w.family("rocketmq_topic_dlq_offset", "TopicRetryOffset", "gauge");
+  w.family("rocketmq_producer_message_size", "TopicPutMessageSize", "gauge");
   for (auto& [topic, sum] : offsets) {
     if (topics::isRetryTopic(topic)) {
       w.sample("rocketmq_topic_retry_offset", {base[0], base[1], {"topic", topic}}, static_cast<double>(sum));
@@ -156,18 +170,65 @@ void writeTopics(BrokerContext& ctx, const std::map<std::string, int64_t>& offse
     } else {
       w.sample("rocketmq_producer_offset", {base[0], base[1], {"topic", topic}}, static_cast<double>(sum));
       w.sample("rocketmq_producer_tps", {base[0], base[1], {"topic", topic}}, topicPutTps(sampler, topic));
+      w.sample("rocketmq_producer_message_size", {base[0], base[1], {"topic", topic}},
+               putStats().topics.lastMinute(topic, "").bytesPerSecond);
     }
   }
+}
+
+// Milliseconds the oldest unconsumed message of the group has waited, over the topic's queues
+// here (the exporter's rocketmq_group_get_latency_by_storetime: now - store time of the message
+// at the committed offset, or at the queue's min offset when that one is gone; 0 without backlog).
+int64_t latencyByStoreTime(BrokerContext& ctx, const std::vector<QueueLag>& lags) {
+  int64_t now = admin::nowMillis(), worst = 0;
+  for (const auto& lag : lags) {
+    if (lag.diff() <= 0) continue;
+    int64_t stored = ctx.store.messageStoreTime(lag.topic, lag.queueId, lag.consumerOffset);
+    if (stored < 0) {
+      int64_t min = ctx.store.minOffsetInQueue(lag.topic, lag.queueId);
+      stored = ctx.store.messageStoreTime(lag.topic, lag.queueId, min);
+    }
+    if (stored > 0) worst = std::max(worst, now - stored);
+  }
+  return worst;
+}
+
+// rocketmq_group_count{caddr, localaddr, group}: online consumers of a group, their connection
+// addresses and client ids comma-joined (the exporter's buildClientAddresses).
+void writeGroupCount(const std::string& group, const std::optional<ConsumerGroupInfo>& info, TextWriter& w) {
+  std::string addrs, ids;
+  size_t online = 0;
+  if (info) {
+    for (const auto& [_, ch] : info->channels) {
+      if (online++ > 0) {
+        addrs += ',';
+        ids += ',';
+      }
+      addrs += ch.conn ? ch.conn->remoteAddress() : std::string();
+      ids += ch.clientId;
+    }
+  }
+  w.sample("rocketmq_group_count", {{"caddr", addrs}, {"localaddr", ids}, {"group", group}},
+           static_cast<double>(online));
 }
 
 void writeGroups(BrokerContext& ctx, const LabelList& base, TextWriter& w) {
   w.family("rocketmq_group_diff", "GroupDiff", "gauge");
   w.family("rocketmq_group_retrydiff", "GroupRetryDiff", "gauge");
   w.family("rocketmq_group_dlqdiff", "GroupDLQDiff", "gauge");
+  w.family("rocketmq_group_count", "GroupCount", "gauge");
   w.family("rocketmq_consumer_offset", "GroupBrokerTotalOffset", "gauge");
   w.family("rocketmq_consumer_tps", "GroupGetNums", "gauge");
+  w.family("rocketmq_group_consume_tps", "GroupConsumeTPS", "gauge");
+  w.family("rocketmq_group_consume_total_offset", "GroupConsumeTotalOffset", "gauge");
+  w.family("rocketmq_consumer_message_size", "GroupGetMessageSize", "gauge");
+  w.family("rocketmq_send_back_nums", "SendBackNums", "gauge");
+  w.family("rocketmq_group_get_latency_by_storetime", "GroupGetLatencyByStoreTime", "gauge");
+  std::string lastGroup;
   for (const auto& gt : groupTopics(ctx)) {
     auto info = ctx.clients.consumerGroup(gt.group);
+    if (gt.group != lastGroup) writeGroupCount(gt.group, info, w);
+    lastGroup = gt.group;
     size_t online = info ? info->channels.size() : 0;
     bool broadcasting = info && info->messageModel == "BROADCASTING";
     int64_t diff = 0, consumerTotal = 0;
@@ -177,17 +238,35 @@ void writeGroups(BrokerContext& ctx, const LabelList& base, TextWriter& w) {
       diff += lag.diff();
       consumerTotal += lag.consumerOffset;
     }
+    LabelList labels{base[0], base[1], {"topic", gt.topic}, {"group", gt.group}};
     if (!broadcasting) {  // as the exporter: lag is only meaningful for clustering consumers
       std::string count = std::to_string(online);
-      LabelList labels{{"group", gt.group}, {"topic", gt.topic}, {"countOfOnlineConsumers", count}, {"msgModel", "1"}};
+      LabelList diffLabels{{"group", gt.group}, {"topic", gt.topic}, {"countOfOnlineConsumers", count}, {"msgModel", "1"}};
       std::string_view family = topics::isRetryTopic(gt.topic) ? "rocketmq_group_retrydiff"
                                 : topics::isDlqTopic(gt.topic) ? "rocketmq_group_dlqdiff"
                                                                : "rocketmq_group_diff";
-      w.sample(family, labels, static_cast<double>(diff));
+      w.sample(family, diffLabels, static_cast<double>(diff));
+      w.sample("rocketmq_group_get_latency_by_storetime", labels,
+               static_cast<double>(latencyByStoreTime(ctx, lags)));
     }
-    LabelList labels{base[0], base[1], {"topic", gt.topic}, {"group", gt.group}};
+    auto gets = getStats().groups.lastMinute(gt.topic, gt.group);
     w.sample("rocketmq_consumer_offset", labels, static_cast<double>(consumerTotal));
-    w.sample("rocketmq_consumer_tps", labels, getStats().groupTps(gt.group, gt.topic));
+    w.sample("rocketmq_group_consume_total_offset", labels, static_cast<double>(consumerTotal));
+    w.sample("rocketmq_consumer_tps", labels, gets.countPerSecond);
+    w.sample("rocketmq_group_consume_tps", labels, gets.countPerSecond);
+    w.sample("rocketmq_consumer_message_size", labels, gets.bytesPerSecond);
+    w.sample("rocketmq_send_back_nums", labels,
+             static_cast<double>(putStats().sendBacks.lastMinute(gt.topic, gt.group).count));
+  }
+}
+
+// rocketmq_producer_count{cluster, broker, group}: producers connected to this broker per group.
+void writeProducers(BrokerContext& ctx, const LabelList& base, TextWriter& w) {
+  w.family("rocketmq_producer_count", "producer instance counter", "gauge");
+  for (const auto& group : ctx.clients.producerGroups()) {
+    auto channels = ctx.clients.producerGroup(group);
+    if (!channels) continue;
+    w.sample("rocketmq_producer_count", {base[0], base[1], {"group", group}}, static_cast<double>(channels->size()));
   }
 }
 
@@ -213,13 +292,11 @@ void writeOwn(BrokerContext& ctx, const BrokerMetricsSources& src, int64_t store
   conn.emplace_back("role", "broker");
   w.sample("rmqnode_connections", conn, static_cast<double>(src.connections));
 
-  auto gc = ctx.store.groupCommitStats();
-  w.family("rmqnode_group_commit_flush_seconds", "Time inside msync per group-commit flush (SYNC_FLUSH).", "summary");
-  w.sample("rmqnode_group_commit_flush_seconds_sum", base, static_cast<double>(gc.flushNanos) / 1e9);
-  w.sample("rmqnode_group_commit_flush_seconds_count", base, static_cast<double>(gc.flushes));
-  w.family("rmqnode_group_commit_batch_size", "Sends completed per group-commit flush (SYNC_FLUSH).", "summary");
-  w.sample("rmqnode_group_commit_batch_size_sum", base, static_cast<double>(gc.waiters));
-  w.sample("rmqnode_group_commit_batch_size_count", base, static_cast<double>(gc.flushes));
+  auto gc = ctx.store.groupCommitHistograms();
+  w.histogram("rmqnode_group_commit_flush_seconds", "Time inside msync per group-commit flush (SYNC_FLUSH).", base,
+              gc.flushSeconds);
+  w.histogram("rmqnode_group_commit_batch_size", "Sends completed per group-commit flush (SYNC_FLUSH).", base,
+              gc.batchSize);
 
   w.family("rmqnode_disk_used_ratio", "Used fraction of the file system holding the store path.", "gauge");
   for (auto [which, path] : {std::pair<std::string_view, std::string>{"commitlog", ctx.storeConfig.commitLogDir()},
@@ -263,6 +340,8 @@ void writeBrokerMetrics(BrokerContext& ctx, const BrokerMetricsSources& sources,
   int64_t stored = storedMessages(ctx, &perTopic);
   writeTopics(ctx, perTopic, base, w);
   writeGroups(ctx, base, w);
+  writeProducers(ctx, base, w);
+  if (sources.clientRuntime) ClientRuntimeStats::write(sources.clientRuntime->snapshot(), w);
   writeRuntime(ctx, sources.latency, w);
   writeOwn(ctx, sources, stored, base, w);
 }

@@ -12,9 +12,11 @@
 namespace rmq::broker {
 
 class RequestLatency;
+class ClientRuntimeStats;
 
 struct BrokerMetricsSources {
   const RequestLatency* latency = nullptr;
+  const ClientRuntimeStats* clientRuntime = nullptr;  // rocketmq_client_* (null: not collected)
   size_t connections = 0;  // open remoting connections (main + VIP port)
 };
 

@@ -116,7 +116,7 @@ class PutStatsSampler : public std::enable_shared_from_this<PutStatsSampler> {
     int64_t now = admin::nowMillis();
     std::map<std::string, int64_t> perTopic;
     Counts counts = countAll(perTopic);
-    getStats().sampleGroups(now);
+    sampleKeyedCounters(now);
     std::lock_guard lk(mu_);
     topicSamples_.emplace_back(now, std::move(perTopic));
     while (topicSamples_.size() > 61) topicSamples_.pop_front();
@@ -214,6 +214,20 @@ RuntimeTable runtimeInfoTable(BrokerContext& ctx, const PutStatsSampler* sampler
   put("startAcceptSendRequestTimeStamp", ctx.config.startAcceptSendRequestTimeStamp);
   put("brokerActive", "true");
   put("pageCacheLockTimeMills", 0);
+  // Java's StoreStatsService figures (since this process started).
+  const auto& puts = putStats();
+  auto stored = puts.topics.totals();
+  int64_t putBytes = stored.bytes, putMsgs = stored.count;
+  put("putMessageSizeTotal", putBytes);
+  put("putMessageAverageSize", fmt::format("{:.1f}", putMsgs > 0 ? double(putBytes) / double(putMsgs) : 0.0));
+  put("putMessageEntireTimeMax", puts.putTimeMaxMicros.load(std::memory_order_relaxed) / 1000);
+  put("getMessageEntireTimeMax", getStats().getTimeMaxMicros.load(std::memory_order_relaxed) / 1000);
+  put("dispatchMaxBuffer", 0);  // Java 4.9 never raises it either
+  // No thread-pool queues: requests run on the network threads' io_contexts as they arrive.
+  for (auto key : {"sendThreadPoolQueueHeadWaitTimeMills", "pullThreadPoolQueueHeadWaitTimeMills",
+                   "queryThreadPoolQueueHeadWaitTimeMills"}) {
+    put(key, 0);
+  }
   for (auto key : {"sendThreadPoolQueueSize", "pullThreadPoolQueueSize", "queryThreadPoolQueueSize",
                    "remainTransientStoreBufferNumbs", "remainHowManyDataToCommit", "EndTransactionQueueSize"}) {
     put(key, 0);

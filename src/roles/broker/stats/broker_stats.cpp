@@ -1,6 +1,5 @@
 #include "roles/broker/stats/broker_stats.h"
 
-#include <chrono>
 #include <unordered_map>
 
 namespace rmq::broker {
@@ -12,6 +11,11 @@ struct StringHash {
 };
 template <typename V>
 using StringMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
+
+int64_t nowMillis() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
 }  // namespace
 
 GetStats& getStats() {
@@ -19,50 +23,118 @@ GetStats& getStats() {
   return stats;
 }
 
-// Each network thread caches group -> topic -> counter, so a pull takes the registry lock only
-// the first time its thread sees that (group, topic); lookups by string_view allocate nothing.
-GetStats::GroupCounter* GetStats::groupCounter(std::string_view group, std::string_view topic) {
-  thread_local StringMap<StringMap<GroupCounter*>> cache;
-  auto g = cache.find(group);
-  if (g == cache.end()) g = cache.emplace(std::string(group), StringMap<GroupCounter*>{}).first;
-  if (auto t = g->second.find(topic); t != g->second.end()) return t->second;
-  std::string key;
-  key.append(topic).push_back('@');
-  key.append(group);
-  std::lock_guard lk(mu_);
-  auto it = groups_.find(key);
-  if (it == groups_.end()) {
-    it = groups_.emplace(std::move(key), std::make_unique<GroupCounter>()).first;
-    // A zero sample at creation: the first pull's messages count in the first rate.
-    using std::chrono::system_clock;
-    auto now = std::chrono::duration_cast<std::chrono::milliseconds>(system_clock::now().time_since_epoch());
-    it->second->samples.emplace_back(now.count(), 0);
+PutStats& putStats() {
+  static PutStats stats;
+  return stats;
+}
+
+void sampleKeyedCounters(int64_t nowMs) {
+  getStats().groups.sample(nowMs);
+  putStats().topics.sample(nowMs);
+  putStats().sendBacks.sample(nowMs);
+}
+
+// Each network thread caches (registry, topic, group) -> entry, so an update takes the registry
+// lock only the first time its thread sees that key; lookups by string_view allocate nothing.
+// Registries are process-lifetime singletons, so their addresses are stable cache keys.
+KeyedCounters::Entry* KeyedCounters::entry(std::string_view topic, std::string_view group) {
+  // The key this thread used last per registry first (a connection mostly repeats its topic).
+  struct Last {
+    const KeyedCounters* owner = nullptr;
+    std::string topic, group;
+    Entry* entry = nullptr;
+  };
+  thread_local Last last[3];
+  for (auto& l : last)
+    if (l.owner == this && l.topic == topic && l.group == group) return l.entry;
+  Entry* e = lookup(topic, group);
+  for (auto& l : last) {
+    if (l.owner != nullptr && l.owner != this) continue;
+    l = Last{this, std::string(topic), std::string(group), e};
+    break;
   }
-  g->second.emplace(std::string(topic), it->second.get());
+  return e;
+}
+
+KeyedCounters::Entry* KeyedCounters::lookup(std::string_view topic, std::string_view group) {
+  thread_local std::unordered_map<const KeyedCounters*, StringMap<StringMap<Entry*>>> caches;
+  auto& cache = caches[this];
+  auto t = cache.find(topic);
+  if (t == cache.end()) t = cache.emplace(std::string(topic), StringMap<Entry*>{}).first;
+  if (auto g = t->second.find(group); g != t->second.end()) return g->second;
+  std::string key(topic);
+  if (!group.empty()) key.append("@").append(group);
+  std::lock_guard lk(mu_);
+  auto it = entries_.find(key);
+  if (it == entries_.end()) {
+    it = entries_.emplace(std::move(key), std::make_unique<Entry>()).first;
+    // A zero sample at creation: the first update counts in the first rate.
+    it->second->samples.push_back({nowMillis(), 0, 0});
+  }
+  t->second.emplace(std::string(group), it->second.get());
   return it->second.get();
 }
 
-void GetStats::found(std::string_view group, std::string_view topic, int64_t messages) {
-  foundTimes.fetch_add(1, std::memory_order_relaxed);
-  transferredMsgs.fetch_add(messages, std::memory_order_relaxed);
-  groupCounter(group, topic)->messages.fetch_add(messages, std::memory_order_relaxed);
+void KeyedCounters::add(std::string_view topic, std::string_view group, int64_t count, int64_t bytes) {
+  Entry* e = entry(topic, group);
+  e->count.fetch_add(count, std::memory_order_relaxed);
+  if (bytes != 0) e->bytes.fetch_add(bytes, std::memory_order_relaxed);
 }
 
-void GetStats::sampleGroups(int64_t nowMs) {
+void KeyedCounters::sample(int64_t nowMs) {
   std::lock_guard lk(mu_);
-  for (auto& [key, c] : groups_) {
-    c->samples.emplace_back(nowMs, c->messages.load(std::memory_order_relaxed));
-    while (c->samples.size() > 61) c->samples.pop_front();
+  for (auto& [key, e] : entries_) {
+    e->samples.push_back({nowMs, e->count.load(std::memory_order_relaxed), e->bytes.load(std::memory_order_relaxed)});
+    while (e->samples.size() > 61) e->samples.pop_front();
   }
 }
 
-double GetStats::groupTps(const std::string& group, const std::string& topic) const {
+KeyedCounters::LastMinute KeyedCounters::lastMinute(std::string_view topic, std::string_view group) const {
+  std::string key(topic);
+  if (!group.empty()) key.append("@").append(group);
   std::lock_guard lk(mu_);
-  auto it = groups_.find(topic + "@" + group);
-  if (it == groups_.end() || it->second->samples.size() < 2) return 0.0;
+  auto it = entries_.find(key);
+  if (it == entries_.end() || it->second->samples.size() < 2) return {};
   auto& s = it->second->samples;
-  int64_t dt = s.back().first - s.front().first;
-  return dt <= 0 ? 0.0 : static_cast<double>(s.back().second - s.front().second) * 1000.0 / static_cast<double>(dt);
+  int64_t dt = s.back().ms - s.front().ms;
+  if (dt <= 0) return {};
+  LastMinute out;
+  out.count = s.back().count - s.front().count;
+  out.countPerSecond = static_cast<double>(out.count) * 1000.0 / static_cast<double>(dt);
+  out.bytesPerSecond = static_cast<double>(s.back().bytes - s.front().bytes) * 1000.0 / static_cast<double>(dt);
+  return out;
+}
+
+void GetStats::found(std::string_view group, std::string_view topic, int64_t messages, int64_t bytes) {
+  foundTimes.fetch_add(1, std::memory_order_relaxed);
+  transferredMsgs.fetch_add(messages, std::memory_order_relaxed);
+  groups.add(topic, group, messages, bytes);
+}
+
+void raiseMaxMicros(std::atomic<int64_t>& max, std::chrono::steady_clock::duration took) {
+  int64_t us = std::chrono::duration_cast<std::chrono::microseconds>(took).count();
+  int64_t cur = max.load(std::memory_order_relaxed);
+  while (us > cur && !max.compare_exchange_weak(cur, us, std::memory_order_relaxed)) {
+  }
+}
+
+void GetStats::noteGetTime(std::chrono::steady_clock::duration took) { raiseMaxMicros(getTimeMaxMicros, took); }
+void PutStats::notePutTime(std::chrono::steady_clock::duration took) { raiseMaxMicros(putTimeMaxMicros, took); }
+
+double GetStats::groupTps(const std::string& group, const std::string& topic) const {
+  return groups.lastMinute(topic, group).countPerSecond;
+}
+
+void PutStats::stored(std::string_view topic, int64_t messages, int64_t bytes) { topics.add(topic, "", messages, bytes); }
+
+KeyedCounters::Totals KeyedCounters::totals() const {
+  Totals t;
+  std::lock_guard lk(mu_);
+  for (const auto& [key, e] : entries_) {
+    t.count += e->count.load(std::memory_order_relaxed);
+    t.bytes += e->bytes.load(std::memory_order_relaxed);
+  }
+  return t;
 }
 
 }  // namespace rmq::broker

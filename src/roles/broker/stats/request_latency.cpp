@@ -62,6 +62,23 @@ std::vector<std::pair<std::string_view, uint64_t>> RequestLatency::putDistributi
   return out;
 }
 
+double RequestLatency::putLatencyMillis(double q) const {
+  metrics::Histogram::Snapshot sends;
+  const auto& t = tracked();
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (!isSend(t[i].code)) continue;
+    auto s = histograms_[i]->snapshot();
+    if (sends.cumulative.empty()) {
+      sends = std::move(s);
+      continue;
+    }
+    for (size_t b = 0; b < s.cumulative.size(); ++b) sends.cumulative[b] += s.cumulative[b];
+    sends.count += s.count;
+    sends.sum += s.sum;
+  }
+  return metrics::quantile(sends, q) * 1000.0;
+}
+
 void RequestLatency::write(metrics::TextWriter& w, const metrics::LabelList& brokerLabels) const {
   constexpr std::string_view name = "rmqnode_request_duration_seconds";
   w.family(name, "Time a broker request took to process (a long-polled pull: including the time it was parked), by request code.",

@@ -23,6 +23,9 @@ class RequestLatency {
   // Sends per latency range, as Java's putMessageDistributeTime (rocketmq_brokeruntime_pmdt_*):
   // (suffix, count) for 0ms, 0to10ms, 10to50ms, ... 10stomore; counts are not cumulative.
   std::vector<std::pair<std::string_view, uint64_t>> putDistribution() const;
+  // The q-quantile of the send requests' processing time in milliseconds (RocketMQ 5's
+  // putLatency99 / putLatency999: rocketmq_brokeruntime_put_latency_99 / _999); 0 before any send.
+  double putLatencyMillis(double q) const;
 
   struct Tracked {
     int code;
