@@ -8,6 +8,8 @@
 #include <asio/use_awaitable.hpp>
 #include <asio/write.hpp>
 #include <future>
+#include <optional>
+#include <string>
 
 #include "common/fault_point.h"
 #include "common/log.h"
@@ -76,19 +78,33 @@ class HaMaster::Connection : public std::enable_shared_from_this<Connection> {
       }
       auto report = reports.feed(std::string_view(buf.data(), got.n));
       if (!report) continue;
+      if (auto refused = refusedReport(*report)) {
+        log::warn("HA: slave {} {}", link_.address(), *refused);
+        close(*refused);
+        co_return;
+      }
       ackOffset_ = *report;
       if (requestOffset_ < 0) {
         requestOffset_ = *report;
         log::info("HA: slave {} requests offset {}", link_.address(), *report);
         wakeTimer_.cancel();  // the writer waits for this first report
-      } else if (*report > m_.store_.maxPhyOffset()) {
-        log::warn("HA: slave {} reports offset {} beyond the master's commit log end {}", link_.address(), *report,
-                  m_.store_.maxPhyOffset());
-        close("slave ahead of the master");
-        co_return;
       }
       m_.store_.notifySlaveAck(*report);
     }
+  }
+
+  // Why a report is no offset a slave of this master can have (nullopt: it is one). Java's
+  // ReadSocketService closes the connection for a report beyond the commit log end, but checks
+  // neither the first report nor the sign: its writer then streams from a negative or future
+  // offset (heartbeats its slave refuses) and notifyTransferSome takes a first report beyond the
+  // end as the ack of every SYNC_MASTER send up to there. Both are refused here, first or not: the
+  // connection closes (the slave reconnects and reports again), nothing is acked.
+  std::optional<std::string> refusedReport(int64_t report) const {
+    if (report < 0) return "reported the negative offset " + std::to_string(report);
+    int64_t end = m_.store_.maxPhyOffset();
+    if (report > end)
+      return "reported offset " + std::to_string(report) + " beyond the master's commit log end " + std::to_string(end);
+    return std::nullopt;
   }
 
   // Where the stream starts (Java's WriteSocketService): a report of 0 means the beginning of the
