@@ -7,6 +7,7 @@
 #include <asio/steady_timer.hpp>
 #include <asio/use_awaitable.hpp>
 #include <asio/write.hpp>
+#include <atomic>
 #include <future>
 #include <optional>
 #include <string>
@@ -141,6 +142,9 @@ class HaMaster::Connection : public std::enable_shared_from_this<Connection> {
   asio::awaitable<void> park(int64_t next, Clock::duration timeout) {
     parked_ = true;
     m_.idleWriters_.fetch_add(1);
+    // Dekker pair with onAppended(): our count store before our read of the commit log end, its
+    // publication of the end before its read of the count; one of the two sees the other.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
     if (m_.store_.readCommitLog(next, 1) || link_.closed()) {  // appended between our read and parking
       if (parked_.exchange(false)) m_.idleWriters_.fetch_sub(1);
       co_return;
@@ -248,7 +252,11 @@ void HaMaster::removeConnection(const Connection* c) {
 }
 
 void HaMaster::onAppended() {
-  if (idleWriters_.load(std::memory_order_acquire) == 0) return;  // every writer is busy shipping
+  // The appender published the new end with a release store; without a full fence x86 may read
+  // idleWriters_ before that store is visible while a writer reads the old end and parks: a lost
+  // wake-up costing haSendHeartbeatInterval (a SYNC_MASTER send then times out). See park().
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (idleWriters_.load(std::memory_order_relaxed) == 0) return;  // every writer is busy shipping
   std::lock_guard lock(mu_);
   for (auto& c : connections_) c->wakeIfParked();
 }
