@@ -6,6 +6,7 @@
 #   scripts/cluster.sh stop    [LAYOUT] [NODE]   graceful stop (brokers first, then name servers), or one node
 #   scripts/cluster.sh restart [LAYOUT] [NODE]   stop, then start
 #   scripts/cluster.sh status  [LAYOUT] [NODE]   role, pid, ports, answers?, a slave's lag (bytes) and HA link
+#                                                (a slave that does not answer: its master's unacked bytes)
 #
 # LAYOUT is a folder of config/: 2m-2s-async (the default: 2 masters + 2 slaves, asynchronous
 # replication, RocketMQ's usual production shape), 2m-2s-sync (SYNC_MASTER), 2m-noslave (2 masters).
@@ -138,6 +139,23 @@ lag_of() {
   fi
 }
 
+# For a slave that does not answer (stopped, hung): what its master has not had acknowledged, from the
+# master's side (haSlaves "addr@ack;..." of its runtime info, the figure of rmqnode_replication_lag_bytes).
+master_view_lag() {
+  local m mo acks entry out=""; m=$(master_of "$1")
+  [ -n "$m" ] || { echo "no master in layout"; return; }
+  mo=$(runtime_value "$m" commitLogMaxOffset)
+  [ -n "$mo" ] || { echo "? (master $m down too)"; return; }
+  acks=$(runtime_value "$m" haSlaves)
+  [ -n "$acks" ] || { echo "? (no slave connected to $m)"; return; }
+  local IFS=';'
+  for entry in $acks; do
+    local ack=${entry##*@}; [ "$ack" -ge 0 ] 2>/dev/null || ack=0
+    out+="${out:+, }$((mo - ack)) bytes behind $m (master's view of ${entry%@*}: slave does not answer)"
+  done
+  echo "$out"
+}
+
 start_node() {
   local n=$1 pid role args
   if pid=$(running_pid "$n"); then echo "$n already running (pid $pid)"; return 0; fi
@@ -184,7 +202,9 @@ status_node() {
   role=$(role_of "$n")
   if pid=$(running_pid "$n"); then
     if answers "$n"; then ok=yes; else ok=no; fi
-    [ "$role" = SLAVE ] && [ "$ok" = yes ] && lag=$(lag_of "$n")
+    if [ "$role" = SLAVE ]; then
+      if [ "$ok" = yes ]; then lag=$(lag_of "$n"); else lag=$(master_view_lag "$n"); fi
+    fi
   else
     pid=-; ok="stopped"
   fi

@@ -7,7 +7,10 @@
 #include <asio/steady_timer.hpp>
 #include <asio/use_awaitable.hpp>
 #include <asio/write.hpp>
+#include <atomic>
 #include <future>
+#include <optional>
+#include <string>
 
 #include "common/fault_point.h"
 #include "common/log.h"
@@ -76,19 +79,33 @@ class HaMaster::Connection : public std::enable_shared_from_this<Connection> {
       }
       auto report = reports.feed(std::string_view(buf.data(), got.n));
       if (!report) continue;
+      if (auto refused = refusedReport(*report)) {
+        log::warn("HA: slave {} {}", link_.address(), *refused);
+        close(*refused);
+        co_return;
+      }
       ackOffset_ = *report;
       if (requestOffset_ < 0) {
         requestOffset_ = *report;
         log::info("HA: slave {} requests offset {}", link_.address(), *report);
         wakeTimer_.cancel();  // the writer waits for this first report
-      } else if (*report > m_.store_.maxPhyOffset()) {
-        log::warn("HA: slave {} reports offset {} beyond the master's commit log end {}", link_.address(), *report,
-                  m_.store_.maxPhyOffset());
-        close("slave ahead of the master");
-        co_return;
       }
       m_.store_.notifySlaveAck(*report);
     }
+  }
+
+  // Why a report is no offset a slave of this master can have (nullopt: it is one). Java's
+  // ReadSocketService closes the connection for a report beyond the commit log end, but checks
+  // neither the first report nor the sign: its writer then streams from a negative or future
+  // offset (heartbeats its slave refuses) and notifyTransferSome takes a first report beyond the
+  // end as the ack of every SYNC_MASTER send up to there. Both are refused here, first or not: the
+  // connection closes (the slave reconnects and reports again), nothing is acked.
+  std::optional<std::string> refusedReport(int64_t report) const {
+    if (report < 0) return "reported the negative offset " + std::to_string(report);
+    int64_t end = m_.store_.maxPhyOffset();
+    if (report > end)
+      return "reported offset " + std::to_string(report) + " beyond the master's commit log end " + std::to_string(end);
+    return std::nullopt;
   }
 
   // Where the stream starts (Java's WriteSocketService): a report of 0 means the beginning of the
@@ -125,6 +142,9 @@ class HaMaster::Connection : public std::enable_shared_from_this<Connection> {
   asio::awaitable<void> park(int64_t next, Clock::duration timeout) {
     parked_ = true;
     m_.idleWriters_.fetch_add(1);
+    // Dekker pair with onAppended(): our count store before our read of the commit log end, its
+    // publication of the end before its read of the count; one of the two sees the other.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
     if (m_.store_.readCommitLog(next, 1) || link_.closed()) {  // appended between our read and parking
       if (parked_.exchange(false)) m_.idleWriters_.fetch_sub(1);
       co_return;
@@ -232,7 +252,11 @@ void HaMaster::removeConnection(const Connection* c) {
 }
 
 void HaMaster::onAppended() {
-  if (idleWriters_.load(std::memory_order_acquire) == 0) return;  // every writer is busy shipping
+  // The appender published the new end with a release store; without a full fence x86 may read
+  // idleWriters_ before that store is visible while a writer reads the old end and parks: a lost
+  // wake-up costing haSendHeartbeatInterval (a SYNC_MASTER send then times out). See park().
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (idleWriters_.load(std::memory_order_relaxed) == 0) return;  // every writer is busy shipping
   std::lock_guard lock(mu_);
   for (auto& c : connections_) c->wakeIfParked();
 }

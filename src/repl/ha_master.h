@@ -9,8 +9,9 @@
 //    is woken by the store's append listener (onAppended), not by a poll; when nothing was written
 //    for haSendHeartbeatInterval it sends a heartbeat (size 0) frame.
 //  - Every report is the slave's ack: MessageStore::notifySlaveAck completes SYNC_MASTER sends
-//    (the store keeps the highest ack, like Java's push2SlaveMaxOffset). A report beyond the
-//    master's max offset closes the connection; so does haHousekeepingInterval without a report.
+//    (the store keeps the highest ack, like Java's push2SlaveMaxOffset). A report that is
+//    negative or beyond the master's max offset (the first one included, stricter than Java)
+//    closes the connection unacked; so does haHousekeepingInterval without a report.
 //  - setSlaveAvailable(true) while at least one slave is connected (Java's connectionCount > 0).
 // Threads: everything runs on the HA thread this object owns (never a client network thread;
 // reading old commit log pages for a slave that catches up may fault pages in from disk).

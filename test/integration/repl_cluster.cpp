@@ -17,10 +17,16 @@ ReplCluster::ReplCluster(ReplSpec s) : spec(std::move(s)) {
   nsPort = freePort();
   masterPort = freeBrokerPort();
   slavePort = freeBrokerPort();
+  auto taken = [&](uint16_t p) {  // a broker also listens on port - 2 (VIP) and port + 1 (HA)
+    return p == nsPort || (p + 2 >= masterPort && p <= masterPort + 1) || (p + 2 >= slavePort && p <= slavePort + 1);
+  };
+  if (spec.masterHttp)
+    do masterHttpPort = freePort();
+    while (taken(masterHttpPort));
   ns.writeFile("ns.toml", namesrvToml(ns, nsPort));
   ns.setArgs({"--role=namesrv", "-c", ns.path("ns.toml")});
   ns.waitForPorts({nsPort});
-  master.writeFile("broker.toml", brokerConfig(master, masterPort, 0, spec.masterRole));
+  master.writeFile("broker.toml", brokerConfig(master, masterPort, 0, spec.masterRole, masterHttpPort));
   master.setArgs({"--role=master", "-c", master.path("broker.toml")});
   master.waitForPorts({masterPort, static_cast<uint16_t>(masterPort + 1)});
   slave.writeFile("broker.toml", brokerConfig(slave, slavePort, 1, "SLAVE"));
@@ -28,9 +34,9 @@ ReplCluster::ReplCluster(ReplSpec s) : spec(std::move(s)) {
   slave.waitForPorts({slavePort});
 }
 
-std::string ReplCluster::brokerConfig(const NodeProcess& node, uint16_t port, int brokerId,
-                                      const std::string& role) const {
-  return logDirToml(node) + brokerToml(node, {.port = port, .namesrvAddr = namesrvAddr(), .cluster = "ReplCluster",
+std::string ReplCluster::brokerConfig(const NodeProcess& node, uint16_t port, int brokerId, const std::string& role,
+                                      uint16_t httpPort) const {
+  return logDirToml(node, httpPort) + brokerToml(node, {.port = port, .namesrvAddr = namesrvAddr(), .cluster = "ReplCluster",
                                               .name = "broker-r", .id = brokerId, .role = role,
                                               .commitLogFileSize = spec.commitLogFileSize,
                                               .extraBroker = spec.extraBroker, .extraStore = spec.extraStore});

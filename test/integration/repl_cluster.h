@@ -25,6 +25,7 @@ struct ReplSpec {
   int64_t commitLogFileSize = 64 << 20;    // mappedFileSizeCommitLog of both brokers
   std::string extraStore;                  // more [store] TOML lines for both brokers
   std::string extraBroker;                 // more [broker] TOML lines for both brokers
+  bool masterHttp = false;                 // the master serves HTTP (/metrics) on masterHttpPort
 };
 
 class ReplCluster {
@@ -65,10 +66,12 @@ class ReplCluster {
   uint16_t nsPort = 0;
   uint16_t masterPort = 0;
   uint16_t slavePort = 0;
+  uint16_t masterHttpPort = 0;  // 0 unless spec.masterHttp
   TestClient client;
 
  private:
-  std::string brokerConfig(const NodeProcess& node, uint16_t port, int brokerId, const std::string& role) const;
+  std::string brokerConfig(const NodeProcess& node, uint16_t port, int brokerId, const std::string& role,
+                           uint16_t httpPort = 0) const;
   static bool startNode(NodeProcess& node, const char* what);
 };
 

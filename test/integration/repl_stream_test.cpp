@@ -1,6 +1,8 @@
 // Replication stream drills with real processes (issue 8): a late slave catches up from offset 0
-// through several commit-log files into a byte-identical copy; an ASYNC_MASTER's lag under load.
+// through several commit-log files into a byte-identical copy; an ASYNC_MASTER's lag under load and
+// its rmqnode_replication_lag_bytes while the slave is SIGSTOPped.
 #include <doctest/doctest.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <atomic>
@@ -10,6 +12,7 @@
 
 #include "common/response_code.h"
 #include "broker_calls.h"
+#include "http_get.h"
 #include "node_config.h"
 #include "repl_cluster.h"
 
@@ -29,6 +32,21 @@ void sendMany(ReplCluster& c, const std::string& topic, int count, int firstInde
     REQUIRE(r.ok());
     REQUIRE(r->code == ResponseCode::SUCCESS);
   }
+}
+
+// The one slave connection of the master as it names it ("ip:port" of the slave's HA socket, the
+// `slave` label of its metrics), once that slave has reported; "" when there is not exactly one.
+std::string slaveSeenByMaster(ReplCluster& c) {
+  if (!c.waitSlaveReported()) return "";
+  auto slaves = c.runtimeValue(c.masterAddr(), "haSlaves");  // "addr@ack"
+  if (!slaves || slaves->find(';') != std::string::npos) return "";
+  return slaves->substr(0, slaves->find('@'));
+}
+
+std::optional<double> masterMetric(ReplCluster& c, const std::string& series) {
+  auto scrape = httpGet(c.masterHttpPort, "/metrics");
+  if (scrape.status != 200) return std::nullopt;
+  return metricValue(scrape.body, series);
 }
 
 }  // namespace
@@ -133,4 +151,37 @@ TEST_CASE("repl ASYNC_MASTER: replication lag under load is measured and the sla
   auto l = c.lag();
   REQUIRE(l);
   CHECK(*l == 0);
+}
+
+TEST_CASE("repl ASYNC_MASTER: rmqnode_replication_lag_bytes is what a SIGSTOPped slave has not acked, 0 after SIGCONT") {
+  // A long housekeeping interval keeps the stopped slave's connection (and so its series).
+  ReplCluster c({.masterRole = "ASYNC_MASTER", .extraStore = "haHousekeepingInterval = 120000\n", .masterHttp = true});
+  REQUIRE(c.startAll("ReplLagM"));
+  sendMany(c, "ReplLagM", 5, 0);
+  const std::string slave = slaveSeenByMaster(c);
+  REQUIRE(!slave.empty());
+  const std::string lagSeries =
+      "rmqnode_replication_lag_bytes{cluster=\"ReplCluster\",broker=\"broker-r\",slave=\"" + slave + "\"}";
+  const std::string diffSeries =
+      "rocketmq_broker_commitlog_diff{cluster=\"ReplCluster\",brokerIP=\"" + slave + "\",broker=\"broker-r\"}";
+  REQUIRE(eventually([&] { return masterMetric(c, lagSeries) == 0.0; }, 30s));
+  auto before = c.maxPhyOffset(c.masterAddr());
+  REQUIRE(before);
+
+  REQUIRE(::kill(c.slave.pid(), SIGSTOP) == 0);
+  REQUIRE(waitAllThreadsStopped(c.slave.pid(), 30s));
+  sendMany(c, "ReplLagM", 50, 5);  // ASYNC_MASTER: SEND_OK without the slave
+  auto after = c.maxPhyOffset(c.masterAddr());
+  REQUIRE(after);
+  REQUIRE(*after > *before);
+  // The stopped slave acked none of it: the lag is exactly the bytes written since.
+  const double written = static_cast<double>(*after - *before);
+  CHECK(masterMetric(c, lagSeries) == written);
+  CHECK(masterMetric(c, diffSeries) == written);
+  MESSAGE("lag while the slave is stopped: " << written << " bytes");
+
+  REQUIRE(::kill(c.slave.pid(), SIGCONT) == 0);
+  CHECK(eventually([&] { return masterMetric(c, lagSeries) == 0.0; }, 60s));
+  CHECK(masterMetric(c, diffSeries) == 0.0);
+  CHECK(c.waitCaughtUp(*after));
 }

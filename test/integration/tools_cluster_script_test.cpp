@@ -1,7 +1,9 @@
 // scripts/cluster.sh driven for real: a layout of its own (name server, SYNC_MASTER, slave) on
 // free ports in a temp folder (RMQ_CLUSTER_CONFIG / RMQ_CLUSTER_STATE), started, inspected,
+// the slave stopped with SIGSTOP (status shows its lag from the master's side) and continued,
 // one node stopped and started again, then everything stopped in order.
 #include <doctest/doctest.h>
+#include <signal.h>
 
 #include <filesystem>
 #include <string>
@@ -49,12 +51,21 @@ struct ClusterScript {
 
 // A broker of the layout, its store and logs in `dir`.
 std::string layoutBroker(const NodeProcess& dir, uint16_t port, int id, const char* role, uint16_t nsPort,
-                         uint16_t httpPort = 0) {
+                         uint16_t httpPort = 0, const std::string& extraStore = "") {
   return logDirToml(dir, httpPort) + brokerToml(dir, {.port = port, .namesrvAddr = "127.0.0.1:" + std::to_string(nsPort),
-                                            .name = "broker-t", .id = id, .role = role});
+                                            .name = "broker-t", .id = id, .role = role, .extraStore = extraStore});
 }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// The byte count printed just before `marker` ("N bytes behind ..."); -1 when the marker is absent.
+int64_t bytesBefore(const std::string& text, const std::string& marker) {
+  auto at = text.find(marker);
+  if (at == std::string::npos) return -1;
+  auto start = text.rfind(' ', at > 0 ? at - 1 : 0);
+  start = start == std::string::npos ? 0 : start + 1;
+  return std::stoll(text.substr(start, at - start));
+}
 
 int sendTo(TestClient& c, const std::string& addr) {
   auto r = c.call(addr, sendRequest({.topic = "ScriptT", .body = "via cluster.sh"}), 15s);
@@ -71,7 +82,9 @@ TEST_CASE("cluster.sh: start, status with a slave's lag, stop NODE / start NODE,
   uint16_t httpPort = freePort();
   while (httpPort == nsPort) httpPort = freePort();
   s.writeNode("namesrv-1", namesrvToml(s.shell, nsPort));  // logs etc. under the shell's folder
-  s.writeNode("broker-t", layoutBroker(s.masterDir, masterPort, 0, "SYNC_MASTER", nsPort, httpPort));
+  // A long housekeeping interval: the master keeps the connection of its SIGSTOPped slave below.
+  s.writeNode("broker-t", layoutBroker(s.masterDir, masterPort, 0, "SYNC_MASTER", nsPort, httpPort,
+                                       "haHousekeepingInterval = 120000\n"));
   s.writeNode("broker-t-s", layoutBroker(s.slaveDir, slavePort, 1, "SLAVE", nsPort));
   const std::string master = "127.0.0.1:" + std::to_string(masterPort);
 
@@ -101,6 +114,24 @@ TEST_CASE("cluster.sh: start, status with a slave's lag, stop NODE / start NODE,
       30s));
   CHECK(contains(status.out, "SYNC_MASTER"));
   CHECK(contains(status.out, "SLAVE"));
+
+  // The slave stopped (SIGSTOP): it answers nothing, so status shows its master's view, the bytes
+  // the slave has not acknowledged; after SIGCONT it catches up and shows 0 bytes behind again.
+  const pid_t slavePid = std::stoi(s.shell.readFile("state/" + std::string(kLayout) + "/broker-t-s.pid"));
+  REQUIRE(::kill(slavePid, SIGSTOP) == 0);
+  REQUIRE(waitAllThreadsStopped(slavePid, 30s));
+  CHECK(sendTo(c, master) == ResponseCode::FLUSH_SLAVE_TIMEOUT);  // stored on the master, not acked
+  status = s.run({"status", kLayout});
+  const int64_t behind = bytesBefore(status.out, " bytes behind broker-t (master's view of 127.0.0.1:");
+  CHECK_MESSAGE(behind > 0, status.out);
+  CHECK(contains(status.out, "slave does not answer"));
+  REQUIRE(::kill(slavePid, SIGCONT) == 0);
+  CHECK(eventually(
+      [&] {
+        status = s.run({"status", kLayout});
+        return contains(status.out, "0 bytes behind broker-t (connected)");
+      },
+      60s));
 
   // One node down: the others keep running; the slave reports its master gone.
   auto stopped = s.run({"stop", kLayout, "broker-t"});

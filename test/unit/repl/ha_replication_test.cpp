@@ -31,21 +31,6 @@ using namespace rmq::repl;
 using namespace rmq::repl::test;
 using asio::ip::tcp;
 
-namespace {
-
-int64_t readLong(tcp::socket& s) {
-  char b[8];
-  asio::read(s, asio::buffer(b));
-  return static_cast<int64_t>(loadBE64(b));
-}
-
-void writeReport(tcp::socket& s, int64_t offset) {
-  auto r = encodeReport(offset);
-  asio::write(s, asio::buffer(r));
-}
-
-}  // namespace
-
 TEST_CASE("slave follows the master across several commit log files: identical bytes, queues, index") {
   Master m;
   m.start();

@@ -3,7 +3,10 @@
 // loopback port) and a slave (store + HaClient) in temp dirs, waits and comparisons.
 #include <doctest/doctest.h>
 
+#include <asio/ip/tcp.hpp>
+#include <asio/read.hpp>
 #include <asio/use_future.hpp>
+#include <asio/write.hpp>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +17,8 @@
 
 #include "repl/ha_client.h"
 #include "repl/ha_master.h"
+#include "repl/ha_protocol.h"
+#include "common/bytes.h"
 #include "unit/store/store_test_util.h"
 
 namespace rmq::repl::test {
@@ -130,6 +135,37 @@ inline PutStatus waitReplicated(MessageStore& s, int64_t end) {
   auto f = s.asyncWaitReplicated(end, asio::use_future);
   REQUIRE(f.wait_for(std::chrono::seconds(30)) == std::future_status::ready);
   return f.get();
+}
+
+// A fake slave's side of the wire (raw sockets): the next 8-byte big-endian value the master sent,
+// and one report.
+inline int64_t readLong(asio::ip::tcp::socket& s) {
+  char b[8];
+  asio::read(s, asio::buffer(b));
+  return static_cast<int64_t>(loadBE64(b));
+}
+
+inline void writeReport(asio::ip::tcp::socket& s, int64_t offset) {
+  auto r = encodeReport(offset);
+  asio::write(s, asio::buffer(r));
+}
+
+// True when the master closes `s` within `limit` (whatever it sent before is read and dropped);
+// false when it is still open then.
+inline bool closedWithin(asio::ip::tcp::socket& s, std::chrono::milliseconds limit) {
+  std::vector<char> sink(1 << 16);
+  s.non_blocking(true);  // read_some answers would_block instead of waiting
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    asio::error_code ec;
+    s.read_some(asio::buffer(sink), ec);
+    if (ec == asio::error::would_block || ec == asio::error::try_again) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      continue;
+    }
+    if (ec) return true;  // EOF or reset
+  }
+  return false;
 }
 
 }  // namespace rmq::repl::test
