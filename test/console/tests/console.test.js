@@ -71,9 +71,16 @@ storePathRootDir = "${work}/store"
   page.on('dialog', (d) => d.accept());
 });
 
-// A test that prints the node's output when it fails.
+// A test that prints the node's output (and the page's status line, with a screenshot) when it fails.
 const step = (name, fn) => test(name, async () => {
-  try { await fn(); } catch (e) { printNodeLog(); throw e; }
+  try { await fn(); } catch (e) {
+    printNodeLog();
+    if (page) {
+      console.log(`page ${page.url()} status: ${await page.$eval('#status', (el) => el.textContent).catch(() => '?')}`);
+      await page.screenshot({ path: path.join(artifacts, `failed-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}.png`) }).catch(() => {});
+    }
+    throw e;
+  }
 });
 
 function printNodeLog() {
