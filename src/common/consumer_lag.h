@@ -1,7 +1,7 @@
 #pragma once
-// Consumer lag of one queue, the one definition the broker (GET_CONSUME_STATS totals, the
-// rocketmq_group_diff metrics) and the client side (ConsumeStats::diffTotal, rmqadmin, the console)
-// share: messages written to the queue that the group has not consumed yet. A committed offset past
+// Consumer lag of one queue, the one definition the broker (GET_BROKER_CONSUME_STATS totals, the
+// rocketmq_group_diff metrics) and the client side (ConsumeStats::diffTotal, rmqadmin consumerProgress
+// rows, the console) share: messages written to the queue that the group has not consumed yet. A committed offset past
 // the queue's end (a store that lost its tail) is no lag, never a negative one.
 #include <algorithm>
 #include <cstdint>
