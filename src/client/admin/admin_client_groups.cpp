@@ -8,11 +8,11 @@
 #include "client/broker_api.h"
 #include "client/pull_api.h"
 #include "client/request_headers.h"
+#include "common/consumer_lag.h"
 #include "common/json.h"
 #include "common/message_codec.h"
 #include "common/message_id.h"
 #include "common/request_code.h"
-#include "common/consumer_lag.h"
 #include "common/response_code.h"
 #include "net/when_all.h"
 
