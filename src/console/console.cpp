@@ -29,6 +29,7 @@ const RouteSpec kRoutes[] = {
     {"GET", "/api/groups", &getGroups, false},
     {"GET", "/api/group", &getGroup, false},
     {"POST", "/api/group/reset-offset", &postResetOffset, true},
+    {"GET", "/api/producers", &getProducers, false},
     {"GET", "/api/messages/by-key", &getMessagesByKey, false},
     {"GET", "/api/messages/by-id", &getMessageById, false},
     {"GET", "/api/messages/by-offset", &getMessageByOffset, false},

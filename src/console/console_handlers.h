@@ -4,6 +4,7 @@
 #include <asio/awaitable.hpp>
 #include <asio/co_spawn.hpp>
 #include <asio/use_awaitable.hpp>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -42,6 +43,10 @@ asio::awaitable<T> runOn(asio::io_context& io, asio::awaitable<T> task) {
   co_return std::move(*result);
 }
 
+// The deadline of one call to a broker when a handler asks several at once (net::whenAll): the
+// admin client's rpcTimeout, so one broker that does not answer costs a page that long, once.
+std::chrono::milliseconds brokerCallTimeout(const Console::State& s);
+
 // ---- request helpers (console_request.cpp) ----
 // A parameter from the query string, else from an application/x-www-form-urlencoded body.
 std::optional<std::string> field(const http::HttpRequest& req, std::string_view name);
@@ -65,10 +70,11 @@ asio::awaitable<http::HttpResponse> getTopic(Console::State&, const http::HttpRe
 asio::awaitable<http::HttpResponse> postTopic(Console::State&, const http::HttpRequest&);
 asio::awaitable<http::HttpResponse> deleteTopic(Console::State&, const http::HttpRequest&);
 
-// ---- consumer groups (console_groups.cpp) ----
+// ---- consumer groups, producer connections (console_groups.cpp) ----
 asio::awaitable<http::HttpResponse> getGroups(Console::State&, const http::HttpRequest&);
 asio::awaitable<http::HttpResponse> getGroup(Console::State&, const http::HttpRequest&);
 asio::awaitable<http::HttpResponse> postResetOffset(Console::State&, const http::HttpRequest&);
+asio::awaitable<http::HttpResponse> getProducers(Console::State&, const http::HttpRequest&);
 
 // ---- messages (console_messages.cpp) ----
 asio::awaitable<http::HttpResponse> getMessagesByKey(Console::State&, const http::HttpRequest&);

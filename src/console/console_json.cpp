@@ -5,6 +5,7 @@
 #include <set>
 
 #include "client/message_helpers.h"
+#include "common/consumer_lag.h"
 #include "common/json.h"
 
 namespace rmq::console {
@@ -39,6 +40,41 @@ void writeQueue(json::Writer& w, const client::MessageQueue& q) {
   str(w, "topic", q.topic);
   str(w, "brokerName", q.brokerName);
   i64(w, "queueId", q.queueId);
+}
+
+// "key":[{..},..]: one object per item, its members written by writeMembers(w, item).
+template <class Items, class WriteMembers>
+void objectArray(json::Writer& w, const char* key, const Items& items, WriteMembers writeMembers) {
+  w.Key(key);
+  w.StartArray();
+  for (const auto& item : items) {
+    w.StartObject();
+    writeMembers(w, item);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+// A client connection as GET_CONSUMER/PRODUCER_CONNECTION_LIST report it (consumers and producers alike).
+void writeConnection(json::Writer& w, const client::ConnectionInfo& c) {
+  str(w, "clientId", c.clientId);
+  str(w, "clientAddr", c.clientAddr);
+  str(w, "language", c.language);
+  i64(w, "version", c.version);
+}
+
+void writeSubscription(json::Writer& w, const client::SubscriptionData& s) {
+  str(w, "topic", s.topic);
+  str(w, "expression", s.subString);
+  str(w, "type", s.expressionType);
+}
+
+void writeQueueLag(json::Writer& w, const client::ConsumeOffsetEntry& o) {
+  writeQueue(w, o.queue);
+  i64(w, "brokerOffset", o.brokerOffset);
+  i64(w, "consumerOffset", o.consumerOffset);
+  i64(w, "lag", queueLag(o.brokerOffset, o.consumerOffset));
+  i64(w, "lastTimestamp", o.lastTimestamp);
 }
 
 }  // namespace
@@ -262,45 +298,29 @@ std::string groupDetailJson(std::string_view group, const std::optional<client::
     str(w, "messageModel", connection->messageModel);
     str(w, "consumeFromWhere", connection->consumeFromWhere);
   }
-  w.Key("members");
-  w.StartArray();
-  if (connection)
-    for (auto& c : connection->connections) {
-      w.StartObject();
-      str(w, "clientId", c.clientId);
-      str(w, "clientAddr", c.clientAddr);
-      str(w, "language", c.language);
-      i64(w, "version", c.version);
-      w.EndObject();
-    }
-  w.EndArray();
-  w.Key("subscriptions");
-  w.StartArray();
-  if (connection)
-    for (auto& s : connection->subscriptions) {
-      w.StartObject();
-      str(w, "topic", s.topic);
-      str(w, "expression", s.subString);
-      str(w, "type", s.expressionType);
-      w.EndObject();
-    }
-  w.EndArray();
+  static const client::ConsumerConnectionInfo kNoConnection;
+  const client::ConsumerConnectionInfo& conn = connection ? *connection : kNoConnection;
+  objectArray(w, "members", conn.connections, writeConnection);
+  objectArray(w, "subscriptions", conn.subscriptions, writeSubscription);
   w.Key("consumeTps");
   w.Double(stats ? stats->consumeTps : 0.0);
   i64(w, "diff", stats ? stats->diffTotal() : 0);
-  w.Key("queues");
-  w.StartArray();
-  if (stats)
-    for (auto& o : stats->offsets) {
-      w.StartObject();
-      writeQueue(w, o.queue);
-      i64(w, "brokerOffset", o.brokerOffset);
-      i64(w, "consumerOffset", o.consumerOffset);
-      i64(w, "lag", std::max<int64_t>(0, o.brokerOffset - o.consumerOffset));
-      i64(w, "lastTimestamp", o.lastTimestamp);
-      w.EndObject();
-    }
-  w.EndArray();
+  static const std::vector<client::ConsumeOffsetEntry> kNoOffsets;
+  objectArray(w, "queues", stats ? stats->offsets : kNoOffsets, writeQueueLag);
+  w.EndObject();
+  return finish(buf);
+}
+
+std::string producerListJson(std::string_view group, std::string_view topic,
+                             const std::vector<client::ConnectionInfo>& connections) {
+  json::Buffer buf;
+  json::Writer w(buf);
+  w.StartObject();
+  str(w, "group", group);
+  str(w, "topic", topic);
+  w.Key("online");
+  w.Bool(!connections.empty());
+  objectArray(w, "connections", connections, writeConnection);
   w.EndObject();
   return finish(buf);
 }
@@ -313,15 +333,10 @@ std::string resetOffsetJson(std::string_view group, std::string_view topic, int6
   str(w, "group", group);
   str(w, "topic", topic);
   i64(w, "timestamp", timestamp);
-  w.Key("queues");
-  w.StartArray();
-  for (auto& [q, offset] : offsets) {
-    w.StartObject();
-    writeQueue(w, q);
-    i64(w, "offset", offset);
-    w.EndObject();
-  }
-  w.EndArray();
+  objectArray(w, "queues", offsets, [](json::Writer& w, const auto& queueOffset) {
+    writeQueue(w, queueOffset.first);
+    i64(w, "offset", queueOffset.second);
+  });
   w.EndObject();
   return finish(buf);
 }

@@ -69,6 +69,10 @@ std::string groupListJson(const std::vector<GroupSummary>& groups);
 //  "consumeTps","diff","queues":[{topic, brokerName, queueId, brokerOffset, consumerOffset, lag, lastTimestamp}]}
 std::string groupDetailJson(std::string_view group, const std::optional<client::ConsumerConnectionInfo>& connection,
                             const std::optional<client::ConsumeStats>& stats);
+// {"group","topic","online":bool,"connections":[{clientId, clientAddr, language, version}]}: the
+// producers of `group` connected to the brokers of `topic` (rocketmq-dashboard's producer view).
+std::string producerListJson(std::string_view group, std::string_view topic,
+                             const std::vector<client::ConnectionInfo>& connections);
 // {"group","topic","timestamp","queues":[{topic, brokerName, queueId, offset}]}
 std::string resetOffsetJson(std::string_view group, std::string_view topic, int64_t timestamp,
                             const std::map<client::MessageQueue, int64_t>& offsets);

@@ -53,6 +53,8 @@ http::HttpResponse failure(const Error& e) { return http::HttpResponse::json(err
 
 http::HttpResponse badRequest(std::string_view message) { return http::HttpResponse::json(errorJson(message, 400), 400); }
 
+std::chrono::milliseconds brokerCallTimeout(const Console::State& s) { return s.admin->instance().config().rpcTimeout; }
+
 int64_t nowMillis() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();

@@ -2,6 +2,7 @@
 #include "common/json.h"
 #include "console/console_handlers.h"
 #include "console/console_json.h"
+#include "net/when_all.h"
 
 namespace rmq::console {
 
@@ -26,10 +27,13 @@ asio::awaitable<HttpResponse> getCluster(Console::State& s, const HttpRequest&) 
   auto info = co_await s.admin->asyncClusterInfo();
   if (!info) co_return failure(info.error());
   std::vector<BrokerView> brokers = brokerViews(*info);
-  for (auto& b : brokers) {
-    auto rt = co_await s.admin->asyncBrokerRuntimeInfo(b.addr);
-    if (rt) b.runtime = std::move(*rt);
-    else b.error = rt.error().message;
+  std::vector<asio::awaitable<Result<std::map<std::string, std::string>>>> calls;
+  for (auto& b : brokers) calls.push_back(s.admin->asyncBrokerRuntimeInfo(b.addr));
+  std::chrono::milliseconds timeout = brokerCallTimeout(s);
+  auto runtimes = co_await net::whenAll(std::move(calls), timeout);
+  for (size_t i = 0; i < brokers.size(); ++i) {
+    if (runtimes[i]) brokers[i].runtime = std::move(runtimes[i].value());
+    else brokers[i].error = runtimes[i].error().message;
   }
   co_return HttpResponse::json(clusterJson(brokers));
 }

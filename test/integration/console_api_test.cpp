@@ -1,9 +1,13 @@
 // The console's /api/ endpoints on a real dev node with its HTTP port on: the broker in the
 // cluster view, topics created / listed / deleted, a sent message found by key, id and queue
-// offset, a consumer group's members and lag, reset offset by time, and read-only mode.
+// offset, a consumer group's members and lag, reset offset by time, a live producer's connection,
+// brokers that never answer in the cluster view, and read-only mode.
 #include <doctest/doctest.h>
 
+#include <asio/io_context.hpp>
+#include <asio/ip/tcp.hpp>
 #include <atomic>
+#include <chrono>
 #include <fstream>
 #include <sstream>
 
@@ -11,6 +15,8 @@
 #include "common/json.h"
 #include "dev_node.h"
 #include "http_get.h"
+#include "namesrv_client.h"
+#include "test_client.h"
 
 using namespace rmq;
 using namespace rmq::test;
@@ -40,6 +46,14 @@ rapidjson::Document parsed(const HttpReply& r) {
   REQUIRE(json::parse(r.body, doc));
   return doc;
 }
+
+// A broker address that never answers: a listening socket nobody accepts from, so a connect
+// succeeds (the kernel's backlog) and every request waits for its timeout.
+struct SilentBroker {
+  asio::io_context io;
+  asio::ip::tcp::acceptor acceptor{io, asio::ip::tcp::endpoint(asio::ip::address_v4::loopback(), 0)};
+  std::string addr = "127.0.0.1:" + std::to_string(acceptor.local_endpoint().port());
+};
 
 bool topicListed(uint16_t port, const std::string& topic) {
   auto doc = parsed(httpGet(port, "/api/topics"));
@@ -222,4 +236,81 @@ TEST_CASE("console api: consoleReadOnly refuses every write with 403 and still s
   CHECK(httpGet(port, "/api/cluster").status == 200);
   CHECK_FALSE(topicListed(port, topic));
   CHECK(topicListed(port, "TBW102"));
+}
+
+TEST_CASE("console api: a live producer's connections by topic and producer group") {
+  ConsoleNode cn;
+  REQUIRE(cn.start());
+  uint16_t port = cn.httpPort;
+  std::string topic = uniqueName("ConsoleProdT");
+  REQUIRE(cn.node.createTopic(topic, 2));
+  auto opts = producerOptions(cn.node);
+  auto producer = startProducer(opts);
+  sendBodies(*producer, topic, "p", 2);
+
+  // The producer heartbeats the broker it first talks to at once; poll until the broker lists it.
+  rapidjson::Document d;
+  REQUIRE(eventually(
+      [&] {
+        auto r = httpGet(port, "/api/producers?topic=" + topic + "&group=" + opts.group);
+        if (r.status != 200) return false;
+        d = parsed(r);
+        return d["connections"].Size() == 1;
+      },
+      std::chrono::seconds(15)));
+  CHECK(d["online"].GetBool());
+  CHECK(std::string(d["group"].GetString()) == opts.group);
+  auto& c = d["connections"][0];
+  CHECK(std::string(c["clientId"].GetString()) == producer->instance().clientId());
+  CHECK(std::string(c["clientAddr"].GetString()).starts_with("127.0.0.1:"));
+  CHECK_FALSE(std::string(c["language"].GetString()).empty());
+  CHECK(c["version"].GetInt() > 0);
+
+  // No producer of that group: 404 with the broker's words; missing parameters: 400.
+  auto none = httpGet(port, "/api/producers?topic=" + topic + "&group=" + uniqueName("NoSuchProducerGroup"));
+  CHECK(none.status == 404);
+  CHECK(none.body.find("not exist") != std::string::npos);
+  CHECK(httpGet(port, "/api/producers?topic=" + topic).status == 400);
+  CHECK(httpGet(port, "/api/producers?topic=NoSuchTopicHere&group=" + opts.group).status == 404);
+
+  producer->shutdown();
+  CHECK(eventually([&] { return httpGet(port, "/api/producers?topic=" + topic + "&group=" + opts.group).status == 404; },
+                   std::chrono::seconds(15)));
+}
+
+TEST_CASE("console api: brokers that never answer cost the cluster view one timeout; the live broker is still listed") {
+  ConsoleNode cn;
+  REQUIRE(cn.start());
+  uint16_t port = cn.httpPort;
+  // Four silent brokers registered in the node's cluster (the registering connection stays open, so
+  // the name server keeps them). Asked one after another they would take 4 x rpcTimeout (3 s), past
+  // httpGet's 10 s; asked at once, one timeout.
+  std::vector<std::unique_ptr<SilentBroker>> silent;
+  TestClient registrar;
+  for (int i = 0; i < 4; ++i) {
+    silent.push_back(std::make_unique<SilentBroker>());
+    auto reg = registrar.call(cn.node.namesrvAddr, registerRequest("DefaultCluster", "silent-" + std::to_string(i), 0,
+                                                                    silent.back()->addr, registerBody(1, {})));
+    REQUIRE(codeOf(reg) == 0);
+  }
+  auto start = std::chrono::steady_clock::now();
+  auto reply = httpGet(port, "/api/cluster");
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+  MESSAGE("/api/cluster with 4 silent brokers answered in " << ms << " ms");  // a figure, not an assertion
+  REQUIRE(reply.status == 200);
+  auto cluster = parsed(reply);
+  REQUIRE(cluster["clusters"].Size() == 1);
+  int live = 0, timedOut = 0;
+  for (auto& b : cluster["clusters"][0]["brokers"].GetArray()) {
+    std::string addr = b["addr"].GetString();
+    if (addr == cn.node.brokerAddr) {
+      live += std::string(b["version"].GetString()) == "V4_9_7" && !b.HasMember("error");
+    } else {
+      INFO(addr);
+      REQUIRE(b.HasMember("error"));
+      timedOut += !b.HasMember("version");
+    }
+  }
+  CHECK(live == 1);
+  CHECK(timedOut == 4);
 }

@@ -8,6 +8,7 @@
 #include "common/json.h"
 #include "common/request_code.h"
 #include "common/response_code.h"
+#include "net/when_all.h"
 
 namespace rmq::client {
 
@@ -22,11 +23,22 @@ AdminClient::~AdminClient() { shutdown(); }
 Result<void> AdminClient::start() { return instance_->start(); }
 void AdminClient::shutdown() { instance_->shutdown(); }
 
-asio::awaitable<Result<net::RemotingCommand>> AdminClient::callOk(std::string addr, net::RemotingCommand cmd) {
-  auto resp = co_await instance_->invoke(addr, std::move(cmd), instance_->config().rpcTimeout);
+asio::awaitable<Result<net::RemotingCommand>> AdminClient::callOk(std::string addr, net::RemotingCommand cmd,
+                                                                std::chrono::milliseconds timeout) {
+  if (timeout.count() <= 0) timeout = instance_->config().rpcTimeout;
+  auto resp = co_await instance_->invoke(addr, std::move(cmd), timeout);
   if (!resp) co_return resp.error();
   if (resp->code != ResponseCode::SUCCESS) co_return responseError(*resp);
   co_return resp;
+}
+
+asio::awaitable<std::vector<Result<net::RemotingCommand>>> AdminClient::callEach(std::vector<std::string> addrs,
+                                                                                 net::RemotingCommand cmd,
+                                                                                 std::chrono::milliseconds timeout) {
+  if (timeout.count() <= 0) timeout = instance_->config().rpcTimeout;
+  std::vector<asio::awaitable<Result<net::RemotingCommand>>> calls;
+  for (const auto& addr : addrs) calls.push_back(callOk(addr, cmd, timeout));
+  co_return co_await net::whenAll(std::move(calls), timeout);
 }
 
 asio::awaitable<Result<net::RemotingCommand>> AdminClient::namesrvOk(net::RemotingCommand cmd) {
@@ -53,14 +65,13 @@ asio::awaitable<Result<TopicRouteData>> AdminClient::asyncTopicRoute(std::string
 }
 
 asio::awaitable<Result<void>> AdminClient::asyncPutKvConfig(std::string ns, std::string key, std::string value) {
-  for (const auto& addr : instance_->nameServers()) {  // every name server keeps its own copy
-    auto cmd = net::RemotingCommand::request(RequestCode::PUT_KV_CONFIG);
-    cmd.extFields.set("namespace", ns);
-    cmd.extFields.set("key", key);
-    cmd.extFields.set("value", value);
-    auto r = co_await callOk(addr, std::move(cmd));
-    if (!r) co_return r.error();
-  }
+  auto cmd = net::RemotingCommand::request(RequestCode::PUT_KV_CONFIG);
+  cmd.extFields.set("namespace", ns);
+  cmd.extFields.set("key", key);
+  cmd.extFields.set("value", value);
+  std::vector<std::string> namesrvs = instance_->nameServers();  // each keeps its own copy
+  auto answers = co_await callEach(std::move(namesrvs), std::move(cmd));
+  if (auto e = net::firstError(answers)) co_return *e;
   co_return Result<void>{};
 }
 
@@ -74,13 +85,12 @@ asio::awaitable<Result<std::string>> AdminClient::asyncGetKvConfig(std::string n
 }
 
 asio::awaitable<Result<void>> AdminClient::asyncDeleteKvConfig(std::string ns, std::string key) {
-  for (const auto& addr : instance_->nameServers()) {
-    auto cmd = net::RemotingCommand::request(RequestCode::DELETE_KV_CONFIG);
-    cmd.extFields.set("namespace", ns);
-    cmd.extFields.set("key", key);
-    auto r = co_await callOk(addr, std::move(cmd));
-    if (!r) co_return r.error();
-  }
+  auto cmd = net::RemotingCommand::request(RequestCode::DELETE_KV_CONFIG);
+  cmd.extFields.set("namespace", ns);
+  cmd.extFields.set("key", key);
+  std::vector<std::string> namesrvs = instance_->nameServers();
+  auto answers = co_await callEach(std::move(namesrvs), std::move(cmd));
+  if (auto e = net::firstError(answers)) co_return *e;
   co_return Result<void>{};
 }
 
@@ -134,10 +144,14 @@ asio::awaitable<Result<std::vector<std::string>>> AdminClient::asyncCreateTopic(
     if (!masters) co_return masters.error();
     addrs = masters.value();
   }
-  for (const auto& addr : addrs) {
-    auto r = co_await asyncCreateTopicOnBroker(addr, spec);
-    if (!r) co_return makeError(r.error().code, fmt::format("create topic on {}: {}", addr, r.error().message));
-  }
+  std::vector<asio::awaitable<Result<void>>> creates;
+  for (const auto& addr : addrs) creates.push_back(asyncCreateTopicOnBroker(addr, spec));
+  std::chrono::milliseconds timeout = instance_->config().rpcTimeout;
+  auto created = co_await net::whenAll(std::move(creates), timeout);
+  for (size_t i = 0; i < addrs.size(); ++i)
+    if (!created[i])
+      co_return makeError(created[i].error().code,
+                          fmt::format("create topic on {}: {}", addrs[i], created[i].error().message));
   if (spec.order && brokerAddr.empty()) {
     auto info = co_await asyncClusterInfo();
     if (!info) co_return info.error();
@@ -154,32 +168,31 @@ asio::awaitable<Result<std::vector<std::string>>> AdminClient::asyncCreateTopic(
 asio::awaitable<Result<void>> AdminClient::asyncDeleteTopic(std::string topic, std::string cluster) {
   auto masters = co_await asyncMasterAddrs(cluster);
   if (!masters) co_return masters.error();
-  for (const auto& addr : *masters) {
-    auto cmd = net::RemotingCommand::request(RequestCode::DELETE_TOPIC_IN_BROKER);
-    cmd.extFields.set("topic", topic);
-    auto r = co_await callOk(addr, std::move(cmd));
-    if (!r) co_return r.error();
-  }
-  for (const auto& ns : instance_->nameServers()) {
-    auto cmd = net::RemotingCommand::request(RequestCode::DELETE_TOPIC_IN_NAMESRV);
-    cmd.extFields.set("topic", topic);
-    if (!cluster.empty()) cmd.extFields.set("clusterName", cluster);
-    auto r = co_await callOk(ns, std::move(cmd));
-    if (!r) co_return r.error();
-  }
+  auto inBrokers = net::RemotingCommand::request(RequestCode::DELETE_TOPIC_IN_BROKER);
+  inBrokers.extFields.set("topic", topic);
+  std::vector<std::string> brokers = std::move(*masters);
+  auto brokerAnswers = co_await callEach(std::move(brokers), std::move(inBrokers));
+  if (auto e = net::firstError(brokerAnswers)) co_return *e;
+  auto inNamesrvs = net::RemotingCommand::request(RequestCode::DELETE_TOPIC_IN_NAMESRV);
+  inNamesrvs.extFields.set("topic", topic);
+  if (!cluster.empty()) inNamesrvs.extFields.set("clusterName", cluster);
+  std::vector<std::string> namesrvs = instance_->nameServers();
+  auto namesrvAnswers = co_await callEach(std::move(namesrvs), std::move(inNamesrvs));
+  if (auto e = net::firstError(namesrvAnswers)) co_return *e;
   co_return Result<void>{};
 }
 
 asio::awaitable<Result<std::vector<TopicOffset>>> AdminClient::asyncTopicStats(std::string topic) {
   auto route = co_await instance_->route(topic, true);
   if (!route) co_return route.error();
+  std::vector<std::string> addrs;
+  for (const auto& b : route->brokerDatas)
+    if (auto* addr = b.selectAddr()) addrs.push_back(*addr);  // examineTopicStats: master, else a slave
+  auto cmd = net::RemotingCommand::request(RequestCode::GET_TOPIC_STATS_INFO);
+  cmd.extFields.set("topic", topic);
+  auto answers = co_await callEach(std::move(addrs), std::move(cmd));
   std::vector<TopicOffset> out;
-  for (const auto& b : route->brokerDatas) {
-    auto* addr = b.selectAddr();  // examineTopicStats: master, else a slave
-    if (!addr) continue;
-    auto cmd = net::RemotingCommand::request(RequestCode::GET_TOPIC_STATS_INFO);
-    cmd.extFields.set("topic", topic);
-    auto resp = co_await callOk(*addr, std::move(cmd));
+  for (auto& resp : answers) {
     if (!resp) co_return resp.error();
     rapidjson::Document doc;
     if (auto r = json::parse(resp->body, doc); !r) co_return r.error();

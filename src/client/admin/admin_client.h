@@ -1,10 +1,13 @@
 #pragma once
 // AdminClient: what mqadmin's verbs need, over the name servers and brokers (PROTOCOL.md §2.2
 // "Commonly used mqadmin calls", §3.7). Each operation is a coroutine (async*); simple programs
-// wrap any of them with run(): `admin.run(admin.asyncTopicList())`.
+// wrap any of them with run(): `admin.run(admin.asyncTopicList())`. An operation that asks several
+// brokers (or name servers) asks them at once (net::whenAll), each call bounded by rpcTimeout, so a
+// node that does not answer costs one timeout, not one per node.
 // Threads: coroutines run on the ClientInstance io thread; run() blocks the caller (never call it
 // on that thread). Lifecycle: construct -> start() -> ... -> shutdown().
 #include <asio/awaitable.hpp>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -59,7 +62,7 @@ struct ConsumeOffsetEntry {  // ConsumeStats entry
 struct ConsumeStats {
   std::vector<ConsumeOffsetEntry> offsets;  // sorted by queue
   double consumeTps = 0;
-  int64_t diffTotal() const;
+  int64_t diffTotal() const;  // sum of queueLag (common/consumer_lag.h) over the queues
 };
 
 struct ConnectionInfo {
@@ -128,6 +131,8 @@ class AdminClient {
   // Over the brokers of %RETRY%<group> (and of `topic` when given); filtered to `topic` if set.
   asio::awaitable<Result<ConsumeStats>> asyncConsumeStats(std::string group, std::string topic = {});
   asio::awaitable<Result<ConsumerConnectionInfo>> asyncConsumerConnection(std::string group);
+  // GET_PRODUCER_CONNECTION_LIST on each broker of `topic`'s route, merged (one entry per client id).
+  // Brokers that do not know the group (or do not answer) are left out; an error only when none knows it.
   asio::awaitable<Result<std::vector<ConnectionInfo>>> asyncProducerConnection(std::string group, std::string topic);
   asio::awaitable<Result<std::vector<std::string>>> asyncConsumerIds(std::string group, std::string topic);
   // Groups that consume `topic` (QUERY_TOPIC_CONSUME_BY_WHO on each master of its route), sorted.
@@ -155,7 +160,17 @@ class AdminClient {
                                                                    std::string topic, std::string msgId);
 
  private:
-  asio::awaitable<Result<net::RemotingCommand>> callOk(std::string addr, net::RemotingCommand cmd);
+  // A call whose answer must be SUCCESS (else its code and remark as the error); `timeout` 0 = rpcTimeout.
+  asio::awaitable<Result<net::RemotingCommand>> callOk(std::string addr, net::RemotingCommand cmd,
+                                                       std::chrono::milliseconds timeout = {});
+  // callOk of the same request to every address at once (net::whenAll); answers in address order.
+  asio::awaitable<std::vector<Result<net::RemotingCommand>>> callEach(std::vector<std::string> addrs,
+                                                                      net::RemotingCommand cmd,
+                                                                      std::chrono::milliseconds timeout = {});
+  // asyncResetOffsetByTime on one broker of the route.
+  asio::awaitable<Result<std::map<MessageQueue, int64_t>>> resetOffsetOnBroker(std::string group, std::string topic,
+                                                                               int64_t timestampMs, bool force,
+                                                                               TopicRouteData route, BrokerData broker);
   asio::awaitable<Result<net::RemotingCommand>> namesrvOk(net::RemotingCommand cmd);
   std::shared_ptr<ClientInstance> instance_;
   PullFromWhichNode pullNodes_;  // queryMessageByOffset follows suggestWhichBrokerId like a pull consumer

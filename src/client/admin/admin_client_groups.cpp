@@ -8,11 +8,13 @@
 #include "client/broker_api.h"
 #include "client/pull_api.h"
 #include "client/request_headers.h"
+#include "common/consumer_lag.h"
 #include "common/json.h"
 #include "common/message_codec.h"
 #include "common/message_id.h"
 #include "common/request_code.h"
 #include "common/response_code.h"
+#include "net/when_all.h"
 
 namespace rmq::client {
 
@@ -53,7 +55,7 @@ SubscriptionData parseSubscription(const rapidjson::Value& v) {
 
 int64_t ConsumeStats::diffTotal() const {
   int64_t total = 0;
-  for (const auto& e : offsets) total += std::max<int64_t>(0, e.brokerOffset - e.consumerOffset);
+  for (const auto& e : offsets) total += queueLag(e.brokerOffset, e.consumerOffset);
   return total;
 }
 
@@ -99,12 +101,13 @@ asio::awaitable<Result<ConsumeStats>> AdminClient::asyncConsumeStats(std::string
     if (route) for (const auto& a : nodeAddrsOf(*route)) addrs.insert(a);
   }
   if (addrs.empty()) co_return makeError(ResponseCode::TOPIC_NOT_EXIST, "no broker serves group " + group);
+  auto cmd = net::RemotingCommand::request(RequestCode::GET_CONSUME_STATS);
+  cmd.extFields.set("consumerGroup", group);
+  if (!topic.empty()) cmd.extFields.set("topic", topic);
+  std::vector<std::string> brokers(addrs.begin(), addrs.end());
+  auto answers = co_await callEach(std::move(brokers), std::move(cmd));
   ConsumeStats stats;
-  for (const auto& addr : addrs) {
-    auto cmd = net::RemotingCommand::request(RequestCode::GET_CONSUME_STATS);
-    cmd.extFields.set("consumerGroup", group);
-    if (!topic.empty()) cmd.extFields.set("topic", topic);
-    auto resp = co_await callOk(addr, std::move(cmd));
+  for (auto& resp : answers) {
     if (!resp) co_return resp.error();
     rapidjson::Document doc;
     if (auto r = json::parse(resp->body, doc); !r) co_return r.error();
@@ -153,17 +156,30 @@ asio::awaitable<Result<std::vector<ConnectionInfo>>> AdminClient::asyncProducerC
                                                                                           std::string topic) {
   auto route = co_await instance_->route(topic, true);
   if (!route) co_return route.error();
+  auto cmd = net::RemotingCommand::request(RequestCode::GET_PRODUCER_CONNECTION_LIST);
+  cmd.extFields.set("producerGroup", group);
+  std::vector<std::string> brokers = nodeAddrsOf(*route);
+  auto answers = co_await callEach(std::move(brokers), std::move(cmd));
   std::vector<ConnectionInfo> out;
-  for (const auto& addr : nodeAddrsOf(*route)) {
-    auto cmd = net::RemotingCommand::request(RequestCode::GET_PRODUCER_CONNECTION_LIST);
-    cmd.extFields.set("producerGroup", group);
-    auto resp = co_await callOk(addr, std::move(cmd));
-    if (!resp) co_return resp.error();
+  std::set<std::string> seen;  // a producer connects to every broker it sends to: once per client id
+  bool known = false;
+  for (auto& resp : answers) {
+    if (!resp) continue;
     rapidjson::Document doc;
     if (auto r = json::parse(resp->body, doc); !r) co_return r.error();
+    known = true;
     if (doc.IsObject() && doc.HasMember("connectionSet") && doc["connectionSet"].IsArray())
-      for (auto& c : doc["connectionSet"].GetArray()) if (c.IsObject()) out.push_back(parseConnection(c));
+      for (auto& c : doc["connectionSet"].GetArray())
+        if (c.IsObject()) {
+          ConnectionInfo conn = parseConnection(c);
+          if (seen.insert(conn.clientId).second) out.push_back(std::move(conn));
+        }
   }
+  if (!known) {
+    if (auto e = net::firstError(answers)) co_return *e;
+    co_return makeError(ResponseCode::TOPIC_NOT_EXIST, "no broker serves topic " + topic);
+  }
+  std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.clientId < b.clientId; });
   co_return out;
 }
 
@@ -174,11 +190,12 @@ asio::awaitable<Result<std::vector<std::string>>> AdminClient::asyncConsumerIds(
 asio::awaitable<Result<std::vector<std::string>>> AdminClient::asyncTopicConsumeByWho(std::string topic) {
   auto route = co_await instance_->route(topic, true);
   if (!route) co_return route.error();
+  auto cmd = net::RemotingCommand::request(RequestCode::QUERY_TOPIC_CONSUME_BY_WHO);
+  cmd.extFields.set("topic", topic);
+  std::vector<std::string> brokers = nodeAddrsOf(*route);
+  auto answers = co_await callEach(std::move(brokers), std::move(cmd));
   std::set<std::string> groups;
-  for (const auto& addr : nodeAddrsOf(*route)) {
-    auto cmd = net::RemotingCommand::request(RequestCode::QUERY_TOPIC_CONSUME_BY_WHO);
-    cmd.extFields.set("topic", topic);
-    auto resp = co_await callOk(addr, std::move(cmd));
+  for (auto& resp : answers) {
     if (!resp) co_return resp.error();
     rapidjson::Document doc;
     if (auto r = json::parse(resp->body, doc); !r) co_return r.error();
@@ -193,41 +210,56 @@ asio::awaitable<Result<std::map<MessageQueue, int64_t>>> AdminClient::asyncReset
     std::string group, std::string topic, int64_t timestampMs, bool force) {
   auto route = co_await instance_->route(topic, true);
   if (!route) co_return route.error();
+  std::vector<asio::awaitable<Result<std::map<MessageQueue, int64_t>>>> resets;
+  for (const auto& broker : route->brokerDatas)
+    resets.push_back(resetOffsetOnBroker(group, topic, timestampMs, force, *route, broker));
+  // The offline fallback makes two calls per queue: the deadline covers that worst case.
+  auto queues = static_cast<int64_t>(subscribeQueues(topic, *route).size());
+  std::chrono::milliseconds deadline = instance_->config().rpcTimeout * (1 + 2 * queues);
+  auto answers = co_await net::whenAll(std::move(resets), deadline);
   std::map<MessageQueue, int64_t> result;
-  for (const auto& broker : route->brokerDatas) {
-    auto* node = broker.selectAddr();
-    if (!node) continue;
-    const std::string addr = *node;
-    auto cmd = net::RemotingCommand::request(RequestCode::INVOKE_BROKER_TO_RESET_OFFSET);
-    cmd.extFields.set("topic", topic);
-    cmd.extFields.set("group", group);
-    cmd.extFields.set("timestamp", timestampMs);
-    cmd.extFields.setBool("isForce", force);
-    auto resp = co_await callOk(addr, std::move(cmd));
-    if (!resp) {
-      // No consumer online: like mqadmin (resetOffsetByTimestampOld), set the offsets directly.
-      const auto& e = resp.error();
-      bool offline = e.code == ResponseCode::CONSUMER_NOT_ONLINE ||
-                     e.message.find("not online") != std::string::npos || e.message.find("not exist") != std::string::npos;
-      if (!offline) co_return resp.error();
-      for (const auto& mq : subscribeQueues(topic, *route)) {
-        if (mq.brokerName != broker.brokerName) continue;
-        auto offset = co_await searchOffset(*instance_, mq, timestampMs);
-        if (!offset) co_return offset.error();
-        auto updated = co_await updateConsumerOffset(*instance_, group, mq, *offset, false);
-        if (!updated) co_return updated.error();
-        result[mq] = *offset;
-      }
-      continue;
+  for (auto& answer : answers) {
+    if (!answer) co_return answer.error();
+    result.merge(answer.value());
+  }
+  co_return result;
+}
+
+asio::awaitable<Result<std::map<MessageQueue, int64_t>>> AdminClient::resetOffsetOnBroker(
+    std::string group, std::string topic, int64_t timestampMs, bool force, TopicRouteData route, BrokerData broker) {
+  std::map<MessageQueue, int64_t> result;
+  auto* node = broker.selectAddr();
+  if (!node) co_return result;
+  const std::string addr = *node;
+  auto cmd = net::RemotingCommand::request(RequestCode::INVOKE_BROKER_TO_RESET_OFFSET);
+  cmd.extFields.set("topic", topic);
+  cmd.extFields.set("group", group);
+  cmd.extFields.set("timestamp", timestampMs);
+  cmd.extFields.setBool("isForce", force);
+  auto resp = co_await callOk(addr, std::move(cmd));
+  if (!resp) {
+    // No consumer online: like mqadmin (resetOffsetByTimestampOld), set the offsets directly.
+    const auto& e = resp.error();
+    bool offline = e.code == ResponseCode::CONSUMER_NOT_ONLINE ||
+                   e.message.find("not online") != std::string::npos || e.message.find("not exist") != std::string::npos;
+    if (!offline) co_return resp.error();
+    for (const auto& mq : subscribeQueues(topic, route)) {
+      if (mq.brokerName != broker.brokerName) continue;
+      auto offset = co_await searchOffset(*instance_, mq, timestampMs);
+      if (!offset) co_return offset.error();
+      auto updated = co_await updateConsumerOffset(*instance_, group, mq, *offset, false);
+      if (!updated) co_return updated.error();
+      result[mq] = *offset;
     }
-    rapidjson::Document doc;
-    if (resp->body.empty() || !json::parse(resp->body, doc).ok() || !doc.IsObject() || !doc.HasMember("offsetTable") ||
-        !doc["offsetTable"].IsObject())
-      continue;
-    for (auto& m : doc["offsetTable"].GetObject()) {
-      auto key = json::parseMessageQueueKey(json::keyView(m.name));
-      if (key && m.value.IsInt64()) result[{key->topic, key->brokerName, key->queueId}] = m.value.GetInt64();
-    }
+    co_return result;
+  }
+  rapidjson::Document doc;
+  if (resp->body.empty() || !json::parse(resp->body, doc).ok() || !doc.IsObject() || !doc.HasMember("offsetTable") ||
+      !doc["offsetTable"].IsObject())
+    co_return result;
+  for (auto& m : doc["offsetTable"].GetObject()) {
+    auto key = json::parseMessageQueueKey(json::keyView(m.name));
+    if (key && m.value.IsInt64()) result[{key->topic, key->brokerName, key->queueId}] = m.value.GetInt64();
   }
   co_return result;
 }
@@ -247,19 +279,20 @@ asio::awaitable<Result<std::vector<MessageExt>>> AdminClient::asyncQueryMessageB
                                                                                      int64_t endMs, bool uniqKey) {
   auto route = co_await instance_->route(topic, true);
   if (!route) co_return route.error();
+  auto cmd = net::RemotingCommand::request(RequestCode::QUERY_MESSAGE);
+  cmd.extFields.set("topic", topic);
+  cmd.extFields.set("key", key);
+  cmd.extFields.set("maxNum", int64_t{maxNum});
+  cmd.extFields.set("beginTimestamp", beginMs);
+  cmd.extFields.set("endTimestamp", endMs);
+  cmd.extFields.setBool("_UNIQUE_KEY_QUERY", uniqKey);
+  std::vector<std::string> brokers = nodeAddrsOf(*route);
+  std::chrono::milliseconds timeout(15000);
+  auto answers = co_await callEach(std::move(brokers), std::move(cmd), timeout);
   std::vector<MessageExt> out;
-  for (const auto& addr : nodeAddrsOf(*route)) {
-    auto cmd = net::RemotingCommand::request(RequestCode::QUERY_MESSAGE);
-    cmd.extFields.set("topic", topic);
-    cmd.extFields.set("key", key);
-    cmd.extFields.set("maxNum", int64_t{maxNum});
-    cmd.extFields.set("beginTimestamp", beginMs);
-    cmd.extFields.set("endTimestamp", endMs);
-    cmd.extFields.setBool("_UNIQUE_KEY_QUERY", uniqKey);
-    auto resp = co_await instance_->invoke(addr, std::move(cmd), std::chrono::milliseconds(15000));
+  for (auto& resp : answers) {
+    if (!resp && resp.error().code == ResponseCode::QUERY_NOT_FOUND) continue;
     if (!resp) co_return resp.error();
-    if (resp->code == ResponseCode::QUERY_NOT_FOUND) continue;
-    if (resp->code != ResponseCode::SUCCESS) co_return responseError(*resp);
     auto msgs = decodeMessages(resp->body, true);
     if (!msgs) co_return msgs.error();
     for (auto& m : msgs.value()) {  // the index is a hash: keep exact matches only

@@ -184,6 +184,9 @@ $('#topic-form').addEventListener('submit', async (e) => {
   } catch (err) { showStatus(err.message, true); }
 });
 
+// A client connection (a consumer group's member or a producer): client id, address, language, version.
+const connectionRow = (c) => `<tr><td>${esc(c.clientId)}</td><td>${esc(c.clientAddr)}</td><td>${esc(c.language)}</td><td>${c.version}</td></tr>`;
+
 // ---------- consumer groups ----------
 let selectedGroup = null;
 async function loadGroups() {
@@ -199,7 +202,7 @@ async function loadGroupDetail(group) {
   $('#group-detail-title').textContent = `Group ${group}`;
   $('#group-detail-summary').textContent = (d.online ? `${d.members.length} online (${d.consumeType}, ${d.messageModel}, ${d.consumeFromWhere})` : 'no consumer online') +
     `; total lag ${fmtNum(d.diff)}; ${fmtNum(d.consumeTps, 1)} msg/s; subscriptions: ` + (d.subscriptions.map((s) => `${s.topic} (${s.expression})`).join(', ') || '-');
-  fillTable('#group-members-table', d.members.map((m) => `<tr><td>${esc(m.clientId)}</td><td>${esc(m.clientAddr)}</td><td>${esc(m.language)}</td><td>${m.version}</td></tr>`));
+  fillTable('#group-members-table', d.members.map(connectionRow));
   fillTable('#group-queues-table', d.queues.map((q) => `<tr><td>${esc(q.topic)}</td><td>${esc(q.brokerName)}</td><td>${q.queueId}</td><td class="num">${q.brokerOffset}</td><td class="num">${q.consumerOffset}</td><td class="num">${q.lag}</td><td>${fmtTime(q.lastTimestamp)}</td></tr>`));
   const topics = [...new Set(d.queues.map((q) => q.topic).filter((t) => !t.startsWith('%RETRY%')))];
   if (topics.length) $('#reset-form [name=topic]').value = topics[0];
@@ -217,6 +220,21 @@ $('#reset-form').addEventListener('submit', async (e) => {
     showStatus(`Offsets of ${r.group} on ${r.topic} reset: ` + r.queues.map((q) => `${q.brokerName}/${q.queueId}=${q.offset}`).join(' '));
     await loadGroupDetail(selectedGroup);
   } catch (err) { showStatus(err.message, true); }
+});
+
+// ---------- producer connections ----------
+$('#producer-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const q = new URLSearchParams(new FormData(e.target)).toString();
+  try {
+    const d = await api(`/api/producers?${q}`);
+    $('#producer-summary').textContent = `${d.connections.length} producer(s) of group ${d.group} connected to the brokers of ${d.topic}`;
+    fillTable('#producers-table', d.connections.map(connectionRow));
+  } catch (err) {
+    $('#producer-summary').textContent = '';
+    fillTable('#producers-table', []);
+    showStatus(err.message, true);
+  }
 });
 
 // ---------- messages ----------
@@ -257,7 +275,7 @@ $('#send-form').addEventListener('submit', async (e) => {
 });
 
 // ---------- pages and polling ----------
-const loaders = { overview: loadOverview, topics: loadTopics, groups: loadGroups, messages: async () => {}, send: async () => {} };
+const loaders = { overview: loadOverview, topics: loadTopics, groups: loadGroups, producers: async () => {}, messages: async () => {}, send: async () => {} };
 let page = 'overview';
 async function showPage() {
   page = (location.hash || '#overview').slice(1);

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "common/consumer_lag.h"
 #include "tools/rmqadmin/verb_util.h"
 
 namespace rmq::admin {
@@ -101,7 +102,7 @@ int consumerProgress(VerbContext& ctx) {
                                         "#Diff", "#LastTime"});
   for (auto& e : stats->offsets)
     t.add({e.queue.topic, e.queue.brokerName, e.queue.queueId, e.brokerOffset, e.consumerOffset,
-           e.brokerOffset - e.consumerOffset, e.lastTimestamp > 0 ? formatTimestamp(e.lastTimestamp) : "N/A"});
+           queueLag(e.brokerOffset, e.consumerOffset), e.lastTimestamp > 0 ? formatTimestamp(e.lastTimestamp) : "N/A"});
   ctx.report.kv("summary", {{"Consume TPS", fmt::format("{:.2f}", stats->consumeTps)},
                             {"Diff Total", std::to_string(stats->diffTotal())}}, ": ", false);
   return 0;

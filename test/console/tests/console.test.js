@@ -2,7 +2,8 @@
 // The built-in console in a real browser (headless Debian chromium through puppeteer-core) against a
 // real `rmqnode --role=namesrv,master` with its HTTP port on: the overview lists the broker, a topic
 // created through the UI's form shows in the topics table, a message sent through the UI's send form
-// is found by its key through the UI's search. Screenshots go to $CONSOLE_ARTIFACTS (run.sh sets it).
+// is found by its key through the UI's search, the producers page lists the console's own producer.
+// Screenshots go to $CONSOLE_ARTIFACTS (run.sh sets it).
 const test = require('node:test');
 const assert = require('node:assert');
 const fs = require('node:fs');
@@ -70,9 +71,16 @@ storePathRootDir = "${work}/store"
   page.on('dialog', (d) => d.accept());
 });
 
-// A test that prints the node's output when it fails.
+// A test that prints the node's output (and the page's status line, with a screenshot) when it fails.
 const step = (name, fn) => test(name, async () => {
-  try { await fn(); } catch (e) { printNodeLog(); throw e; }
+  try { await fn(); } catch (e) {
+    printNodeLog();
+    if (page) {
+      console.log(`page ${page.url()} status: ${await page.$eval('#status', (el) => el.textContent).catch(() => '?')}`);
+      await page.screenshot({ path: path.join(artifacts, `failed-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}.png`) }).catch(() => {});
+    }
+    throw e;
+  }
 });
 
 function printNodeLog() {
@@ -110,6 +118,25 @@ step('the overview lists the broker with its role and version', async () => {
   }
   await until('put TPS above zero in the table', async () => parseFloat(await page.$eval('#brokers-table tbody tr td:nth-child(7)', (e) => e.textContent)) > 0);
   await page.screenshot({ path: path.join(artifacts, 'overview.png') });
+});
+
+step('the producers page lists the console\'s own producer (the one that sent the chart traffic)', async () => {
+  await page.goto(`${base}/#producers`, { waitUntil: 'networkidle0' });
+  await page.type('#producer-form input[name=topic]', 'ChartTopic');
+  await page.type('#producer-form input[name=group]', 'CONSOLE_PRODUCER_GROUP');
+  const rows = await until('a producer row', async () => {
+    await page.click('#producer-form button[type=submit]');
+    await sleep(300);
+    const r = await rowTexts('#producers-table');
+    return r.length ? r : null;
+  });
+  const api = await (await fetch(`${base}/api/producers?topic=ChartTopic&group=CONSOLE_PRODUCER_GROUP`)).json();
+  assert.strictEqual(api.connections.length, 1);
+  assert.strictEqual(rows.length, 1);
+  assert.ok(rows[0].includes(api.connections[0].clientId), rows[0]);
+  assert.match(rows[0], /127\.0\.0\.1:\d+/);
+  assert.match(await page.$eval('#producer-summary', (e) => e.textContent), /1 producer\(s\) of group CONSOLE_PRODUCER_GROUP/);
+  await page.screenshot({ path: path.join(artifacts, 'producers.png') });
 });
 
 step('a topic created through the form shows in the topics table', async () => {

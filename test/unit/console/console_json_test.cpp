@@ -127,6 +127,30 @@ TEST_CASE("console groups: names from %RETRY% topics, lag per queue never negati
   CHECK(std::string(list["groups"][1]["error"].GetString()) == "not online");
 }
 
+TEST_CASE("console producers: the connections of a producer group, each as a consumer member is written") {
+  std::vector<client::ConnectionInfo> conns{{"10.0.0.1@1", "10.0.0.1:5555", "JAVA", 399},
+                                            {"10.0.0.2@7", "10.0.0.2:6666", "CPP", 401}};
+  auto doc = parsed(producerListJson("pg", "T", conns));
+  CHECK(std::string(doc["group"].GetString()) == "pg");
+  CHECK(std::string(doc["topic"].GetString()) == "T");
+  CHECK(doc["online"].GetBool());
+  REQUIRE(doc["connections"].Size() == 2);
+  CHECK(std::string(doc["connections"][1]["clientId"].GetString()) == "10.0.0.2@7");
+  CHECK(std::string(doc["connections"][1]["clientAddr"].GetString()) == "10.0.0.2:6666");
+  CHECK(std::string(doc["connections"][1]["language"].GetString()) == "CPP");
+  CHECK(doc["connections"][1]["version"].GetInt() == 401);
+  // The same member shape as a consumer group's members.
+  client::ConsumerConnectionInfo consumers;
+  consumers.connections = conns;
+  auto group = parsed(groupDetailJson("g", consumers, std::nullopt));
+  for (rapidjson::SizeType i = 0; i < 2; ++i)
+    for (const char* key : {"clientId", "clientAddr", "language"})
+      CHECK(std::string(group["members"][i][key].GetString()) == doc["connections"][i][key].GetString());
+  auto none = parsed(producerListJson("pg", "T", {}));
+  CHECK_FALSE(none["online"].GetBool());
+  CHECK(none["connections"].Size() == 0);
+}
+
 TEST_CASE("console messages: text body, binary body as hex only, properties, truncation") {
   MessageExt m;
   m.topic = "T";

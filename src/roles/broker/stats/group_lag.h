@@ -1,13 +1,15 @@
 #pragma once
 // Consumer lag of a group on this broker, queue by queue: broker offset (queue max offset) against
 // the group's committed offset (0 when none, as Java's GET_CONSUME_STATS). Shared by
-// GET_CONSUME_STATS / GET_BROKER_CONSUME_STATS and GET /metrics (rocketmq_group_diff).
+// GET_CONSUME_STATS / GET_BROKER_CONSUME_STATS and GET /metrics (rocketmq_group_diff); the lag of a
+// queue is common/consumer_lag.h's queueLag, as on the client side.
 #include <cstdint>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "common/consumer_lag.h"
 #include "roles/broker/broker_context.h"
 
 namespace rmq::broker {
@@ -17,7 +19,7 @@ struct QueueLag {
   int queueId = 0;
   int64_t brokerOffset = 0;
   int64_t consumerOffset = 0;
-  int64_t diff() const { return brokerOffset - consumerOffset; }
+  int64_t diff() const { return queueLag(brokerOffset, consumerOffset); }
 };
 
 // Every write queue of each topic (topics unknown to the broker are skipped).
