@@ -1,8 +1,6 @@
 #include "client/route.h"
 
 #include <algorithm>
-#include <iterator>
-#include <random>
 
 #include "common/json.h"
 #include "common/response_code.h"
@@ -40,20 +38,6 @@ BrokerData parseBrokerData(const rapidjson::Value& v) {
 }
 
 }  // namespace
-
-const std::string* BrokerData::masterAddr() const {
-  auto it = brokerAddrs.find(0);
-  return it == brokerAddrs.end() ? nullptr : &it->second;
-}
-
-const std::string* BrokerData::selectAddr() const {
-  if (auto* m = masterAddr()) return m;
-  if (brokerAddrs.empty()) return nullptr;
-  static thread_local std::mt19937 rng{std::random_device{}()};
-  auto it = brokerAddrs.begin();
-  std::advance(it, static_cast<std::ptrdiff_t>(rng() % brokerAddrs.size()));
-  return &it->second;
-}
 
 std::optional<FindBrokerResult> findBrokerInSubscribe(const std::map<int64_t, std::string>& addrs, int64_t brokerId,
                                                       bool onlyThisBroker) {

@@ -10,6 +10,7 @@
 
 #include "client/types.h"
 #include "common/result.h"
+#include "common/topic_route.h"
 
 namespace rmq::client {
 
@@ -17,22 +18,8 @@ inline constexpr int32_t kPermInherit = 0x1;
 inline constexpr int32_t kPermWrite = 0x2;
 inline constexpr int32_t kPermRead = 0x4;
 
-struct QueueData {
-  std::string brokerName;
-  int32_t readQueueNums = 0;
-  int32_t writeQueueNums = 0;
-  int32_t perm = 0;
-  int32_t topicSysFlag = 0;
-};
-
-struct BrokerData {
-  std::string cluster;
-  std::string brokerName;
-  std::map<int64_t, std::string> brokerAddrs;  // brokerId -> "ip:port"; 0 = master
-  const std::string* masterAddr() const;
-  // Java BrokerData.selectBrokerAddr: the master, else a random slave (admin reads, consumer ids).
-  const std::string* selectAddr() const;
-};
+using rmq::BrokerData;  // common/topic_route.h: shared with the name server
+using rmq::QueueData;
 
 inline constexpr int64_t kMasterId = 0;
 

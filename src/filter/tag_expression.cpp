@@ -19,7 +19,7 @@ TagExpression parseTagExpression(std::string_view text) {
   TagExpression out;
   std::string_view whole = trim(text);
   if (whole.empty() || whole == "*") {
-    out.subString = "*";
+    out.subString.assign(1, '*');  // not = "*": GCC 12's -Wrestrict false positive on that assignment
     return out;
   }
   out.subString = std::string(text);

@@ -14,6 +14,7 @@
 
 #include "common/fault_point.h"
 #include "common/log.h"
+#include "net/tcp_listener.h"
 #include "repl/ha_protocol.h"
 #include "repl/ha_link.h"
 
@@ -204,16 +205,9 @@ HaMaster::HaMaster(store::MessageStore& store, const store::StoreConfig& cfg) : 
 HaMaster::~HaMaster() { stop(); }
 
 Result<void> HaMaster::start(const std::string& host, uint16_t port) {
-  std::string where = host + ":" + std::to_string(port);
-  asio::error_code ec;
-  auto addr = asio::ip::make_address(host, ec);
-  if (ec) return makeError(1, "HA: bad listen address " + where + ": " + ec.message());
-  asio::ip::tcp::endpoint ep(addr, port);
-  acceptor_ = std::make_unique<asio::ip::tcp::acceptor>(io_);
-  if (acceptor_->open(ep.protocol(), ec); !ec) acceptor_->set_option(asio::socket_base::reuse_address(true), ec);
-  if (!ec) acceptor_->bind(ep, ec);
-  if (!ec) acceptor_->listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) return makeError(1, "HA: cannot listen on " + where + ": " + ec.message());
+  auto listening = net::listenTcp(io_, host, port, "HA");
+  if (!listening) return listening.error();
+  acceptor_ = std::move(*listening);
   port_ = acceptor_->local_endpoint().port();
   store_.setAppendListener([this] { onAppended(); });
   running_ = true;
@@ -230,7 +224,7 @@ asio::awaitable<void> HaMaster::acceptLoop() {
     if (!running_) co_return;
     if (ec) {
       if (ec == asio::error::operation_aborted) co_return;
-      log::warn("HA: accept failed: {}", ec.message());
+      co_await net::pauseAfterAcceptError(acceptor_, ec, "HA");
       continue;
     }
     socket.set_option(asio::ip::tcp::no_delay(true), ec);

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "net/tcp_listener.h"
 #include "store/message_store.h"
 
 namespace rmq::repl {
@@ -70,7 +71,7 @@ class HaMaster {
   store::MessageStore& store_;
   const store::StoreConfig& cfg_;
   asio::io_context io_;
-  std::unique_ptr<asio::ip::tcp::acceptor> acceptor_;
+  net::AcceptorPtr acceptor_;  // net::listenTcp
   std::thread thread_;
   uint16_t port_ = 0;
   std::atomic<bool> running_{false};

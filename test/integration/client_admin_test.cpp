@@ -99,7 +99,7 @@ TEST_CASE("client admin API: topics, KV, brokers, groups and message queries") {
   CHECK(config->at("brokerName") == "broker-a");
 
   std::string group = uniqueName("admincg");
-  SubscriptionGroupSpec gs;
+  SubscriptionGroupConfig gs;
   gs.groupName = group;
   auto updated = admin.run(admin.asyncUpdateSubscriptionGroup(node.brokerAddr, gs));
   REQUIRE_MESSAGE(updated.ok(), updated.error().message);

@@ -27,6 +27,15 @@ client::PushConsumerOptions pushOptions(const DevNode& node, const std::string& 
   return o;
 }
 
+client::PushConsumerOptions fastPushOptions(const DevNode& node, const std::string& group) {
+  client::PushConsumerOptions o = pushOptions(node, group);
+  o.consumeFromWhere = client::ConsumeFromWhere::CONSUME_FROM_FIRST_OFFSET;
+  o.persistConsumerOffsetInterval = std::chrono::milliseconds(500);
+  o.rebalanceInterval = std::chrono::milliseconds(2000);
+  o.consumeThreadMin = o.consumeThreadMax = 4;
+  return o;
+}
+
 std::unique_ptr<client::Producer> startProducer(const client::ProducerOptions& options) {
   auto p = std::make_unique<client::Producer>(options);
   auto started = p->start();
@@ -68,6 +77,17 @@ std::vector<MessageExt> pullAll(client::PullConsumer& pc, const std::string& top
     }
   }
   return out;
+}
+
+NodeWithProducer::NodeWithProducer() {
+  REQUIRE(node.start());
+  producer = startProducer(producerOptions(node));
+}
+
+std::string NodeWithProducer::newTopic(const std::string& prefix, int queues) {
+  std::string topic = uniqueName(prefix);
+  REQUIRE(node.createTopic(topic, queues));
+  return topic;
 }
 
 }  // namespace rmq::test

@@ -18,6 +18,10 @@ client::ProducerOptions producerOptions(const DevNode& node, const std::string& 
 client::PullConsumerOptions pullOptions(const DevNode& node, const std::string& group = "");
 client::PushConsumerOptions pushOptions(const DevNode& node, const std::string& group = "");
 
+// Push options for tests that must not wait long: from the first offset, offsets persisted every
+// 500 ms, a rebalance every 2 s (picks up %RETRY% routes quickly), 4 consume threads.
+client::PushConsumerOptions fastPushOptions(const DevNode& node, const std::string& group);
+
 std::unique_ptr<client::Producer> startProducer(const client::ProducerOptions& options);
 std::unique_ptr<client::PullConsumer> startPullConsumer(const client::PullConsumerOptions& options);
 
@@ -28,5 +32,16 @@ std::vector<client::SendResult> sendBodies(client::Producer& p, const std::strin
 
 // Every message of every queue of `topic`, pulled from offset 0.
 std::vector<MessageExt> pullAll(client::PullConsumer& pc, const std::string& topic);
+
+// doctest fixture of the consumer tests (TEST_CASE_FIXTURE): a started DevNode with a started
+// producer; newTopic() adds a topic. REQUIREs every step.
+struct NodeWithProducer {
+  NodeWithProducer();
+  // A topic named prefix_<unique> with `queues` queues, created and routable.
+  std::string newTopic(const std::string& prefix, int queues);
+
+  DevNode node;
+  std::unique_ptr<client::Producer> producer;
+};
 
 }  // namespace rmq::test

@@ -76,13 +76,9 @@ void sendSteps(Producer& p, const std::string& topic, int from, int to) {
 }
 
 PushConsumerOptions memberOptions(const DevNode& node, const std::string& group) {
-  PushConsumerOptions o = pushOptions(node, group);
-  o.consumeFromWhere = ConsumeFromWhere::CONSUME_FROM_FIRST_OFFSET;
-  o.persistConsumerOffsetInterval = std::chrono::milliseconds(500);
-  o.rebalanceInterval = std::chrono::milliseconds(2000);
+  PushConsumerOptions o = fastPushOptions(node, group);
   o.lockRenewInterval = std::chrono::milliseconds(1000);  // renewals run during the test
   o.suspendCurrentQueueTime = std::chrono::milliseconds(200);
-  o.consumeThreadMin = o.consumeThreadMax = 4;
   o.consumeMessageBatchMaxSize = 2;
   return o;
 }
@@ -110,12 +106,8 @@ bool coverAll(const std::vector<PushConsumer*>& members, const std::string& topi
 
 }  // namespace
 
-TEST_CASE("client orderly consumer: per-id order across members joining and leaving and a retry in place") {
-  DevNode node;
-  REQUIRE(node.start());
-  std::string topic = uniqueName("OrderTopic");
-  REQUIRE(node.createTopic(topic, 4));
-  auto producer = startProducer(producerOptions(node));
+TEST_CASE_FIXTURE(NodeWithProducer, "client orderly consumer: per-id order across members joining and leaving and a retry in place") {
+  std::string topic = newTopic("OrderTopic", 4);
   std::string group = uniqueName("cg_orderly");
   OrderLedger ledger;
   ledger.suspendBody = "order3:2";  // phase 1: no hand-over resets its in-memory count
@@ -153,12 +145,8 @@ TEST_CASE("client orderly consumer: per-id order across members joining and leav
   producer->shutdown();
 }
 
-TEST_CASE("client orderly consumer: after maxReconsumeTimes suspensions the message goes to %DLQ% and the queue moves on") {
-  DevNode node;
-  REQUIRE(node.start());
-  std::string topic = uniqueName("OrderDlq");
-  REQUIRE(node.createTopic(topic, 1));
-  auto producer = startProducer(producerOptions(node));
+TEST_CASE_FIXTURE(NodeWithProducer, "client orderly consumer: after maxReconsumeTimes suspensions the message goes to %DLQ% and the queue moves on") {
+  std::string topic = newTopic("OrderDlq", 1);
   std::string group = uniqueName("cg_odlq");
   std::mutex mu;
   std::vector<std::string> seen;  // every listener call's bodies, in call order

@@ -47,23 +47,10 @@ struct Ledger {
   int of(const std::string& member) { std::lock_guard lk(mu); return countByMember[member]; }
 };
 
-PushConsumerOptions fastPushOptions(const DevNode& node, const std::string& group) {
-  PushConsumerOptions o = pushOptions(node, group);
-  o.consumeFromWhere = ConsumeFromWhere::CONSUME_FROM_FIRST_OFFSET;
-  o.persistConsumerOffsetInterval = std::chrono::milliseconds(500);
-  o.rebalanceInterval = std::chrono::milliseconds(2000);  // picks up %RETRY% routes quickly
-  o.consumeThreadMin = o.consumeThreadMax = 4;
-  return o;
-}
-
 }  // namespace
 
-TEST_CASE("client push consumer: clustering rebalance as a second member joins and leaves") {
-  DevNode node;
-  REQUIRE(node.start());
-  std::string topic = uniqueName("PushTopic");
-  REQUIRE(node.createTopic(topic, 4));
-  auto producer = startProducer(producerOptions(node));
+TEST_CASE_FIXTURE(NodeWithProducer, "client push consumer: clustering rebalance as a second member joins and leaves") {
+  std::string topic = newTopic("PushTopic", 4);
   std::string group = uniqueName("cg");
   Ledger ledger;
 
@@ -110,12 +97,8 @@ TEST_CASE("client push consumer: clustering rebalance as a second member joins a
   producer->shutdown();
 }
 
-TEST_CASE("client push consumer: broadcasting delivers every message to every member") {
-  DevNode node;
-  REQUIRE(node.start());
-  std::string topic = uniqueName("BcTopic");
-  REQUIRE(node.createTopic(topic, 2));
-  auto producer = startProducer(producerOptions(node));
+TEST_CASE_FIXTURE(NodeWithProducer, "client push consumer: broadcasting delivers every message to every member") {
+  std::string topic = newTopic("BcTopic", 2);
   std::string group = uniqueName("bg");
   auto offsetDir = std::filesystem::path(node.proc.dir()) / "offsets";
   Ledger one, two;
@@ -143,12 +126,8 @@ TEST_CASE("client push consumer: broadcasting delivers every message to every me
   producer->shutdown();
 }
 
-TEST_CASE("client push consumer: consume from timestamp (Java semantics) and tag filtering") {
-  DevNode node;
-  REQUIRE(node.start());
-  std::string topic = uniqueName("TsTopic");
-  REQUIRE(node.createTopic(topic, 1));
-  auto producer = startProducer(producerOptions(node));
+TEST_CASE_FIXTURE(NodeWithProducer, "client push consumer: consume from timestamp (Java semantics) and tag filtering") {
+  std::string topic = newTopic("TsTopic", 1);
   sendBodies(*producer, topic, "old-", 5);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   int64_t cut = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -191,12 +170,8 @@ TEST_CASE("client push consumer: consume from timestamp (Java semantics) and tag
   producer->shutdown();
 }
 
-TEST_CASE("client push consumer: RECONSUME_LATER redelivers through the retry topic") {
-  DevNode node;
-  REQUIRE(node.start());
-  std::string topic = uniqueName("RetryTopic");
-  REQUIRE(node.createTopic(topic, 1));
-  auto producer = startProducer(producerOptions(node));
+TEST_CASE_FIXTURE(NodeWithProducer, "client push consumer: RECONSUME_LATER redelivers through the retry topic") {
+  std::string topic = newTopic("RetryTopic", 1);
   std::mutex mu;
   std::vector<std::pair<std::string, int>> deliveries;  // topic, reconsumeTimes
   PushConsumer c(fastPushOptions(node, uniqueName("rg")));
@@ -219,12 +194,8 @@ TEST_CASE("client push consumer: RECONSUME_LATER redelivers through the retry to
   producer->shutdown();
 }
 
-TEST_CASE("client push consumer: SQL92 subscription filters on properties") {
-  DevNode node;
-  REQUIRE(node.start());
-  std::string topic = uniqueName("SqlTopic");
-  REQUIRE(node.createTopic(topic, 2));
-  auto producer = startProducer(producerOptions(node));
+TEST_CASE_FIXTURE(NodeWithProducer, "client push consumer: SQL92 subscription filters on properties") {
+  std::string topic = newTopic("SqlTopic", 2);
   for (int i = 0; i < 10; ++i) {
     Message m = makeMessage(topic, i % 2 ? "TagA" : "TagB", "", "s" + std::to_string(i));
     m.putProperty("n", std::to_string(i));

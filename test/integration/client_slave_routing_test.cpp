@@ -105,7 +105,7 @@ TEST_CASE("client slave routing: suggestWhichBrokerId, slave fallback without a 
   REQUIRE(eventually([&] { return routeIds(admin, topic) == std::vector<int64_t>{0, 1}; }, std::chrono::seconds(20)));
   // The master tells this group to read from broker 1 (Java: subscriptionGroupConfig.brokerId,
   // suggested while slaveReadEnable is on).
-  SubscriptionGroupSpec sg;
+  SubscriptionGroupConfig sg;
   sg.groupName = group;
   sg.brokerId = 1;
   REQUIRE(admin.run(admin.asyncUpdateSubscriptionGroup(nodes.masterAddr(), sg)).ok());

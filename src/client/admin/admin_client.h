@@ -21,6 +21,7 @@
 #include "client/types.h"
 #include "common/message.h"
 #include "common/result.h"
+#include "common/subscription_group.h"
 
 namespace rmq::client {
 
@@ -32,18 +33,6 @@ struct TopicConfigSpec {
   bool order = false;
   std::string topicFilterType = "SINGLE_TAG";
   int32_t topicSysFlag = 0;
-};
-
-struct SubscriptionGroupSpec {
-  std::string groupName;
-  bool consumeEnable = true;
-  bool consumeFromMinEnable = true;
-  bool consumeBroadcastEnable = true;
-  int32_t retryQueueNums = 1;
-  int32_t retryMaxTimes = 16;
-  int64_t brokerId = 0;
-  int64_t whichBrokerWhenConsumeSlowly = 1;
-  bool notifyConsumerIdsChangedEnable = true;
 };
 
 struct TopicOffset {  // TopicStatsTable entry
@@ -126,7 +115,7 @@ class AdminClient {
   asio::awaitable<Result<std::string>> asyncGetAclConfig(std::string brokerAddr);
 
   // ---- groups and consumers ----
-  asio::awaitable<Result<void>> asyncUpdateSubscriptionGroup(std::string brokerAddr, SubscriptionGroupSpec spec);
+  asio::awaitable<Result<void>> asyncUpdateSubscriptionGroup(std::string brokerAddr, SubscriptionGroupConfig config);
   asio::awaitable<Result<void>> asyncDeleteSubscriptionGroup(std::string brokerAddr, std::string group, bool removeOffset);
   // Over the brokers of %RETRY%<group> (and of `topic` when given); filtered to `topic` if set.
   asio::awaitable<Result<ConsumeStats>> asyncConsumeStats(std::string group, std::string topic = {});

@@ -59,22 +59,10 @@ int64_t ConsumeStats::diffTotal() const {
   return total;
 }
 
-asio::awaitable<Result<void>> AdminClient::asyncUpdateSubscriptionGroup(std::string brokerAddr, SubscriptionGroupSpec s) {
-  json::Buffer buf;
-  json::Writer w(buf);
-  w.StartObject();
-  w.Key("brokerId"); w.Int64(s.brokerId);
-  w.Key("consumeBroadcastEnable"); w.Bool(s.consumeBroadcastEnable);
-  w.Key("consumeEnable"); w.Bool(s.consumeEnable);
-  w.Key("consumeFromMinEnable"); w.Bool(s.consumeFromMinEnable);
-  w.Key("groupName"); w.String(s.groupName.c_str());
-  w.Key("notifyConsumerIdsChangedEnable"); w.Bool(s.notifyConsumerIdsChangedEnable);
-  w.Key("retryMaxTimes"); w.Int(s.retryMaxTimes);
-  w.Key("retryQueueNums"); w.Int(s.retryQueueNums);
-  w.Key("whichBrokerWhenConsumeSlowly"); w.Int64(s.whichBrokerWhenConsumeSlowly);
-  w.EndObject();
+asio::awaitable<Result<void>> AdminClient::asyncUpdateSubscriptionGroup(std::string brokerAddr,
+                                                                        SubscriptionGroupConfig config) {
   auto cmd = net::RemotingCommand::request(RequestCode::UPDATE_AND_CREATE_SUBSCRIPTIONGROUP);
-  cmd.body.assign(buf.GetString(), buf.GetSize());
+  cmd.body = config.toJson();
   auto r = co_await callOk(brokerAddr, std::move(cmd));
   if (!r) co_return r.error();
   co_return Result<void>{};

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "common/topic_route.h"
+
 namespace rmq::namesrv {
 
 struct DataVersion {
@@ -26,20 +28,8 @@ struct TopicConfigEntry {
   int32_t topicSysFlag = 0;
 };
 
-struct QueueData {
-  std::string brokerName;
-  int32_t readQueueNums = 0;
-  int32_t writeQueueNums = 0;
-  int32_t perm = 0;
-  int32_t topicSysFlag = 0;
-  bool operator==(const QueueData&) const = default;
-};
-
-struct BrokerData {
-  std::string cluster;
-  std::string brokerName;
-  std::map<int64_t, std::string> brokerAddrs;  // brokerId -> "ip:port"; 0 = master
-};
+using rmq::BrokerData;  // common/topic_route.h: shared with the client
+using rmq::QueueData;
 
 struct TopicRouteData {
   std::optional<std::string> orderTopicConf;

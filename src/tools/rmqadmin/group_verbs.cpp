@@ -12,7 +12,7 @@ namespace rmq::admin {
 namespace {
 
 int updateSubGroup(VerbContext& ctx) {
-  client::SubscriptionGroupSpec spec;
+  SubscriptionGroupConfig spec;
   spec.groupName = ctx.required({"g", "groupName"});
   spec.consumeEnable = boolOption(ctx, {"s", "consumeEnable"}, true);
   spec.consumeFromMinEnable = boolOption(ctx, {"m", "consumeFromMinEnable"}, true);

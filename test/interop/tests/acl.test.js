@@ -33,16 +33,8 @@ after(async () => {
   fs.rmSync(work, { recursive: true, force: true });
 });
 
-const ACL = `globalWhiteRemoteAddresses:
-accounts:
-  - accessKey: RocketMQAdmin
-    secretKey: 12345678
-    admin: true
-  - accessKey: subOnlyUser
-    secretKey: 87654321
-    defaultTopicPerm: SUB
-    defaultGroupPerm: SUB
-`;
+// Shared with the Java drill (test/reference/acl/acl_java_drill.sh).
+const ACL_FILE = path.join(__dirname, '../fixtures/plain_acl.yml');
 
 function portAccepts(port) {
   return new Promise(resolve => {
@@ -55,7 +47,7 @@ async function startAclNode() {
   const [ns, broker] = execFileSync(process.execPath, [path.join(__dirname, '../lib/free_ports.js')])
     .toString().trim().split(' ').map(Number);
   fs.mkdirSync(path.join(work, 'conf'), { recursive: true });
-  fs.writeFileSync(path.join(work, 'conf/plain_acl.yml'), ACL);
+  fs.copyFileSync(ACL_FILE, path.join(work, 'conf/plain_acl.yml'));
   fs.writeFileSync(path.join(work, 'node.toml'), `logDir = "${work}/logs"
 [namesrv]
 listenPort = ${ns}

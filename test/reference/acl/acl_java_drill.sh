@@ -11,17 +11,7 @@ cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "
 trap cleanup EXIT
 read -r ns broker _ < <(node "$here/../../interop/lib/free_ports.js")
 mkdir -p "$work/conf"
-cat >"$work/conf/plain_acl.yml" <<YML
-globalWhiteRemoteAddresses:
-accounts:
-  - accessKey: RocketMQAdmin
-    secretKey: 12345678
-    admin: true
-  - accessKey: subOnlyUser
-    secretKey: 87654321
-    defaultTopicPerm: SUB
-    defaultGroupPerm: SUB
-YML
+cp "$here/../../interop/fixtures/plain_acl.yml" "$work/conf/plain_acl.yml"  # the ali-ons ACL test's accounts
 cat >"$work/node.toml" <<TOML
 logDir = "$work/logs"
 [namesrv]

@@ -5,29 +5,19 @@
 #include "client/consumer/orderly_lock.h"
 #include "client/consumer/orderly_queue.h"
 #include "client/consumer/push_consumer.h"
+#include "unit/client/queued_messages.h"
 
 #include <limits>
 
 using namespace rmq;
 using namespace rmq::client;
 
-namespace {
-std::vector<MessageExt> msgsAt(std::initializer_list<int64_t> offsets) {
-  std::vector<MessageExt> out;
-  for (auto o : offsets) {
-    MessageExt m;
-    m.queueOffset = o;
-    m.body = "m" + std::to_string(o);
-    out.push_back(m);
-  }
-  return out;
-}
-}  // namespace
+using rmq::client::test::messagesAt;
 
 TEST_CASE("orderly queue: batches in queue order, one task at a time, rollback retries in front") {
   OrderlyQueue q;
-  CHECK(q.put(msgsAt({5, 3, 4})));      // first put starts the task
-  CHECK_FALSE(q.put(msgsAt({6})));      // task running: no second one
+  CHECK(q.put(messagesAt({5, 3, 4})));      // first put starts the task
+  CHECK_FALSE(q.put(messagesAt({6})));      // task running: no second one
   auto b = q.take(2);
   REQUIRE(b.size() == 2);
   CHECK(b[0].queueOffset == 3);
@@ -40,7 +30,7 @@ TEST_CASE("orderly queue: batches in queue order, one task at a time, rollback r
   CHECK(again[0].reconsumeTimes == 1);
   CHECK(q.take(10).size() == 2);         // 5, 6
   CHECK(q.take(10).empty());             // task ends
-  CHECK(q.put(msgsAt({7})));             // so the next put starts one
+  CHECK(q.put(messagesAt({7})));             // so the next put starts one
 }
 
 TEST_CASE("orderly locks: request body and lockOKMQSet answer") {

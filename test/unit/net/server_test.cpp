@@ -39,11 +39,24 @@ void registerBasics(Dispatcher& d, std::atomic<int>* counter = nullptr) {
     co_return RemotingCommand::response(ResponseCode::SUCCESS, std::string("counted"));
   });
 }
+// A ServerFixture (not started) with the basic processors; kCount counts into `counted`.
+struct BasicServer : ServerFixture {
+  explicit BasicServer(ConnectionOptions connOptions = {}) : ServerFixture(connOptions) {
+    registerBasics(*dispatcher, &counted);
+  }
+  std::atomic<int> counted{0};
+};
+
+RemotingCommand requestOf(int code, int opaque, bool oneway = false) {
+  auto cmd = RemotingCommand::request(code);
+  cmd.opaque = opaque;
+  if (oneway) cmd.flag = kFlagOneway;
+  return cmd;
+}
 }  // namespace
 
 TEST_CASE("request/response over loopback keeps opaque and serialize type") {
-  ServerFixture f;
-  registerBasics(*f.dispatcher);
+  BasicServer f;
   REQUIRE(f.start());
   for (auto type : {SerializeType::Json, SerializeType::RocketMQ}) {
     RawSocket s(f.server->port());
@@ -65,50 +78,36 @@ TEST_CASE("request/response over loopback keeps opaque and serialize type") {
 }
 
 TEST_CASE("oneway request is processed but gets no response") {
-  std::atomic<int> counter{0};
-  ServerFixture f;
-  registerBasics(*f.dispatcher, &counter);
+  BasicServer f;
   REQUIRE(f.start());
   RawSocket s(f.server->port());
-  auto oneway = RemotingCommand::request(kCount);
-  oneway.flag = kFlagOneway;
-  oneway.opaque = 1;
-  s.send(oneway);
-  auto ping = RemotingCommand::request(kPing);
-  ping.opaque = 2;
-  s.send(ping);
+  s.send(requestOf(kCount, 1, true));
+  s.send(requestOf(kPing, 2));
   auto first = s.readFrame();
   REQUIRE(first);
   CHECK(first->opaque == 2);  // the oneway's answer, had there been one, would have come first
   CHECK(first->remark == "pong");
-  CHECK(counter.load() == 1);
+  CHECK(f.counted.load() == 1);
 }
 
 TEST_CASE("unknown code answers 3; a throwing handler answers 1 and the connection stays open") {
-  ServerFixture f;
-  registerBasics(*f.dispatcher);
+  BasicServer f;
   REQUIRE(f.start());
   RawSocket s(f.server->port());
-  auto unknown = RemotingCommand::request(9999);
-  unknown.opaque = 7;
-  s.send(unknown);
+  s.send(requestOf(9999, 7));
   auto r1 = s.readFrame();
   REQUIRE(r1);
   CHECK(r1->code == ResponseCode::REQUEST_CODE_NOT_SUPPORTED);
   CHECK(r1->remark == " request type 9999 not supported");
   CHECK(r1->opaque == 7);
 
-  auto bad = RemotingCommand::request(kThrow);
-  bad.opaque = 8;
-  s.send(bad);
+  s.send(requestOf(kThrow, 8));
   auto r2 = s.readFrame();
   REQUIRE(r2);
   CHECK(r2->code == ResponseCode::SYSTEM_ERROR);
   CHECK(r2->remark == "boom in handler");
 
-  auto ping = RemotingCommand::request(kPing);
-  ping.opaque = 9;
-  s.send(ping);
+  s.send(requestOf(kPing, 9));
   auto r3 = s.readFrame();
   REQUIRE(r3);
   CHECK(r3->opaque == 9);
@@ -126,10 +125,8 @@ TEST_CASE("a suspended handler does not hold back the next request on the same c
   });
   REQUIRE(f.start());
   RawSocket s(f.server->port());
-  auto slow = RemotingCommand::request(kSlow);
-  slow.opaque = 1;
-  auto fast = RemotingCommand::request(kFast);
-  fast.opaque = 2;
+  auto slow = requestOf(kSlow, 1);
+  auto fast = requestOf(kFast, 2);
   s.write(encodeFrame(slow) + encodeFrame(fast));  // one segment: both frames arrive together
   auto first = s.readFrame();
   REQUIRE(first);
@@ -144,8 +141,7 @@ TEST_CASE("a suspended handler does not hold back the next request on the same c
 
 TEST_CASE("garbage and oversized frames close only that connection") {
   std::atomic<int> closed{0};
-  ServerFixture f;
-  registerBasics(*f.dispatcher);
+  BasicServer f;
   f.server->onConnectionClosed([&](const ConnectionPtr&) { ++closed; });
   REQUIRE(f.start());
   RawSocket good(f.server->port());
@@ -176,8 +172,7 @@ TEST_CASE("garbage and oversized frames close only that connection") {
   badJson.write(frame2 + junk);
   CHECK(badJson.closedByPeer());
 
-  auto ping = RemotingCommand::request(kPing);
-  ping.opaque = 77;
+  auto ping = requestOf(kPing, 77);
   good.send(ping);
   auto r = good.readFrame();
   REQUIRE(r);
@@ -188,8 +183,7 @@ TEST_CASE("garbage and oversized frames close only that connection") {
 
 TEST_CASE("idle connections are closed and reported") {
   std::promise<std::string> closedPeer;
-  ServerFixture f(ConnectionOptions{1024 * 1024, std::chrono::seconds(1)});
-  registerBasics(*f.dispatcher);
+  BasicServer f(ConnectionOptions{1024 * 1024, std::chrono::seconds(1)});
   f.server->onConnectionClosed([&](const ConnectionPtr& c) { closedPeer.set_value(c->remoteAddress()); });
   REQUIRE(f.start());
   RawSocket s(f.server->port());
@@ -235,9 +229,7 @@ TEST_CASE("graceful stop lets an in-flight request finish, then refuses connecti
   REQUIRE(f.start());
   uint16_t port = f.server->port();
   RawSocket s(port);
-  auto slow = RemotingCommand::request(kSlow);
-  slow.opaque = 5;
-  s.send(slow);
+  s.send(requestOf(kSlow, 5));
   started.get_future().wait();
   f.server->stop(3s);
   auto r = s.readFrame();
@@ -273,34 +265,26 @@ TEST_CASE("multi-megabyte frames: read buffer grows, partial gathered writes com
 }
 
 TEST_CASE("a dispatcher guard answers instead of the processor; refused oneway requests get nothing") {
-  std::atomic<int> counter{0};
-  ServerFixture f;
-  registerBasics(*f.dispatcher, &counter);
+  BasicServer f;
   f.dispatcher->setGuard([](const Connection& conn, const RemotingCommand& cmd) -> std::optional<RemotingCommand> {
     if (cmd.extFields.get("key") == "open") return std::nullopt;
     return RemotingCommand::response(ResponseCode::SYSTEM_ERROR, "refused " + conn.remoteAddress().substr(0, 9));
   });
   REQUIRE(f.start());
   RawSocket s(f.server->port());
-  auto refusedOneway = RemotingCommand::request(kCount);
-  refusedOneway.flag = kFlagOneway;
-  refusedOneway.opaque = 1;
-  s.send(refusedOneway);
-  auto refused = RemotingCommand::request(kCount);
-  refused.opaque = 2;
-  s.send(refused);
+  s.send(requestOf(kCount, 1, true));
+  s.send(requestOf(kCount, 2));
   auto first = s.readFrame();
   REQUIRE(first);
   CHECK(first->opaque == 2);  // nothing for the oneway one
   CHECK(first->code == ResponseCode::SYSTEM_ERROR);
   CHECK(first->remark == "refused 127.0.0.1");
-  auto allowed = RemotingCommand::request(kCount);
-  allowed.opaque = 3;
+  auto allowed = requestOf(kCount, 3);
   allowed.extFields.set("key", "open");
   s.send(allowed);
   auto second = s.readFrame();
   REQUIRE(second);
   CHECK(second->opaque == 3);
   CHECK(second->code == ResponseCode::SUCCESS);
-  CHECK(counter == 1);  // only the allowed request reached the processor
+  CHECK(f.counted == 1);  // only the allowed request reached the processor
 }

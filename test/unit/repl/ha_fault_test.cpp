@@ -16,18 +16,31 @@ void syncMaster(StoreConfig& c) {
   c.brokerRole = "SYNC_MASTER";
   c.syncFlushTimeout = 500;
 }
+
+uint16_t startedHaPort(Master& m) {
+  m.start();
+  return m.ha.port();
+}
+
+// A SYNC_MASTER and its slave, connected, with messages 0..n-1 sent and replicated (PUT_OK).
+struct ReplicatingPair {
+  explicit ReplicatingPair(int n) {
+    s.start();
+    REQUIRE(waitUntil([&] { return m.ha.connectionCount() == 1; }));
+    appendN(m.store, 0, n);
+    REQUIRE((waitReplicated(m.store, m.store.maxPhyOffset()) == PutStatus::PUT_OK));
+  }
+  Master m{syncMaster};
+  TempDir sdir;
+  Slave s{sdir.path, startedHaPort(m)};
+};
 }  // namespace
 
 TEST_CASE("fault ha_drop: SYNC_MASTER sends get FLUSH_SLAVE_TIMEOUT or SLAVE_NOT_AVAILABLE, never PUT_OK; "
           "disarmed, the slave reconnects, resumes at its own end, and holds every byte") {
-  Master m(syncMaster);
-  m.start();
-  TempDir sdir;
-  Slave s(sdir.path, m.ha.port());
-  s.start();
-  REQUIRE(waitUntil([&] { return m.ha.connectionCount() == 1; }));
-  appendN(m.store, 0, 20);
-  REQUIRE((waitReplicated(m.store, m.store.maxPhyOffset()) == PutStatus::PUT_OK));
+  ReplicatingPair pair(20);
+  Master& m = pair.m;
+  Slave& s = pair.s;
   int64_t slaveEnd = s.store->maxPhyOffset();
   {
     fault::ScopedArm drop(Point::HaDrop);
@@ -51,14 +64,9 @@ TEST_CASE("fault ha_drop: SYNC_MASTER sends get FLUSH_SLAVE_TIMEOUT or SLAVE_NOT
 
 TEST_CASE("fault ha_delay: a link slower than syncFlushTimeout answers FLUSH_SLAVE_TIMEOUT; the slave still "
           "receives everything; disarmed, sends are PUT_OK again") {
-  Master m(syncMaster);
-  m.start();
-  TempDir sdir;
-  Slave s(sdir.path, m.ha.port());
-  s.start();
-  REQUIRE(waitUntil([&] { return m.ha.connectionCount() == 1; }));
-  appendN(m.store, 0, 5);
-  REQUIRE((waitReplicated(m.store, m.store.maxPhyOffset()) == PutStatus::PUT_OK));
+  ReplicatingPair pair(5);
+  Master& m = pair.m;
+  Slave& s = pair.s;
   {
     fault::ScopedArm delay(Point::HaDelay, 1500);
     appendN(m.store, 5, 3);

@@ -1,6 +1,7 @@
 #include "roles/broker/metadata/json_text.h"
 
 #include "common/json.h"
+#include "common/json_fields.h"
 
 #include <cmath>
 
@@ -112,35 +113,11 @@ Result<rapidjson::Document> parse(std::string_view text) {
 }
 
 std::string getString(const rapidjson::Value& obj, const char* name, std::string_view dflt) {
-  if (!obj.IsObject()) return std::string(dflt);
-  auto it = obj.FindMember(name);
-  if (it == obj.MemberEnd() || !it->value.IsString()) return std::string(dflt);
-  return std::string(it->value.GetString(), it->value.GetStringLength());
+  return rmq::json::stringOr(obj, name, dflt);
 }
 
-int64_t getInt(const rapidjson::Value& obj, const char* name, int64_t dflt) {
-  if (!obj.IsObject()) return dflt;
-  auto it = obj.FindMember(name);
-  if (it == obj.MemberEnd()) return dflt;
-  if (it->value.IsInt64()) return it->value.GetInt64();
-  if (it->value.IsNumber()) return rmq::json::int64OfDouble(it->value.GetDouble()).value_or(dflt);
-  if (it->value.IsString()) {
-    try {
-      return std::stoll(it->value.GetString());
-    } catch (...) {
-      return dflt;
-    }
-  }
-  return dflt;
-}
+int64_t getInt(const rapidjson::Value& obj, const char* name, int64_t dflt) { return rmq::json::intOr(obj, name, dflt); }
 
-bool getBool(const rapidjson::Value& obj, const char* name, bool dflt) {
-  if (!obj.IsObject()) return dflt;
-  auto it = obj.FindMember(name);
-  if (it == obj.MemberEnd()) return dflt;
-  if (it->value.IsBool()) return it->value.GetBool();
-  if (it->value.IsString()) return std::string_view(it->value.GetString()) == "true";
-  return dflt;
-}
+bool getBool(const rapidjson::Value& obj, const char* name, bool dflt) { return rmq::json::boolOr(obj, name, dflt); }
 
 }  // namespace rmq::broker::json

@@ -11,31 +11,9 @@ namespace rmq::broker {
 namespace {
 
 void writeGroup(json::Writer& w, const SubscriptionGroupConfig& g) {
-  w.beginObject()
-      .key("brokerId").value(g.brokerId)
-      .key("consumeBroadcastEnable").value(g.consumeBroadcastEnable)
-      .key("consumeEnable").value(g.consumeEnable)
-      .key("consumeFromMinEnable").value(g.consumeFromMinEnable)
-      .key("groupName").value(g.groupName)
-      .key("notifyConsumerIdsChangedEnable").value(g.notifyConsumerIdsChangedEnable)
-      .key("retryMaxTimes").value(g.retryMaxTimes)
-      .key("retryQueueNums").value(g.retryQueueNums)
-      .key("whichBrokerWhenConsumeSlowly").value(g.whichBrokerWhenConsumeSlowly)
-      .endObject();
-}
-
-SubscriptionGroupConfig readGroup(const rapidjson::Value& v, std::string_view nameFallback) {
-  SubscriptionGroupConfig g;
-  g.groupName = json::getString(v, "groupName", nameFallback);
-  g.consumeEnable = json::getBool(v, "consumeEnable", true);
-  g.consumeFromMinEnable = json::getBool(v, "consumeFromMinEnable", true);
-  g.consumeBroadcastEnable = json::getBool(v, "consumeBroadcastEnable", true);
-  g.retryQueueNums = static_cast<int32_t>(json::getInt(v, "retryQueueNums", 1));
-  g.retryMaxTimes = static_cast<int32_t>(json::getInt(v, "retryMaxTimes", 16));
-  g.brokerId = json::getInt(v, "brokerId", 0);
-  g.whichBrokerWhenConsumeSlowly = json::getInt(v, "whichBrokerWhenConsumeSlowly", 1);
-  g.notifyConsumerIdsChangedEnable = json::getBool(v, "notifyConsumerIdsChangedEnable", true);
-  return g;
+  w.beginObject();
+  g.forEachField([&w](std::string_view key, const auto& value) { w.key(key).value(value); });
+  w.endObject();
 }
 
 constexpr std::string_view kBuiltinGroups[] = {
@@ -44,21 +22,6 @@ constexpr std::string_view kBuiltinGroups[] = {
 };
 
 }  // namespace
-
-std::string SubscriptionGroupConfig::toJson() const {
-  json::Writer w;
-  writeGroup(w, *this);
-  return w.take();
-}
-
-Result<SubscriptionGroupConfig> SubscriptionGroupConfig::fromJson(std::string_view text) {
-  auto doc = json::parse(text);
-  if (!doc) return doc.error();
-  if (!doc->IsObject()) return makeError(1, "subscription group config is not an object");
-  auto g = readGroup(*doc, "");
-  if (g.groupName.empty()) return makeError(1, "subscription group config without groupName");
-  return g;
-}
 
 SubscriptionGroupManager::SubscriptionGroupManager(std::string configDir, bool autoCreate)
     : dir_(std::move(configDir)), autoCreate_(autoCreate) {
@@ -175,7 +138,7 @@ Result<void> SubscriptionGroupManager::decodeAndReplace(std::string_view text) {
   if (auto t = root.FindMember("subscriptionGroupTable"); t != root.MemberEnd() && t->value.IsObject()) {
     for (auto& m : t->value.GetObject()) {
       if (!m.value.IsObject()) return makeError(1, "subscription group entry is not an object");
-      auto g = readGroup(m.value, m.name.GetString());
+      auto g = SubscriptionGroupConfig::fromJsonValue(m.value, m.name.GetString());
       fresh[g.groupName] = g;
     }
   }

@@ -11,26 +11,13 @@
 #include <vector>
 
 #include "common/result.h"
+#include "common/subscription_group.h"
 #include "roles/broker/metadata/persist_soon.h"
 #include "roles/broker/metadata/topic_config.h"
 
 namespace rmq::broker {
 
-struct SubscriptionGroupConfig {
-  std::string groupName;
-  bool consumeEnable = true;
-  bool consumeFromMinEnable = true;
-  bool consumeBroadcastEnable = true;
-  int32_t retryQueueNums = 1;
-  int32_t retryMaxTimes = 16;
-  int64_t brokerId = 0;
-  int64_t whichBrokerWhenConsumeSlowly = 1;
-  bool notifyConsumerIdsChangedEnable = true;
-  bool operator==(const SubscriptionGroupConfig&) const = default;
-
-  std::string toJson() const;  // compact fastjson form (sorted keys)
-  static Result<SubscriptionGroupConfig> fromJson(std::string_view json);
-};
+using rmq::SubscriptionGroupConfig;  // common/subscription_group.h: shared with the admin client
 
 class SubscriptionGroupManager {
  public:
