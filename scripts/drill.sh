@@ -14,6 +14,13 @@
 #   restart   graceful restart of the master (SIGTERM, start)
 #   diskfull  fill the master's store (a tmpfs, needs root) to the brim, then free it
 #   slaveloss kill -9 the slave, start it again
+#   diskeio   (not in the default set; root) a real block device that fails: the master's store is an
+#             ext4 file system on a loop device; the device's size limit is cut to an eighth, so the
+#             kernel fails every write beyond it with EIO (fsync / msync see it, ext4 aborts its
+#             journal and turns read-only); after the hold the master is killed, the limit lifted,
+#             the file system checked (fsck -y) and mounted again, and the master started on it.
+#             Data written before the fault is kept (the backing file is never cut). Device-mapper
+#             (dmsetup error/flakey) would do the same, but containers without dm-mod cannot use it.
 # and, through the nodes' fault points (RMQNODE_FAULTS flag files, src/store/README.md), not in the
 # default set:
 #   eio       the commit log's msync fails with EIO (flush_eio), then works again
@@ -95,7 +102,7 @@ cluster() {  # command (the node in $node, or all)
   if [ -n "${node:-}" ]; then scripts/cluster.sh "$1" drill "$node"; else scripts/cluster.sh "$1" drill; fi >>"$out/cluster.log" 2>&1
 }
 
-mounted=""
+mounted="" loopdev=""
 cleanup() {
   set +e
   [ -n "${producer_pid:-}" ] && kill "$producer_pid" 2>/dev/null
@@ -103,10 +110,38 @@ cleanup() {
   for p in $(cat "$out"/state/drill/*.pid 2>/dev/null); do kill -CONT "$p" 2>/dev/null; done
   node="" cluster stop
   [ -n "$mounted" ] && umount -l "$mounted"
+  [ -n "$loopdev" ] && losetup -d "$loopdev"
 }
 trap cleanup EXIT
 
-if [[ " $faults " == *" diskfull "* ]]; then
+# Sets a loop device's size limit in bytes (0 = its whole backing file) and makes the kernel apply
+# it at once (LOOP_SET_STATUS64 + LOOP_SET_CAPACITY); the backing file itself is not touched.
+loop_limit() {  # device bytes
+  python3 - "$1" "$2" <<'PY'
+import fcntl, os, struct, sys
+LOOP_SET_STATUS64, LOOP_GET_STATUS64, LOOP_SET_CAPACITY = 0x4C04, 0x4C05, 0x4C07
+fd = os.open(sys.argv[1], os.O_RDWR)
+info = bytearray(232)                              # struct loop_info64
+fcntl.ioctl(fd, LOOP_GET_STATUS64, info, True)
+struct.pack_into("=Q", info, 32, int(sys.argv[2]))  # lo_sizelimit
+fcntl.ioctl(fd, LOOP_SET_STATUS64, bytes(info))
+fcntl.ioctl(fd, LOOP_SET_CAPACITY, 0)
+os.close(fd)
+PY
+}
+
+if [[ " $faults " == *" diskeio "* ]]; then  # the master's store on a loop device (diskfull fills it too)
+  mkdir -p "$out/broker-a/store"
+  truncate -s 160M "$out/disk.img"
+  if [ "$(id -u)" = 0 ] && loopdev=$(losetup -f --show "$out/disk.img") && mkfs.ext4 -q "$loopdev" &&
+     mount "$loopdev" "$out/broker-a/store"; then
+    mounted=$out/broker-a/store
+  else
+    echo "drill.sh: cannot set up a loop device (needs root and /dev/loop*): diskeio skipped" >&2
+    faults=${faults//diskeio/}
+  fi
+fi
+if [[ " $faults " == *" diskfull "* ]] && [ -z "$mounted" ]; then
   mkdir -p "$out/broker-a/store"
   if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=160m tmpfs "$out/broker-a/store"; then
     mounted=$out/broker-a/store
@@ -139,6 +174,15 @@ fault() {  # name: inject, hold, heal; logs "F name start end" (end = when heale
       sleep "$hold"; rm -f "$filler" ;;
     slaveloss) kill -9 "$(pid_of broker-a-s)"; sleep "$hold"; node=broker-a-s cluster start ;;
     eio|stall|hadrop) touch "$out/$1.flag"; sleep "$hold"; rm -f "$out/$1.flag" ;;
+    diskeio)
+      loop_limit "$loopdev" $((20 << 20))  # 20 MiB of 160: writes beyond fail with EIO
+      sleep "$hold"
+      kill -9 "$(pid_of broker-a)"; sleep 1
+      umount "$mounted" || umount -l "$mounted"
+      loop_limit "$loopdev" 0
+      fsck.ext4 -fy "$loopdev" >>"$out/fsck.log" 2>&1 || true  # 1 = errors corrected
+      mount "$loopdev" "$mounted"
+      node=broker-a cluster start ;;
     *) echo "drill.sh: unknown fault $1" >&2; exit 2 ;;
   esac
   end=$(now_ms)

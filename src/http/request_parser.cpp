@@ -20,19 +20,16 @@ struct RequestParser::Callbacks {
     r.started_ = true;
     r.current_ = HttpRequest();
     r.url_.clear();
-    r.headerBytes_ = 0;
     r.lastWasValue_ = false;
     return 0;
   }
   static int onUrl(http_parser* p, const char* at, size_t len) {
     auto& r = self(p);
-    if (!r.countHeaderBytes(len)) return 1;
     r.url_.append(at, len);
     return 0;
   }
   static int onHeaderField(http_parser* p, const char* at, size_t len) {
     auto& r = self(p);
-    if (!r.countHeaderBytes(len)) return 1;
     if (r.lastWasValue_ || r.current_.headers.empty()) r.current_.headers.emplace_back();
     r.current_.headers.back().first.append(at, len);
     r.lastWasValue_ = false;
@@ -40,7 +37,6 @@ struct RequestParser::Callbacks {
   }
   static int onHeaderValue(http_parser* p, const char* at, size_t len) {
     auto& r = self(p);
-    if (!r.countHeaderBytes(len)) return 1;
     if (r.current_.headers.empty()) r.current_.headers.emplace_back();
     r.current_.headers.back().second.append(at, len);
     r.lastWasValue_ = true;
@@ -67,6 +63,8 @@ struct RequestParser::Callbacks {
       r.fail(400, "request target must be an absolute path");
       return -1;
     }
+    r.inHead_ = false;
+    http_parser_pause(p, 1);  // feed() learns where the head ended (see headBytes_)
     return 0;
   }
   static int onBody(http_parser* p, const char* at, size_t len) {
@@ -102,23 +100,42 @@ RequestParser::RequestParser(ParseLimits limits) : s_(std::make_unique<State>())
 
 RequestParser::~RequestParser() = default;
 
-bool RequestParser::countHeaderBytes(size_t n) {
-  headerBytes_ += n;
-  if (headerBytes_ <= limits_.maxHeaderBytes) return true;
-  fail(431, "request line and headers over " + std::to_string(limits_.maxHeaderBytes) + " bytes");
-  return false;
-}
-
 void RequestParser::fail(int status, std::string message) {
   if (errorStatus_ != 0) return;
   errorStatus_ = status;
   errorMessage_ = std::move(message);
 }
 
+// The head (request line + headers) is limited in raw bytes, counted here before the parser sees
+// them: it never gets more than the limit, so whether a request fails with 431 or with a parse
+// error does not depend on how its bytes were split into reads.
 size_t RequestParser::feed(std::string_view data) {
-  if (ready_ || errorStatus_ != 0 || data.empty()) return 0;
+  size_t used = 0;
+  while (used < data.size() && !ready_ && errorStatus_ == 0) {
+    std::string_view rest = data.substr(used);
+    if (inHead_) {
+      if (headBytes_ >= limits_.maxHeaderBytes) {
+        fail(431, "request line and headers over " + std::to_string(limits_.maxHeaderBytes) + " bytes");
+        break;
+      }
+      rest = rest.substr(0, limits_.maxHeaderBytes - headBytes_);
+    }
+    bool wasInHead = inHead_;
+    size_t n = execute(rest);
+    if (wasInHead) headBytes_ += n;  // the parser pauses where the head ends
+    used += n;
+    if (n == 0 && wasInHead == inHead_) break;  // no progress (an error was recorded)
+  }
+  return used;
+}
+
+size_t RequestParser::execute(std::string_view data) {
   size_t n = http_parser_execute(&s_->parser, &s_->settings, data.data(), data.size());
   auto err = static_cast<http_errno>(s_->parser.http_errno);
+  if (err == HPE_PAUSED && !ready_) {  // paused at the end of the head: go on with the body
+    http_parser_pause(&s_->parser, 0);
+    return n;
+  }
   if (err == HPE_OK || (err == HPE_PAUSED && ready_)) return n;
   if (errorStatus_ == 0) {
     if (err == HPE_HEADER_OVERFLOW) fail(431, "request headers too large");
@@ -130,6 +147,8 @@ size_t RequestParser::feed(std::string_view data) {
 HttpRequest RequestParser::take() {
   ready_ = false;
   started_ = false;
+  inHead_ = true;
+  headBytes_ = 0;
   http_parser_pause(&s_->parser, 0);
   return std::move(current_);
 }

@@ -15,7 +15,7 @@
 namespace rmq::http {
 
 struct ParseLimits {
-  size_t maxHeaderBytes = 16 * 1024;  // request line + header names and values
+  size_t maxHeaderBytes = 16 * 1024;  // request line + headers, raw bytes (CRLFs included)
   size_t maxBodyBytes = 1024 * 1024;
 };
 
@@ -45,14 +45,15 @@ class RequestParser {
  private:
   struct Callbacks;
   void fail(int status, std::string message);
-  bool countHeaderBytes(size_t n);
+  size_t execute(std::string_view data);  // one http_parser_execute; maps its error to a status
 
   struct State;
   std::unique_ptr<State> s_;
   ParseLimits limits_;
   HttpRequest current_;
   std::string url_;
-  size_t headerBytes_ = 0;
+  bool inHead_ = true;    // the current request's head is not complete yet
+  size_t headBytes_ = 0;  // raw bytes of the current request's head so far
   bool lastWasValue_ = false;
   bool started_ = false;
   bool ready_ = false;

@@ -8,6 +8,7 @@
 #include <cstddef>  // before asio: its allocator choice depends on libstdc++ macros (ODR)
 #include <asio/awaitable.hpp>
 #include <asio/ip/tcp.hpp>
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -39,9 +40,39 @@ struct ConnectionOptions {
   // are read from it (TCP pushes back on the peer). 0 = unbounded.
   size_t maxPendingWriteBytes = 8 * 1024 * 1024;
   size_t maxInFlightRequests = 4096;
-  // A write that makes no progress this long (the peer stopped reading): close; 0 = never.
+  // A write that makes no progress this long (the peer stopped reading): close; 0 = never. For a
+  // server's connections only: a client never drops its own connection for this (ClientOptions).
   std::chrono::seconds writeStallTimeout{60};
 };
+
+// The ConnectionOptions in force for a set of connections (all those a server accepted), changed
+// while they run (UPDATE_BROKER_CONFIG / UPDATE_NAMESRV_CONFIG): each connection reads the value it
+// needs where it uses it (a relaxed atomic load, no lock), so a change applies to the next frame
+// read, write started or timeout computed. A watchdog that a connection did not start because every
+// timeout was 0 when it was accepted is not started later (connections accepted afterwards have it).
+class LiveConnectionOptions {
+ public:
+  explicit LiveConnectionOptions(const ConnectionOptions& o) { store(o); }
+  void store(const ConnectionOptions& o);
+  ConnectionOptions load() const;
+
+  size_t maxFrameSize() const { return maxFrameSize_.load(std::memory_order_relaxed); }
+  std::chrono::seconds idleTimeout() const { return std::chrono::seconds(idleSeconds_.load(std::memory_order_relaxed)); }
+  std::chrono::seconds partialFrameTimeout() const {
+    return std::chrono::seconds(partialFrameSeconds_.load(std::memory_order_relaxed));
+  }
+  size_t maxPendingWriteBytes() const { return maxPendingWriteBytes_.load(std::memory_order_relaxed); }
+  size_t maxInFlightRequests() const { return maxInFlightRequests_.load(std::memory_order_relaxed); }
+  std::chrono::seconds writeStallTimeout() const {
+    return std::chrono::seconds(writeStallSeconds_.load(std::memory_order_relaxed));
+  }
+
+ private:
+  std::atomic<size_t> maxFrameSize_{0};
+  std::atomic<int64_t> idleSeconds_{0}, partialFrameSeconds_{0}, writeStallSeconds_{0};
+  std::atomic<size_t> maxPendingWriteBytes_{0}, maxInFlightRequests_{0};
+};
+using LiveConnectionOptionsPtr = std::shared_ptr<const LiveConnectionOptions>;
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:

@@ -11,6 +11,11 @@
 
 namespace rmq::net {
 
+// An answer known at once, as the awaitable a RequestHandler returns: lets a handler be a plain
+// function until it has to wait (its coroutine frame, kept while it waits, then holds only what the
+// wait needs, not the request and its temporaries: a parked long poll is ~10 KB of memory).
+asio::awaitable<std::optional<RemotingCommand>> answered(std::optional<RemotingCommand> response);
+
 class Dispatcher {
  public:
   void registerProcessor(int code, RequestHandler handler);
@@ -20,7 +25,9 @@ class Dispatcher {
   // Synchronous, on the network thread: CPU work only.
   using Guard = std::function<std::optional<RemotingCommand>(const Connection&, const RemotingCommand&)>;
   void setGuard(Guard guard) { guard_ = std::move(guard); }
-  // Runs the processor for cmd.code (or the default, or answers code 3).
+  // Runs the processor for cmd.code (or the default, or answers code 3). Not a coroutine itself:
+  // the processor is called here and its awaitable returned (wrapped only to time it), so a
+  // suspended request holds no dispatcher frame with a copy of the request.
   asio::awaitable<std::optional<RemotingCommand>> dispatch(ConnectionPtr conn, RemotingCommand cmd) const;
   bool has(int code) const { return handlers_.count(code) != 0; }
   // Called on the handler's thread after each registered processor returned, with the time it
@@ -31,6 +38,10 @@ class Dispatcher {
  private:
   std::unordered_map<int, RequestHandler> handlers_;
   RequestHandler default_;
+  // Awaits `work` (the handler's coroutine, already called at `start`) and reports its time.
+  asio::awaitable<std::optional<RemotingCommand>> timed(asio::awaitable<std::optional<RemotingCommand>> work, int code,
+                                                        std::chrono::steady_clock::time_point start) const;
+
   Observer observer_;
   Guard guard_;
 };

@@ -71,7 +71,9 @@ asio::awaitable<Result<std::shared_ptr<TcpConnection>>> openSocket(const std::st
   timer->cancel();
   if (*timedOut) co_return connectError(addr, "timeout after " + std::to_string(options.connectTimeout.count()) + "ms");
   if (ec) co_return connectError(addr, ec.message());
-  co_return TcpConnection::make(std::move(*socket), options.connection, clientHooks(st, addr));
+  ConnectionOptions limits = options.connection;
+  limits.writeStallTimeout = std::chrono::seconds(0);  // server-side only (ClientOptions)
+  co_return TcpConnection::make(std::move(*socket), limits, clientHooks(st, addr));
 }
 
 // Runs on an IoPool thread; publishes the outcome to every caller waiting on `result`.

@@ -17,6 +17,9 @@ namespace rmq::net {
 
 struct ClientOptions {
   std::chrono::milliseconds connectTimeout{3000};
+  // No idle close. writeStallTimeout is ignored: a client never closes its own connection because
+  // its writes stall (the server stops reading a client that is slow to read its answers; that
+  // client must keep its connection, not drop it). The write stall close is a server's defence.
   ConnectionOptions connection{16 * 1024 * 1024, std::chrono::seconds(0)};
 };
 

@@ -42,7 +42,7 @@ ConnectionHooks makeHooks(const std::shared_ptr<Dispatcher>& dispatcher, const s
 
 // Runs on pool.at(0); holds everything it touches so a destroyed server cannot dangle it.
 asio::awaitable<void> acceptLoop(std::shared_ptr<asio::ip::tcp::acceptor> acc, IoPool& pool,
-                                 ConnectionOptions options, ConnectionHooks hooks,
+                                 LiveConnectionOptionsPtr options, ConnectionHooks hooks,
                                  std::shared_ptr<ServerState> state) {
   using asio::experimental::as_tuple;
   for (;;) {
@@ -67,6 +67,7 @@ asio::awaitable<void> acceptLoop(std::shared_ptr<asio::ip::tcp::acceptor> acc, I
 struct RemotingServer::Impl {
   IoPool& pool;
   ServerOptions options;
+  std::shared_ptr<LiveConnectionOptions> limits;  // shared by every connection
   std::shared_ptr<Dispatcher> dispatcher;
   std::shared_ptr<ServerState> state = std::make_shared<ServerState>();
   std::shared_ptr<asio::ip::tcp::acceptor> acceptor;
@@ -74,7 +75,8 @@ struct RemotingServer::Impl {
   bool running = false;
 
   Impl(IoPool& p, ServerOptions o, std::shared_ptr<Dispatcher> d)
-      : pool(p), options(std::move(o)), dispatcher(std::move(d)) {}
+      : pool(p), options(std::move(o)), limits(std::make_shared<LiveConnectionOptions>(options.connection)),
+        dispatcher(std::move(d)) {}
 
   std::vector<std::shared_ptr<TcpConnection>> snapshot() {
     std::lock_guard lk(state->mu);
@@ -102,7 +104,7 @@ Result<void> RemotingServer::start() {
   impl_->acceptor = acc;
   impl_->running = true;
   asio::co_spawn(impl_->pool.at(0),
-                 acceptLoop(acc, impl_->pool, o.connection, makeHooks(impl_->dispatcher, impl_->state), impl_->state),
+                 acceptLoop(acc, impl_->pool, impl_->limits, makeHooks(impl_->dispatcher, impl_->state), impl_->state),
                  asio::detached);
   log::info("remoting: listening on {}:{}", o.host, impl_->port);
   return {};
@@ -110,6 +112,9 @@ Result<void> RemotingServer::start() {
 
 uint16_t RemotingServer::port() const { return impl_->port; }
 size_t RemotingServer::connectionCount() const { return impl_->connectionCount(); }
+
+void RemotingServer::setConnectionOptions(const ConnectionOptions& options) { impl_->limits->store(options); }
+ConnectionOptions RemotingServer::connectionOptions() const { return impl_->limits->load(); }
 
 void RemotingServer::onConnectionClosed(std::function<void(const ConnectionPtr&)> cb) {
   impl_->state->onClosed = std::move(cb);

@@ -29,6 +29,10 @@ class RemotingServer {
   Result<void> start();
   uint16_t port() const;
   size_t connectionCount() const;  // open connections (any thread)
+  // Replaces the limits of every connection, open and future (any thread; no restart): each
+  // applies the new values at its next frame, write or watchdog wake-up (LiveConnectionOptions).
+  void setConnectionOptions(const ConnectionOptions& options);
+  ConnectionOptions connectionOptions() const;
   // Called on the connection's thread when a connection closes (either side). Set before start().
   void onConnectionClosed(std::function<void(const ConnectionPtr&)> cb);
   // Stops accepting, waits up to `drain` for in-flight requests, lets queued responses go out,

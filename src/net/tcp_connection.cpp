@@ -25,14 +25,19 @@ std::string endpointText(const asio::ip::tcp::endpoint& ep) {
 
 }  // namespace
 
-std::shared_ptr<TcpConnection> TcpConnection::make(asio::ip::tcp::socket socket, ConnectionOptions options,
+std::shared_ptr<TcpConnection> TcpConnection::make(asio::ip::tcp::socket socket, const ConnectionOptions& options,
                                                    ConnectionHooks hooks) {
-  return std::make_shared<TcpConnection>(std::move(socket), options, std::move(hooks));
+  return make(std::move(socket), std::make_shared<const LiveConnectionOptions>(options), std::move(hooks));
 }
 
-TcpConnection::TcpConnection(asio::ip::tcp::socket socket, ConnectionOptions options, ConnectionHooks hooks)
+std::shared_ptr<TcpConnection> TcpConnection::make(asio::ip::tcp::socket socket, LiveConnectionOptionsPtr options,
+                                                   ConnectionHooks hooks) {
+  return std::make_shared<TcpConnection>(std::move(socket), std::move(options), std::move(hooks));
+}
+
+TcpConnection::TcpConnection(asio::ip::tcp::socket socket, LiveConnectionOptionsPtr options, ConnectionHooks hooks)
     : socket_(std::move(socket)),
-      options_(options),
+      options_(std::move(options)),
       hooks_(std::move(hooks)),
       id_(g_nextConnectionId.fetch_add(1)),
       writeSignal_(socket_.get_executor()),
@@ -53,8 +58,8 @@ void TcpConnection::start() {
   auto ex = socket_.get_executor();
   asio::co_spawn(ex, readLoop(self()), asio::detached);
   asio::co_spawn(ex, writeLoop(self()), asio::detached);
-  if (options_.idleTimeout.count() > 0 || options_.partialFrameTimeout.count() > 0 ||
-      options_.writeStallTimeout.count() > 0)
+  if (options_->idleTimeout().count() > 0 || options_->partialFrameTimeout().count() > 0 ||
+      options_->writeStallTimeout().count() > 0)
     asio::co_spawn(ex, idleWatch(self()), asio::detached);
 }
 
@@ -84,7 +89,8 @@ void TcpConnection::closeNow(std::string_view reason, bool problem) {
   writeSignal_.cancel();
   readResume_.cancel();
   idleTimer_.cancel();
-  queue_.clear();  // `writing_` stays until the cancelled write completes
+  std::vector<OutFrame>().swap(queue_);  // `writing_` stays until the cancelled write completes
+  queueHead_ = 0;
   partial_.reset();
   std::string().swap(backlog_);
   partialLen_ = partialCap_ = 0;
@@ -148,7 +154,15 @@ void TcpConnection::onFrame(RemotingCommand cmd) {
   }
   if (hooks_.inFlight) hooks_.inFlight->fetch_add(1, std::memory_order_relaxed);
   ++inFlight_;
-  asio::co_spawn(socket_.get_executor(), handleRequest(self(), std::move(cmd)), asio::detached);
+  const RequestInfo info{cmd.code, cmd.opaque, cmd.serializeType, cmd.isOneway()};
+  try {
+    auto work = hooks_.onRequest(self(), std::move(cmd));  // may answer at once; suspends only if it waits
+    asio::co_spawn(socket_.get_executor(), handleRequest(self(), info, std::move(work)), asio::detached);
+  } catch (const std::exception& e) {
+    finishRequest(info, std::nullopt, std::string(e.what()));
+  } catch (...) {
+    finishRequest(info, std::nullopt, std::string("unknown exception"));
+  }
 }
 
 void TcpConnection::completeResponse(RemotingCommand cmd) {
@@ -165,27 +179,34 @@ void TcpConnection::completeResponse(RemotingCommand cmd) {
   else log::debug("remoting: response from {} with unknown opaque {} dropped", remote_, cmd.opaque);
 }
 
-asio::awaitable<void> TcpConnection::handleRequest(std::shared_ptr<TcpConnection> self, RemotingCommand cmd) {
-  const int32_t code = cmd.code, opaque = cmd.opaque;
-  const SerializeType type = cmd.serializeType;
-  const bool oneway = cmd.isOneway();
+asio::awaitable<void> TcpConnection::handleRequest(std::shared_ptr<TcpConnection> self, RequestInfo info,
+                                                  HandlerWork work) {
   std::optional<RemotingCommand> response;
+  std::optional<std::string> failure;
   try {
-    response = co_await hooks_.onRequest(self, std::move(cmd));
+    response = co_await std::move(work);
   } catch (const std::exception& e) {
-    log::warn("remoting: request code {} from {} failed: {}", code, remote_, e.what());
-    response = RemotingCommand::response(ResponseCode::SYSTEM_ERROR, std::string(e.what()));
+    failure = e.what();
   } catch (...) {
-    response = RemotingCommand::response(ResponseCode::SYSTEM_ERROR, std::string("unknown exception"));
+    failure = "unknown exception";
   }
-  if (response && !oneway) {
-    response->opaque = opaque;
+  finishRequest(info, std::move(response), failure);
+}
+
+void TcpConnection::finishRequest(const RequestInfo& info, std::optional<RemotingCommand> response,
+                                  const std::optional<std::string>& failure) {
+  if (failure) {
+    log::warn("remoting: request code {} from {} failed: {}", info.code, remote_, *failure);
+    response = RemotingCommand::response(ResponseCode::SYSTEM_ERROR, *failure);
+  }
+  if (response && !info.oneway) {
+    response->opaque = info.opaque;
     response->flag |= kFlagResponse;
-    response->serializeType = type;
+    response->serializeType = info.type;
     send(*response);
   }
   if (hooks_.inFlight) hooks_.inFlight->fetch_sub(1, std::memory_order_relaxed);
-  runOnConnection([this, self] {  // inline: handlers resume on the connection's executor
+  runOnConnection([this, self = self()] {  // inline: handlers resume on the connection's executor
     --inFlight_;
     resumeReading();
   });

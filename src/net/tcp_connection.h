@@ -11,7 +11,6 @@
 #include <cstddef>  // before asio: its allocator choice depends on libstdc++ macros (ODR)
 #include <asio/steady_timer.hpp>
 #include <atomic>
-#include <deque>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -29,9 +28,13 @@ struct ConnectionHooks {
 
 class TcpConnection final : public Connection {
  public:
-  static std::shared_ptr<TcpConnection> make(asio::ip::tcp::socket socket, ConnectionOptions options,
+  // `options` fixed for this connection (clients), or shared and changeable while it runs (a
+  // server's connections: LiveConnectionOptions).
+  static std::shared_ptr<TcpConnection> make(asio::ip::tcp::socket socket, const ConnectionOptions& options,
                                              ConnectionHooks hooks);
-  TcpConnection(asio::ip::tcp::socket socket, ConnectionOptions options, ConnectionHooks hooks);
+  static std::shared_ptr<TcpConnection> make(asio::ip::tcp::socket socket, LiveConnectionOptionsPtr options,
+                                             ConnectionHooks hooks);
+  TcpConnection(asio::ip::tcp::socket socket, LiveConnectionOptionsPtr options, ConnectionHooks hooks);
   ~TcpConnection() override;
 
   void start();
@@ -60,6 +63,7 @@ class TcpConnection final : public Connection {
 
   void send(RemotingCommand& cmd);  // encodes here, queues on the connection thread
   void enqueue(OutFrame frame);     // connection thread
+  void takeQueued(size_t max);      // connection thread: queue_ -> writing_
   static size_t frameBytes(const OutFrame& f);
   template <class F> void runOnConnection(F&& f);
   // Connection thread. `problem` = peer misbehaved or I/O failed (logged as a warning).
@@ -84,10 +88,22 @@ class TcpConnection final : public Connection {
   asio::awaitable<void> writeLoop(std::shared_ptr<TcpConnection> self);
   asio::awaitable<asio::error_code> writeGathered();  // writes all of gather_
   asio::awaitable<void> idleWatch(std::shared_ptr<TcpConnection> self);
-  asio::awaitable<void> handleRequest(std::shared_ptr<TcpConnection> self, RemotingCommand cmd);
+  // A request being handled: what its answer needs from it (the request itself went to the handler).
+  struct RequestInfo {
+    int32_t code = 0, opaque = 0;
+    SerializeType type{};
+    bool oneway = false;
+  };
+  using HandlerWork = asio::awaitable<std::optional<RemotingCommand>>;
+  // Awaits the handler's work (called in onFrame); its frame holds no copy of the request, so a
+  // request that waits (a parked long poll) costs only the handler's own frame.
+  asio::awaitable<void> handleRequest(std::shared_ptr<TcpConnection> self, RequestInfo info, HandlerWork work);
+  // Sends the answer (or SYSTEM_ERROR with `failure` when the handler threw) and ends the request.
+  void finishRequest(const RequestInfo& info, std::optional<RemotingCommand> response,
+                     const std::optional<std::string>& failure);
 
   asio::ip::tcp::socket socket_;
-  ConnectionOptions options_;
+  LiveConnectionOptionsPtr options_;  // read where used: a change applies to the next use
   ConnectionHooks hooks_;
   uint64_t id_;
   std::string remote_, local_;
@@ -95,7 +111,10 @@ class TcpConnection final : public Connection {
   bool closeWhenFlushed_ = false;
 
   // Connection-thread state.
-  std::deque<OutFrame> queue_;
+  // Frames waiting for the writer, oldest first from queueHead_ (a vector: an empty one allocates
+  // nothing, where a std::deque holds ~600 bytes from construction on every idle connection).
+  std::vector<OutFrame> queue_;
+  size_t queueHead_ = 0;
   std::vector<OutFrame> writing_;
   std::vector<asio::const_buffer> gather_;
   size_t outBytes_ = 0;    // queued + being written

@@ -26,7 +26,7 @@ constexpr size_t kMaxIovecs = 64;               // asio passes at most 64 buffer
 
 asio::awaitable<void> TcpConnection::writeLoop(std::shared_ptr<TcpConnection> self) {
   for (;;) {
-    if (queue_.empty()) {
+    if (queueHead_ == queue_.size()) {
       if (!isOpen()) co_return;
       if (closeWhenFlushed_) {
         closeNow("flushed for shutdown", false);
@@ -39,10 +39,7 @@ asio::awaitable<void> TcpConnection::writeLoop(std::shared_ptr<TcpConnection> se
     // Coalesce every ready frame (bounded) into one gather write: prefix, body, segments.
     writing_.clear();
     gather_.clear();
-    while (!queue_.empty() && writing_.size() < kMaxFramesPerWrite) {
-      writing_.push_back(std::move(queue_.front()));
-      queue_.pop_front();
-    }
+    takeQueued(kMaxFramesPerWrite);
     for (auto& f : writing_) {
       gather_.emplace_back(f.prefix.data(), f.prefix.size());
       if (!f.body.empty()) gather_.emplace_back(f.body.data(), f.body.size());
@@ -53,7 +50,7 @@ asio::awaitable<void> TcpConnection::writeLoop(std::shared_ptr<TcpConnection> se
     for (auto& f : writing_) bytes += frameBytes(f);
     writeBusy_ = true;
     writeSince_ = Clock::now();
-    if (options_.writeStallTimeout.count() > 0) poke(writeSince_ + options_.writeStallTimeout);
+    if (auto stall = options_->writeStallTimeout(); stall.count() > 0) poke(writeSince_ + stall);
     auto ec = co_await writeGathered();
     writeBusy_ = false;
     writing_.clear();
@@ -61,6 +58,7 @@ asio::awaitable<void> TcpConnection::writeLoop(std::shared_ptr<TcpConnection> se
       std::vector<OutFrame>().swap(writing_);
       std::vector<asio::const_buffer>().swap(gather_);
     }
+    if (queue_.empty() && queue_.capacity() > 8) std::vector<OutFrame>().swap(queue_);
     outBytes_ -= std::min(bytes, outBytes_);
     if (ec) {
       closeNow("write failed: " + ec.message(), isOpen());
@@ -68,6 +66,26 @@ asio::awaitable<void> TcpConnection::writeLoop(std::shared_ptr<TcpConnection> se
     }
     lastActivity_ = Clock::now();
     resumeReading();
+  }
+}
+
+// Moves up to `max` queued frames, oldest first, into writing_ (empty). All of them at once is a
+// swap; a longer queue is taken from queueHead_ and compacted once half of it has gone.
+void TcpConnection::takeQueued(size_t max) {
+  size_t take = std::min(max, queue_.size() - queueHead_);
+  if (queueHead_ == 0 && take == queue_.size()) {
+    writing_.swap(queue_);
+    return;
+  }
+  auto first = queue_.begin() + static_cast<std::ptrdiff_t>(queueHead_);
+  writing_.assign(std::make_move_iterator(first), std::make_move_iterator(first + static_cast<std::ptrdiff_t>(take)));
+  queueHead_ += take;
+  if (queueHead_ == queue_.size()) {
+    queue_.clear();
+    queueHead_ = 0;
+  } else if (queueHead_ >= queue_.size() / 2) {
+    queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(queueHead_));
+    queueHead_ = 0;
   }
 }
 
@@ -112,15 +130,16 @@ char* scratchBuffer() {
 }  // namespace
 
 bool TcpConnection::readPaused() const {
-  return (options_.maxPendingWriteBytes > 0 && outBytes_ > options_.maxPendingWriteBytes) ||
-         (options_.maxInFlightRequests > 0 && inFlight_ >= options_.maxInFlightRequests);
+  const size_t maxBytes = options_->maxPendingWriteBytes(), maxRequests = options_->maxInFlightRequests();
+  return (maxBytes > 0 && outBytes_ > maxBytes) || (maxRequests > 0 && inFlight_ >= maxRequests);
 }
 
 void TcpConnection::resumeReading() {
   if (!readerWaiting_) return;
   // Hysteresis: resume once the output is down to half the bound, not at the first byte written.
-  bool outputOk = options_.maxPendingWriteBytes == 0 || outBytes_ <= options_.maxPendingWriteBytes / 2;
-  bool requestsOk = options_.maxInFlightRequests == 0 || inFlight_ < options_.maxInFlightRequests;
+  const size_t maxBytes = options_->maxPendingWriteBytes(), maxRequests = options_->maxInFlightRequests();
+  bool outputOk = maxBytes == 0 || outBytes_ <= maxBytes / 2;
+  bool requestsOk = maxRequests == 0 || inFlight_ < maxRequests;
   if (outputOk && requestsOk) readResume_.cancel();
 }
 
@@ -129,9 +148,9 @@ void TcpConnection::poke(Clock::time_point deadline) {
 }
 
 bool TcpConnection::checkLength(uint32_t total) {
-  if (total >= 4 && size_t(total) + 4 <= options_.maxFrameSize) return true;
-  closeNow("bad frame length " + std::to_string(static_cast<int32_t>(total)) + " (max " +
-               std::to_string(options_.maxFrameSize) + ")",
+  const size_t max = options_->maxFrameSize();
+  if (total >= 4 && size_t(total) + 4 <= max) return true;
+  closeNow("bad frame length " + std::to_string(static_cast<int32_t>(total)) + " (max " + std::to_string(max) + ")",
            true);
   return false;
 }
@@ -195,7 +214,7 @@ bool TcpConnection::consume(const char* data, size_t size) {
   std::memcpy(partial_.get(), data, size);
   partialLen_ = size;
   frameStart_ = Clock::now();
-  if (options_.partialFrameTimeout.count() > 0) poke(frameStart_ + options_.partialFrameTimeout);
+  if (auto partial = options_->partialFrameTimeout(); partial.count() > 0) poke(frameStart_ + partial);
   return true;
 }
 
@@ -264,33 +283,34 @@ asio::awaitable<void> TcpConnection::readLoop(std::shared_ptr<TcpConnection> sel
 asio::awaitable<void> TcpConnection::idleWatch(std::shared_ptr<TcpConnection> self) {
   constexpr auto never = Clock::time_point::max();
   while (isOpen()) {
+    const ConnectionOptions o = options_->load();  // the limits in force now (they may change)
     auto now = Clock::now();
-    auto idleAt = options_.idleTimeout.count() > 0 ? lastActivity_ + options_.idleTimeout : never;
-    auto partialAt = partial_ && !readerWaiting_ && options_.partialFrameTimeout.count() > 0
-                         ? frameStart_ + options_.partialFrameTimeout : never;
-    auto stallAt = writeBusy_ && options_.writeStallTimeout.count() > 0 ? writeSince_ + options_.writeStallTimeout : never;
+    auto idleAt = o.idleTimeout.count() > 0 ? lastActivity_ + o.idleTimeout : never;
+    auto partialAt = partial_ && !readerWaiting_ && o.partialFrameTimeout.count() > 0
+                         ? frameStart_ + o.partialFrameTimeout : never;
+    auto stallAt = writeBusy_ && o.writeStallTimeout.count() > 0 ? writeSince_ + o.writeStallTimeout : never;
     if (now >= partialAt) {
       closeNow("incomplete frame: " + std::to_string(partialLen_) + " of " +
                    (partialCap_ > 4 ? std::to_string(partialCap_) : std::string("?")) + " bytes after " +
-                   std::to_string(options_.partialFrameTimeout.count()) + "s",
+                   std::to_string(o.partialFrameTimeout.count()) + "s",
                true);
       co_return;
     }
     if (now >= stallAt) {
-      closeNow("peer not reading: no write progress for " + std::to_string(options_.writeStallTimeout.count()) +
+      closeNow("peer not reading: no write progress for " + std::to_string(o.writeStallTimeout.count()) +
                    "s, " + std::to_string(outBytes_) + " bytes pending",
                true);
       co_return;
     }
     if (now >= idleAt) {
-      log::info("remoting: closing connection {}: idle for {}s", remote_, options_.idleTimeout.count());
+      log::info("remoting: closing connection {}: idle for {}s", remote_, o.idleTimeout.count());
       closeNow("idle timeout", false);
       co_return;
     }
     // Wake at least every min(partial, stall) timeout even when nothing is due: then a poke() for
     // a new frame or write never finds a later expiry, so the hot path never re-arms this timer.
-    auto tick = std::min(options_.partialFrameTimeout.count() > 0 ? now + options_.partialFrameTimeout : never,
-                         options_.writeStallTimeout.count() > 0 ? now + options_.writeStallTimeout : never);
+    auto tick = std::min(o.partialFrameTimeout.count() > 0 ? now + o.partialFrameTimeout : never,
+                         o.writeStallTimeout.count() > 0 ? now + o.writeStallTimeout : never);
     idleTimer_.expires_at(std::min({idleAt, partialAt, stallAt, tick}));
     co_await idleTimer_.async_wait(as_tuple(use_awaitable));
   }

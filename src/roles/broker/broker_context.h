@@ -74,6 +74,10 @@ struct BrokerContext {
   // Java's synchronous registerIncrementBrokerData after UPDATE_AND_CREATE_TOPIC. Await it from
   // a processor coroutine (it never blocks the thread).
   std::function<asio::awaitable<void>()> registerBrokerAllNow;
+  // Pushes config.connection (serverChannelMaxIdleTimeSeconds, maxFrameSize, ...) to the live
+  // limits of both ports' connections, after UPDATE_BROKER_CONFIG changed it. Set by the controller
+  // before the servers accept; null in component tests.
+  std::function<void()> applyConnectionLimits;
   // Set by the controller before any processor runs (send path: TRAN_MSG; END_TRANSACTION).
   TransactionalMessageService* transactions = nullptr;
   // Set by the controller before any processor runs (null in component tests): the registrar

@@ -75,16 +75,21 @@ Result<void> BrokerController::startServers() {
   server_ = std::make_unique<net::RemotingServer>(io_, opts, dispatcher_);
   auto onClosed = [clients = clients_.get()](const net::ConnectionPtr& c) { clients->onConnectionClosed(c->id()); };
   server_->onConnectionClosed(onClosed);
-  if (auto r = server_->start(); !r) return r;
   // VIP channel (listenPort-2): same processors; Java slaves and some admin tools use it.
   net::ServerOptions vip = opts;
   vip.port = static_cast<uint16_t>(config_.listenPort - 2);
   vipServer_ = std::make_unique<net::RemotingServer>(io_, vip, dispatcher_);
   vipServer_->onConnectionClosed(onClosed);
-  if (auto r = vipServer_->start(); !r) {
+  // UPDATE_BROKER_CONFIG of a connection key: both ports' connections, open and future. Set before
+  // any request can run; both servers live until the controller is destroyed.
+  ctx_->applyConnectionLimits = [main = server_.get(), vipPort = vipServer_.get(), &limits = config_.connection] {
+    auto o = connectionOptions(limits);
+    main->setConnectionOptions(o);
+    vipPort->setConnectionOptions(o);
+  };
+  if (auto r = server_->start(); !r) return r;
+  if (auto r = vipServer_->start(); !r)  // kept unstarted: no connections, stop() does nothing
     log::warn("broker: VIP port {} not served: {}", vip.port, r.error().message);
-    vipServer_.reset();
-  }
   return {};
 }
 

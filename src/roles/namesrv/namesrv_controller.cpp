@@ -39,6 +39,9 @@ Result<void> NamesrvController::start() {
       log::info("broker {} removed: its connection {} closed", addr, conn->remoteAddress());
     }
   });
+  live_.onConnectionLimits = [server = server_.get()](const config::ConnectionLimits& limits) {
+    server->setConnectionOptions(connectionOptions(limits));
+  };
   if (auto r = server_->start(); !r) return r;
   started_ = true;
   scheduleScan(std::chrono::milliseconds(std::min<int64_t>(5000, live_.scanNotActiveBrokerInterval.load())));

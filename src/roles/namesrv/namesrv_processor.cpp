@@ -70,6 +70,7 @@ Result<void> LiveNamesrvConfig::update(std::string_view text) {
   log::Level level;
   if (log::parseLevel(process_.logLevel, level)) log::setLevel(level);
   refreshAtomicsLocked();
+  if (onConnectionLimits) onConnectionLimits(ns_.connection);
   return {};
 }
 

@@ -30,6 +30,9 @@ class LiveNamesrvConfig {
   std::atomic<bool> orderMessageEnable;
   std::atomic<int64_t> brokerExpiredMillis;
   std::atomic<int64_t> scanNotActiveBrokerInterval;
+  // Called (under the update lock) after each update with the connection keys now in force, so
+  // the server's open and future connections take them (set by the controller before it serves).
+  std::function<void(const config::ConnectionLimits&)> onConnectionLimits;
 
  private:
   void refreshAtomicsLocked();

@@ -149,3 +149,49 @@ TEST_CASE("awaiting from a foreign io_context: concurrent first callers share on
   auto oneway = c.client->invokeOnewaySync(f.addr(), RemotingCommand::request(kPing));
   CHECK(oneway.ok());
 }
+
+TEST_CASE("a client whose peer stops reading keeps its connection: the write stall close is server-side only") {
+  // A peer that accepts, then reads nothing for 3 s with a small receive buffer: the client's
+  // 8 MiB frame stalls in its write queue far longer than the writeStallTimeout it was given.
+  asio::io_context ctx;
+  asio::ip::tcp::acceptor acceptor(ctx);
+  acceptor.open(asio::ip::tcp::v4());
+  acceptor.set_option(asio::socket_base::receive_buffer_size(16 * 1024));  // inherited by the accepted socket
+  acceptor.bind({asio::ip::make_address("127.0.0.1"), 0});
+  acceptor.listen();
+  std::string addr = "127.0.0.1:" + std::to_string(acceptor.local_endpoint().port());
+
+  ClientOptions o;
+  o.connection.writeStallTimeout = 1s;
+  ClientSide c(o);
+  auto big = RemotingCommand::request(kPing);
+  big.body.assign(8 << 20, 'w');
+  REQUIRE(c.client->invokeOnewaySync(addr, big).ok());
+  asio::ip::tcp::socket peer(ctx);
+  acceptor.accept(peer);
+  timeval tv{5, 0};
+  ::setsockopt(peer.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  std::this_thread::sleep_for(3s);
+
+  auto small = RemotingCommand::request(kPing);
+  small.body = "after the stall";
+  REQUIRE(c.client->invokeOnewaySync(addr, small).ok());  // the cached connection, if still open
+  auto readFrame = [&]() -> std::optional<RemotingCommand> {
+    char len[4];
+    asio::error_code ec;
+    asio::read(peer, asio::buffer(len), ec);
+    if (ec) return std::nullopt;
+    std::string frame(loadBE32(len), '\0');
+    asio::read(peer, asio::buffer(frame), ec);
+    if (ec) return std::nullopt;
+    auto cmd = decodeFrame(frame);
+    if (!cmd) return std::nullopt;
+    return std::move(cmd.value());
+  };
+  auto first = readFrame();  // the whole 8 MiB: the client did not cut it off
+  REQUIRE(first);
+  CHECK(first->body.size() == size_t(8 << 20));
+  auto second = readFrame();  // and the next request came over the same socket
+  REQUIRE(second);
+  CHECK(second->body == "after the stall");
+}

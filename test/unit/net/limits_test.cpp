@@ -46,6 +46,14 @@ bool within(std::chrono::milliseconds limit, F cond) {
   return cond();
 }
 
+// Sends a frame the server may refuse mid-way (it closes after reading a bad length: EPIPE here).
+void sendRefusable(RawSocket& s, const RemotingCommand& cmd) {
+  try {
+    s.send(cmd);
+  } catch (const std::exception&) {
+  }
+}
+
 ConnectionOptions options() {
   ConnectionOptions o;
   o.idleTimeout = 0s;
@@ -196,4 +204,39 @@ TEST_CASE("limits: requests beyond maxInFlightRequests wait in the socket until 
     CHECK(r->remark == "held");
   }
   CHECK(started.load() == 50);
+}
+
+TEST_CASE("limits: setConnectionOptions applies to open connections at their next frame, no restart") {
+  auto o = options();
+  o.maxFrameSize = 1 << 20;
+  ServerFixture f(o);
+  registerEcho(*f.dispatcher);
+  std::atomic<int> closed{0};
+  f.server->onConnectionClosed([&](const ConnectionPtr&) { ++closed; });
+  REQUIRE(f.start());
+  RawSocket before(f.server->port());  // open before the change
+  before.send(echo(1, std::string(200 * 1024, 'a')));
+  auto r1 = before.readFrame();
+  REQUIRE(r1);
+  CHECK(r1->body.size() == size_t(200 * 1024));
+
+  auto lowered = f.server->connectionOptions();
+  lowered.maxFrameSize = 64 * 1024;
+  f.server->setConnectionOptions(lowered);
+  CHECK(f.server->connectionOptions().maxFrameSize == size_t(64 * 1024));
+  before.send(echo(2, "small frames still pass"));
+  auto r2 = before.readFrame();
+  REQUIRE(r2);
+  CHECK(r2->opaque == 2);
+  sendRefusable(before, echo(3, std::string(200 * 1024, 'b')));  // over the new limit: that connection is closed
+  CHECK(before.closedByPeer());
+  RawSocket after(f.server->port());  // accepted after the change: the same limit
+  sendRefusable(after, echo(4, std::string(100 * 1024, 'c')));
+  CHECK(after.closedByPeer());
+  CHECK(within(2s, [&] { return closed.load() == 2; }));
+  RawSocket healthy(f.server->port());
+  healthy.send(echo(5, "served"));
+  auto r5 = healthy.readFrame();
+  REQUIRE(r5);
+  CHECK(r5->body == "served");
 }

@@ -7,7 +7,8 @@
 // first (all-or-nothing validation); a change to any string field is refused (they are identity
 // and path settings that Java also only reads at start-up: edit the config file and restart), and
 // only the changed scalar fields (bool/int/double, single aligned words) are stored into the live
-// structs. Updates are serialized by ConfigVersion::mu.
+// structs. Updates are serialized by ConfigVersion::mu. The connection keys (config/connection_limits.h)
+// then reach the open connections through BrokerContext::applyConnectionLimits (atomics they read).
 #include <mutex>
 #include <variant>
 
@@ -105,7 +106,10 @@ Reply updateBrokerConfig(BrokerContext& ctx, ConfigVersion& cv, net::ConnectionP
     auto applied = config::applyPropertiesText(cmd.body, updated);
     if (!applied) refused = applied.error();
     else if (auto published = publishScalars(updated, sections(ctx)); !published) refused = published.error();
-    else if (!applied->empty()) cv.version.next();
+    else if (!applied->empty()) {
+      cv.version.next();
+      if (ctx.applyConnectionLimits) ctx.applyConnectionLimits();  // a no-op unless a connection key changed
+    }
   }
   if (refused) co_return failure(ResponseCode::SYSTEM_ERROR, refused->message);
   co_return success();

@@ -153,23 +153,22 @@ RemotingCommand PullProcessor::readOnce(const Prepared& p, bool firstRun, bool& 
 
 asio::awaitable<std::optional<RemotingCommand>> PullProcessor::handle(net::ConnectionPtr conn, RemotingCommand req) {
   Prepared p;
-  if (auto refused = prepare(req, p)) co_return std::move(*refused);
-  req = RemotingCommand{};  // a parked pull keeps only what it needs (issue 10: ~10 KB per poll)
+  if (auto refused = prepare(req, p)) return net::answered(std::move(refused));
   bool suspend = false;
-  {
-    auto resp = readOnce(p, true, suspend);
-    if (!suspend) co_return resp;
-  }
+  auto resp = readOnce(p, true, suspend);
+  if (!suspend) return net::answered(std::move(resp));
+  return parkThenRead(std::move(p));
+}
+
+asio::awaitable<std::optional<RemotingCommand>> PullProcessor::parkThenRead(Prepared p) {
   const auto& cfg = ctx_.config;
-  int64_t ms = cfg.longPollingEnable ? std::min(p.h.suspendTimeoutMillis, cfg.brokerSuspendMaxTimeMillis)
-                                     : cfg.shortPollingTimeMills;
-  std::string topic = p.h.topic;
-  int32_t queueId = p.h.queueId;
+  const int64_t ms = cfg.longPollingEnable ? std::min(p.h.suspendTimeoutMillis, cfg.brokerSuspendMaxTimeMillis)
+                                           : cfg.shortPollingTimeMills;
   // Named locals, not temporaries bound to wait()'s reference parameter inside the co_await
   // expression (GCC 12 coroutine temporaries).
-  const std::function<int64_t()> currentMax = [this, &topic, queueId] { return ctx_.store.maxOffsetInQueue(topic, queueId); };
+  const std::function<int64_t()> currentMax = [this, &p] { return ctx_.store.maxOffsetInQueue(p.h.topic, p.h.queueId); };
   const auto timeout = std::chrono::milliseconds(std::max<int64_t>(ms, 0));
-  co_await ctx_.pullHold.wait(topic, queueId, p.h.queueOffset, p.filter, timeout, currentMax);
+  co_await ctx_.pullHold.wait(p.h.topic, p.h.queueId, p.h.queueOffset, p.filter, timeout, currentMax);
   bool again = false;
   co_return readOnce(p, false, again);
 }

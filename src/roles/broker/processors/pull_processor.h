@@ -26,6 +26,8 @@ class PullProcessor {
  public:
   explicit PullProcessor(BrokerContext& ctx) : ctx_(ctx) {}
   void registerTo(BrokerContext& ctx);  // code 11
+  // Not a coroutine: checks and the first read run when called; only a pull that parks becomes
+  // one (parkThenRead), holding just its Prepared state while it waits.
   asio::awaitable<std::optional<net::RemotingCommand>> handle(net::ConnectionPtr conn, net::RemotingCommand req);
 
  private:
@@ -41,6 +43,8 @@ class PullProcessor {
   std::optional<net::RemotingCommand> resolveFilter(Prepared& p);
   // One store read turned into an answer; `suspend` set when the caller should park (code 19).
   net::RemotingCommand readOnce(const Prepared& p, bool firstRun, bool& suspend);
+  // Parks until a message arrives or the poll times out, then reads again.
+  asio::awaitable<std::optional<net::RemotingCommand>> parkThenRead(Prepared p);
   Result<FilterPtr> compiled(std::string_view type, std::string_view expression);
 
   BrokerContext& ctx_;
