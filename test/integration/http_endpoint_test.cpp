@@ -26,15 +26,11 @@ std::string scrape(uint16_t port) {
   return r.body;
 }
 
-double valueOr0(const std::string& text, const std::string& series) { return metricValue(text, series).value_or(0); }
-
-std::string brokerLabels() { return "cluster=\"DefaultCluster\",broker=\"broker-a\""; }
-
 // Sum of _count of the send request codes' latency histograms.
 double sendCount(const std::string& text) {
   double n = 0;
   for (auto [code, name] : {std::pair<int, const char*>{10, "SEND_MESSAGE"}, {310, "SEND_MESSAGE_V2"}})
-    n += valueOr0(text, "rmqnode_request_duration_seconds_count{" + brokerLabels() + ",code=\"" +
+    n += metricValueOr0(text, "rmqnode_request_duration_seconds_count{" + devBrokerLabels() + ",code=\"" +
                             std::to_string(code) + "\",request=\"" + name + "\"}");
   return n;
 }
@@ -63,7 +59,7 @@ TEST_CASE("http endpoint: /healthz, /readyz, 404 and /metrics of a dev node") {
   CHECK(ready.body.find("broker: ready") != std::string::npos);
   CHECK(httpGet(node.httpPort, "/no/such/path").status == 404);
   auto text = scrape(node.httpPort);
-  CHECK(valueOr0(text, "process_resident_memory_bytes") > 0);
+  CHECK(metricValueOr0(text, "process_resident_memory_bytes") > 0);
   CHECK(metricValue(text, "rmqnode_namesrv_live_brokers") == 1);
   CHECK(text.find("# TYPE rmqnode_request_duration_seconds histogram") != std::string::npos);
   CHECK(text.find("# TYPE rocketmq_group_diff gauge") != std::string::npos);
@@ -78,15 +74,15 @@ TEST_CASE("http endpoint: /metrics before and after N sends: the counters moved 
   std::string topic = uniqueName("MetricsT");
   createTopic(c, node.brokerAddr, topic, 2);
   constexpr int N = 25;
-  std::string offsetSeries = "rocketmq_producer_offset{" + brokerLabels() + ",topic=\"" + topic + "\"}";
-  std::string storedSeries = "rmqnode_messages_stored_total{" + brokerLabels() + "}";
+  std::string offsetSeries = "rocketmq_producer_offset{" + devBrokerLabels() + ",topic=\"" + topic + "\"}";
+  std::string storedSeries = "rmqnode_messages_stored_total{" + devBrokerLabels() + "}";
 
   auto before = scrape(node.httpPort);
-  double offset0 = valueOr0(before, offsetSeries);
-  double stored0 = valueOr0(before, storedSeries);
+  double offset0 = metricValueOr0(before, offsetSeries);
+  double stored0 = metricValueOr0(before, storedSeries);
   double sends0 = sendCount(before);
   double pmdt0 = pmdtTotal(before);
-  double written0 = valueOr0(before, "rmqnode_commitlog_write_bytes_total{" + brokerLabels() + "}");
+  double written0 = metricValueOr0(before, "rmqnode_commitlog_write_bytes_total{" + devBrokerLabels() + "}");
 
   std::vector<SendSpec> sends;
   for (int i = 0; i < N; ++i)
@@ -94,18 +90,18 @@ TEST_CASE("http endpoint: /metrics before and after N sends: the counters moved 
   sendDispatched(c, node.brokerAddr, sends);
 
   auto after = scrape(node.httpPort);
-  CHECK(valueOr0(after, offsetSeries) - offset0 == N);
-  CHECK(valueOr0(after, storedSeries) - stored0 == N);
+  CHECK(metricValueOr0(after, offsetSeries) - offset0 == N);
+  CHECK(metricValueOr0(after, storedSeries) - stored0 == N);
   CHECK(sendCount(after) - sends0 == N);
   CHECK(pmdtTotal(after) - pmdt0 == N);
-  CHECK(valueOr0(after, "rmqnode_commitlog_write_bytes_total{" + brokerLabels() + "}") - written0 > N * 50);
+  CHECK(metricValueOr0(after, "rmqnode_commitlog_write_bytes_total{" + devBrokerLabels() + "}") - written0 > N * 50);
   // The histogram is consistent: its +Inf bucket is its count.
-  std::string v2 = brokerLabels() + ",code=\"310\",request=\"SEND_MESSAGE_V2\"";
+  std::string v2 = devBrokerLabels() + ",code=\"310\",request=\"SEND_MESSAGE_V2\"";
   CHECK(metricValue(after, "rmqnode_request_duration_seconds_bucket{" + v2 + ",le=\"+Inf\"}") ==
         metricValue(after, "rmqnode_request_duration_seconds_count{" + v2 + "}"));
   // producer TPS comes from the once-a-second sampler: it turns positive within a few samples.
-  std::string tpsSeries = "rocketmq_producer_tps{" + brokerLabels() + ",topic=\"" + topic + "\"}";
-  CHECK(eventually([&] { return valueOr0(scrape(node.httpPort), tpsSeries) > 0; }, 10s));
+  std::string tpsSeries = "rocketmq_producer_tps{" + devBrokerLabels() + ",topic=\"" + topic + "\"}";
+  CHECK(eventually([&] { return metricValueOr0(scrape(node.httpPort), tpsSeries) > 0; }, 10s));
 }
 
 TEST_CASE("http endpoint: rocketmq_group_diff equals the real backlog of a consumer group") {
@@ -138,7 +134,7 @@ TEST_CASE("http endpoint: rocketmq_group_diff equals the real backlog of a consu
   std::string diffSeries = "rocketmq_group_diff{group=\"" + group + "\",topic=\"" + topic +
                            "\",countOfOnlineConsumers=\"0\",msgModel=\"1\"}";
   CHECK(metricValue(text, diffSeries) == backlog);
-  CHECK(metricValue(text, "rocketmq_consumer_offset{" + brokerLabels() + ",topic=\"" + topic + "\",group=\"" + group +
+  CHECK(metricValue(text, "rocketmq_consumer_offset{" + devBrokerLabels() + ",topic=\"" + topic + "\",group=\"" + group +
                               "\"}") == 10);
 }
 
@@ -199,10 +195,10 @@ TEST_CASE("http endpoint: a parked long poll shows in rmqnode_pull_parked and th
   TestClient consumer, producer;
   std::string topic = uniqueName("ParkT");
   sendDispatched(producer, node.brokerAddr, {{.topic = topic}});  // creates the topic
-  std::string parkedSeries = "rmqnode_pull_parked{" + brokerLabels() + "}";
-  std::string pulls = "rmqnode_request_duration_seconds_count{" + brokerLabels() + ",code=\"11\",request=\"PULL_MESSAGE\"}";
+  std::string parkedSeries = "rmqnode_pull_parked{" + devBrokerLabels() + "}";
+  std::string pulls = "rmqnode_request_duration_seconds_count{" + devBrokerLabels() + ",code=\"11\",request=\"PULL_MESSAGE\"}";
   CHECK(metricValue(scrape(node.httpPort), parkedSeries) == 0);
-  double pulls0 = valueOr0(scrape(node.httpPort), pulls);
+  double pulls0 = metricValueOr0(scrape(node.httpPort), pulls);
 
   auto parked = std::async(std::launch::async, [&] {
     return consumer.call(node.brokerAddr,
@@ -214,5 +210,5 @@ TEST_CASE("http endpoint: a parked long poll shows in rmqnode_pull_parked and th
   REQUIRE(parked.get().ok());
   auto text = scrape(node.httpPort);
   CHECK(metricValue(text, parkedSeries) == 0);
-  CHECK(valueOr0(text, pulls) - pulls0 == 1);
+  CHECK(metricValueOr0(text, pulls) - pulls0 == 1);
 }

@@ -30,10 +30,6 @@ std::string scrape(uint16_t port) {
   return r.body;
 }
 
-double valueOr0(const std::string& text, const std::string& series) { return metricValue(text, series).value_or(0); }
-
-std::string brokerLabels() { return "cluster=\"DefaultCluster\",broker=\"broker-a\""; }
-
 // The value of the first sample of `name` whatever its labels (nullopt when it has none).
 std::optional<double> firstSample(const std::string& text, const std::string& name) {
   for (const std::string& prefix : {"\n" + name + "{", "\n" + name + " "}) {
@@ -134,11 +130,11 @@ TEST_CASE("exporter parity: every metric name of the exporter's Grafana dashboar
   CHECK(complete);
   for (const auto& n : names)
     if (!n.impossibleReason.empty()) MESSAGE("skipped (listed impossible): " << n.name << ":" << n.impossibleReason);
-  CHECK(valueOr0(text, "rocketmq_group_count{caddr=\"\",localaddr=\"\",group=\"" + lagGroup + "\"}") == 0);
+  CHECK(metricValueOr0(text, "rocketmq_group_count{caddr=\"\",localaddr=\"\",group=\"" + lagGroup + "\"}") == 0);
   CHECK(text.find(",localaddr=\"silent@1\",group=\"" + silentGroup + "\"} 1\n") != std::string::npos);
   CHECK(text.find("group=\"" + o.group + "\",topic=\"" + topic + "\"}") != std::string::npos);  // client_*
   CHECK(text.find("clientId=\"silent@1\"") == std::string::npos);
-  CHECK(metricValue(text, "rocketmq_group_get_latency_by_storetime{" + brokerLabels() + ",topic=\"" + topic +
+  CHECK(metricValue(text, "rocketmq_group_get_latency_by_storetime{" + devBrokerLabels() + ",topic=\"" + topic +
                               "\",group=\"" + lagGroup + "\"}") >= 0);
   consumer.shutdown();
   producer->shutdown();
@@ -166,8 +162,8 @@ TEST_CASE("exporter parity: message sizes and send-backs move with real traffic"
   CHECK(sizeDelta > N * 100);
   CHECK(runtime(after, "put_message_average_size") > 100);
   // Bytes per second over the last minute, from the once-a-second sampler.
-  std::string sizeSeries = "rocketmq_producer_message_size{" + brokerLabels() + ",topic=\"" + topic + "\"}";
-  CHECK(eventually([&] { return valueOr0(scrape(node.httpPort), sizeSeries) > 0; }, 10s));
+  std::string sizeSeries = "rocketmq_producer_message_size{" + devBrokerLabels() + ",topic=\"" + topic + "\"}";
+  CHECK(eventually([&] { return metricValueOr0(scrape(node.httpPort), sizeSeries) > 0; }, 10s));
 
   // A consumer group pulls the N messages: consumer_message_size turns positive; one send-back.
   std::string group = uniqueName("SizeG");
@@ -177,16 +173,16 @@ TEST_CASE("exporter parity: message sizes and send-backs move with real traffic"
   REQUIRE(invoke(c, node.brokerAddr,
                  request(RequestCode::UPDATE_CONSUMER_OFFSET, {{"consumerGroup", group}, {"topic", topic},
                                                                {"queueId", "0"}, {"commitOffset", "2"}})).code == 0);
-  std::string groupLabels = brokerLabels() + ",topic=\"" + topic + "\",group=\"" + group + "\"";
+  std::string groupLabels = devBrokerLabels() + ",topic=\"" + topic + "\",group=\"" + group + "\"";
   CHECK(eventually([&] {
     auto text = scrape(node.httpPort);
-    return valueOr0(text, "rocketmq_consumer_message_size{" + groupLabels + "}") > 0 &&
-           valueOr0(text, "rocketmq_send_back_nums{" + groupLabels + "}") == 1;
+    return metricValueOr0(text, "rocketmq_consumer_message_size{" + groupLabels + "}") > 0 &&
+           metricValueOr0(text, "rocketmq_send_back_nums{" + groupLabels + "}") == 1;
   }, 10s));
   // The oldest unconsumed message (offset 2) has waited at least as long as since its send.
   auto text = scrape(node.httpPort);
-  CHECK(valueOr0(text, "rocketmq_group_consume_total_offset{" + groupLabels + "}") == 2);
-  CHECK(valueOr0(text, "rocketmq_group_get_latency_by_storetime{" + groupLabels + "}") >= 0);
+  CHECK(metricValueOr0(text, "rocketmq_group_consume_total_offset{" + groupLabels + "}") == 2);
+  CHECK(metricValueOr0(text, "rocketmq_group_get_latency_by_storetime{" + groupLabels + "}") >= 0);
 }
 
 TEST_CASE("exporter parity: SYNC_FLUSH group commit is a histogram whose batch sizes add up to the sends") {
@@ -195,19 +191,19 @@ TEST_CASE("exporter parity: SYNC_FLUSH group commit is a histogram whose batch s
   TestClient c;
   std::string topic = uniqueName("FlushT");
   createTopic(c, node.brokerAddr, topic, 1);
-  std::string base = "{" + brokerLabels() + "}";
+  std::string base = "{" + devBrokerLabels() + "}";
   auto before = scrape(node.httpPort);
   constexpr int N = 15;
   for (int i = 0; i < N; ++i) sendOk(c, node.brokerAddr, SendSpec{.topic = topic, .body = "f" + std::to_string(i)});
   auto after = scrape(node.httpPort);
-  auto delta = [&](const std::string& series) { return valueOr0(after, series) - valueOr0(before, series); };
+  auto delta = [&](const std::string& series) { return metricValueOr0(after, series) - metricValueOr0(before, series); };
   CHECK(delta("rmqnode_group_commit_batch_size_sum" + base) == N);
   double flushes = delta("rmqnode_group_commit_batch_size_count" + base);
   CHECK(flushes >= 1);
   CHECK(flushes <= N);
   CHECK(delta("rmqnode_group_commit_flush_seconds_count" + base) == flushes);
-  CHECK(valueOr0(after, "rmqnode_group_commit_flush_seconds_bucket{" + brokerLabels() + ",le=\"+Inf\"}") ==
-        valueOr0(after, "rmqnode_group_commit_flush_seconds_count" + base));
+  CHECK(metricValueOr0(after, "rmqnode_group_commit_flush_seconds_bucket{" + devBrokerLabels() + ",le=\"+Inf\"}") ==
+        metricValueOr0(after, "rmqnode_group_commit_flush_seconds_count" + base));
   CHECK(after.find("# TYPE rmqnode_group_commit_batch_size histogram") != std::string::npos);
 }
 

@@ -28,5 +28,10 @@ std::string urlEncode(const std::string& s);
 // The value of the sample whose line starts with `series` (name{labels} exactly as written, or a
 // bare name) in a text exposition; nullopt when absent.
 std::optional<double> metricValue(const std::string& scrape, const std::string& series);
+inline double metricValueOr0(const std::string& scrape, const std::string& series) {
+  return metricValue(scrape, series).value_or(0);
+}
+// The labels of the dev node's broker on its broker-level series.
+inline std::string devBrokerLabels() { return "cluster=\"DefaultCluster\",broker=\"broker-a\""; }
 
 }  // namespace rmq::test

@@ -56,6 +56,14 @@ EOF
 
 echo "== machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
+# A dev node (name server + master) in $1 on fresh ports: sets ns, bp and pid, waits for its ports.
+start_dev_node() {  # dir [store-line]
+  ns=$(free_port); bp=$(free_port)
+  node_toml "$1/node.toml" "$1" "$ns" "$bp" "${2:-}"
+  HOME="$1" "$node_bin" --role=namesrv,master --config "$1/node.toml" >"$1/out.txt" 2>&1 &
+  pid=$!
+  wait_ports "$pid" "$ns" "$bp"
+}
 wait_ports() {  # pid port...
   local p=$1; shift
   for port in "$@"; do
@@ -160,11 +168,7 @@ fi
 if [ "$mode" = soak ]; then
   soak=${SOAK_SECONDS:-600}
   dir="$work/soak"; mkdir -p "$dir"
-  ns=$(free_port); bp=$(free_port)
-  node_toml "$dir/node.toml" "$dir" "$ns" "$bp" ""
-  HOME="$dir" "$node_bin" --role=namesrv,master --config "$dir/node.toml" >"$dir/out.txt" 2>&1 &
-  pid=$!
-  wait_ports "$pid" "$ns" "$bp"
+  start_dev_node "$dir"
   "$admin" updateTopic -n "127.0.0.1:$ns" -b "127.0.0.1:$bp" -t BenchSoak -r 8 -w 8 >/dev/null
   "$admin" updateTopic -n "127.0.0.1:$ns" -b "127.0.0.1:$bp" -t BenchConns -r 4 -w 4 >/dev/null
   sleep 1
@@ -193,11 +197,7 @@ if [ "$mode" = conns ]; then
   for n in ${CONNS_COUNTS:-1000 3000 10000}; do
     for park in "" --park; do
       dir="$work/conns-$n$park"; mkdir -p "$dir"
-      ns=$(free_port); bp=$(free_port)
-      node_toml "$dir/node.toml" "$dir" "$ns" "$bp" ""
-      HOME="$dir" "$node_bin" --role=namesrv,master --config "$dir/node.toml" >"$dir/out.txt" 2>&1 &
-      pid=$!
-      wait_ports "$pid" "$ns" "$bp"
+      start_dev_node "$dir"
       "$admin" updateTopic -n "127.0.0.1:$ns" -b "127.0.0.1:$bp" -t BenchConns -r 4 -w 4 >/dev/null
       "$bench" conns -b "127.0.0.1:$bp" --pid "$pid" -c "$n" $park --topic BenchConns --queues 4 | grep SUMMARY
       stop_node

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/atomic_max.h"
+
 namespace rmq::bench {
 
 // ---- LatencyHistogram ------------------------------------------------------------------------
@@ -30,9 +32,7 @@ void LatencyHistogram::add(Counts& c, int bucket, uint64_t v) {
   c.buckets[bucket].fetch_add(1, std::memory_order_relaxed);
   c.count.fetch_add(1, std::memory_order_relaxed);
   c.sum.fetch_add(v, std::memory_order_relaxed);
-  uint64_t m = c.max.load(std::memory_order_relaxed);
-  while (v > m && !c.max.compare_exchange_weak(m, v, std::memory_order_relaxed)) {
-  }
+  atomicRaise(c.max, v, std::memory_order_relaxed);
 }
 
 void LatencyHistogram::record(uint64_t micros) {

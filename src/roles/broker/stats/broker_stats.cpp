@@ -2,6 +2,8 @@
 
 #include <unordered_map>
 
+#include "common/atomic_max.h"
+
 namespace rmq::broker {
 
 namespace {
@@ -112,10 +114,8 @@ void GetStats::found(std::string_view group, std::string_view topic, int64_t mes
 }
 
 void raiseMaxMicros(std::atomic<int64_t>& max, std::chrono::steady_clock::duration took) {
-  int64_t us = std::chrono::duration_cast<std::chrono::microseconds>(took).count();
-  int64_t cur = max.load(std::memory_order_relaxed);
-  while (us > cur && !max.compare_exchange_weak(cur, us, std::memory_order_relaxed)) {
-  }
+  atomicRaise(max, int64_t(std::chrono::duration_cast<std::chrono::microseconds>(took).count()),
+              std::memory_order_relaxed);
 }
 
 void GetStats::noteGetTime(std::chrono::steady_clock::duration took) { raiseMaxMicros(getTimeMaxMicros, took); }
