@@ -62,7 +62,14 @@ Reply updateAndCreateTopic(BrokerContext& ctx, net::ConnectionPtr conn, Remoting
   }
   log::info("updateAndCreateTopic {} from {}", config->topicName, conn->remoteAddress());
   ctx.topics.updateTopicConfig(*config);
-  if (ctx.registerBrokerAllSoon) ctx.registerBrokerAllSoon();
+  // Java's registerIncrementBrokerData: the answer comes after the name servers know the topic
+  // (or registerBrokerTimeoutMills passed), so a route lookup right after the create finds it.
+  if (ctx.registerBrokerAllNow) {
+    auto registered = ctx.registerBrokerAllNow();
+    co_await std::move(registered);
+  } else if (ctx.registerBrokerAllSoon) {
+    ctx.registerBrokerAllSoon();
+  }
   co_return success();
 }
 
