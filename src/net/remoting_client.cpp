@@ -73,6 +73,9 @@ asio::awaitable<Result<std::shared_ptr<TcpConnection>>> openSocket(const std::st
   if (ec) co_return connectError(addr, ec.message());
   ConnectionOptions limits = options.connection;
   limits.writeStallTimeout = std::chrono::seconds(0);  // server-side only (ClientOptions)
+  // Reading answers never creates output, so a client must not stop reading because its own
+  // requests are queued: the server would fill with unread answers and stop reading it (deadlock).
+  limits.maxPendingWriteBytes = 0;
   co_return TcpConnection::make(std::move(*socket), limits, clientHooks(st, addr));
 }
 

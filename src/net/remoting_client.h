@@ -20,6 +20,8 @@ struct ClientOptions {
   // No idle close. writeStallTimeout is ignored: a client never closes its own connection because
   // its writes stall (the server stops reading a client that is slow to read its answers; that
   // client must keep its connection, not drop it). The write stall close is a server's defence.
+  // maxPendingWriteBytes is ignored too: a client keeps reading its answers however many of its
+  // own requests wait to be written (a paused client and a paused server would wait on each other).
   ConnectionOptions connection{16 * 1024 * 1024, std::chrono::seconds(0)};
 };
 

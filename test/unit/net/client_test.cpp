@@ -195,3 +195,29 @@ TEST_CASE("a client whose peer stops reading keeps its connection: the write sta
   REQUIRE(second);
   CHECK(second->body == "after the stall");
 }
+
+TEST_CASE("a client with more than its write bound of requests queued keeps reading the answers (no deadlock)") {
+  // 48 concurrent 1 MiB requests echoed back: the client queues 48 MiB, over its 8 MiB bound. A
+  // client that stopped reading its answers on its own output would fill the server's output
+  // past the server's bound, the server would stop reading the client, and neither would move.
+  ServerFixture f;
+  registerPing(*f.dispatcher);
+  REQUIRE(f.start());
+  ClientSide c;
+  asio::io_context mine;
+  constexpr int kRequests = 48;
+  const std::string body(1 << 20, 'e');
+  int echoed = 0;
+  std::vector<std::string> errors;
+  auto caller = [&]() -> asio::awaitable<void> {
+    auto req = RemotingCommand::request(kPing);
+    req.body = body;
+    auto r = co_await c.client->invoke(f.addr(), std::move(req), 20s);
+    if (r && r->body == body) ++echoed;
+    else errors.push_back(r ? "wrong body" : r.error().message);
+  };
+  for (int i = 0; i < kRequests; ++i) asio::co_spawn(mine, caller(), asio::detached);
+  mine.run_for(40s);
+  INFO((errors.empty() ? std::string() : errors.front()));
+  CHECK(echoed == kRequests);
+}
