@@ -145,6 +145,11 @@ void requireAlive(DevNode& node, std::chrono::milliseconds grace = std::chrono::
 
 // Every SEND_OK message at or above the queue's current start is pulled back with its own key.
 void checkAckedReadable(TestClient& c, const std::string& addr, const std::string& topic, const SendLog& log) {
+  // SEND_OK comes before the consume queue has the message (dispatch runs behind, and retries a
+  // record the full disk held up): wait until it holds the last acked offset, then read.
+  if (!log.acked.empty())
+    CHECK_MESSAGE(dispatched(c, addr, topic, 0, log.acked.rbegin()->first + 1),
+                  "consume queue max " << maxOffset(c, addr, topic, 0) << ", last acked " << log.acked.rbegin()->first);
   int64_t minOff = queueOffset(c, addr, RequestCode::GET_MIN_OFFSET, topic, 0);
   REQUIRE(minOff >= 0);
   auto got = pullAll(c, addr, topic, 0, minOff);

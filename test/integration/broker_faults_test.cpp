@@ -50,6 +50,11 @@ std::map<int64_t, std::string> pullAll(TestClient& c, const std::string& addr, c
 }
 
 void checkAllAckedBack(TestClient& c, const std::string& addr, const std::string& topic, const Acked& acked) {
+  // SEND_OK comes before the consume queue has the message (dispatch runs behind, as Java's reput
+  // service): wait until it holds the last acked offset, then read.
+  if (!acked.empty())
+    CHECK_MESSAGE(dispatched(c, addr, topic, 0, acked.rbegin()->first + 1),
+                  "consume queue max " << maxOffset(c, addr, topic, 0) << ", last acked " << acked.rbegin()->first);
   auto got = pullAll(c, addr, topic);
   int missing = 0;
   for (auto& [off, key] : acked) {

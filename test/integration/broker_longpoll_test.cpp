@@ -7,13 +7,22 @@
 #include "broker_calls.h"
 #include "common/response_code.h"
 #include "dev_node.h"
+#include "http_get.h"
 
 using namespace rmq;
 using namespace rmq::test;
 using namespace std::chrono_literals;
 
+namespace {
+// The broker holds `n` parked pulls (its rmqnode_pull_parked gauge): what the tests below wait on
+// before they send, stop, or pipeline; a fixed pause is no proof the async pull even left yet.
+bool parkedNow(const DevNode& node, double n) {
+  return eventually([&] { return parkedPulls(node.httpPort) == n; }, 10s);
+}
+}  // namespace
+
 TEST_CASE("broker long poll: a parked pull is answered by the next matching send, well before its timeout") {
-  DevNode node;
+  DevNode node({.http = true});
   REQUIRE(node.start());
   TestClient consumer, producer;
   auto addr = node.brokerAddr;
@@ -25,6 +34,7 @@ TEST_CASE("broker long poll: a parked pull is answered by the next matching send
                                             .suspendMillis = 15000}),
                          30s);
   });
+  REQUIRE(parkedNow(node, 1));
   CHECK(parked.wait_for(500ms) == std::future_status::timeout);  // parked, not answered
   // A non-matching message does not wake it; the matching one does.
   REQUIRE(producer.call(addr, sendRequest({.topic = "LpT", .tags = "TagB"})).ok());
@@ -58,7 +68,7 @@ TEST_CASE("broker long poll: timeout answers PULL_NOT_FOUND; short polling when 
 }
 
 TEST_CASE("broker pipelining: a parked pull does not hold SYNC_FLUSH sends or queries on the same connection") {
-  DevNode node({.extraStore = "flushDiskType = \"SYNC_FLUSH\""});
+  DevNode node({.extraStore = "flushDiskType = \"SYNC_FLUSH\"", .http = true});
   REQUIRE(node.start());
   TestClient c;  // one connection for everything below
   auto addr = node.brokerAddr;
@@ -66,7 +76,7 @@ TEST_CASE("broker pipelining: a parked pull does not hold SYNC_FLUSH sends or qu
   auto parked = std::async(std::launch::async, [&] {
     return c.call(addr, pullRequest({.topic = "PipeT", .queueId = 1, .sysFlag = 0x4 | 0x2, .suspendMillis = 15000}), 30s);
   });
-  CHECK(parked.wait_for(300ms) == std::future_status::timeout);
+  REQUIRE(parkedNow(node, 1));
   // These travel on the same connection while the pull is parked.
   for (int i = 0; i < 5; ++i) {
     auto s = c.call(addr, sendRequest({.topic = "PipeT", .queueId = 0}), 5s);
@@ -85,7 +95,7 @@ TEST_CASE("broker pipelining: a parked pull does not hold SYNC_FLUSH sends or qu
 }
 
 TEST_CASE("broker shutdown answers parked pulls") {
-  DevNode node;
+  DevNode node({.http = true});
   REQUIRE(node.start());
   TestClient c;
   auto addr = node.brokerAddr;
@@ -93,7 +103,7 @@ TEST_CASE("broker shutdown answers parked pulls") {
   auto parked = std::async(std::launch::async, [&] {
     return c.call(addr, pullRequest({.topic = "ShutT", .offset = 1, .sysFlag = 0x4 | 0x2, .suspendMillis = 15000}), 30s);
   });
-  CHECK(parked.wait_for(300ms) == std::future_status::timeout);
+  REQUIRE(parkedNow(node, 1));
   CHECK(node.proc.stop() == 0);
   REQUIRE(parked.wait_for(5s) == std::future_status::ready);
   auto r = parked.get();

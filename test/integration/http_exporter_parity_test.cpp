@@ -195,9 +195,14 @@ TEST_CASE("exporter parity: SYNC_FLUSH group commit is a histogram whose batch s
   auto before = scrape(node.httpPort);
   constexpr int N = 15;
   for (int i = 0; i < N; ++i) sendOk(c, node.brokerAddr, SendSpec{.topic = topic, .body = "f" + std::to_string(i)});
-  auto after = scrape(node.httpPort);
+  std::string after;
   auto delta = [&](const std::string& series) { return metricValueOr0(after, series) - metricValueOr0(before, series); };
-  CHECK(delta("rmqnode_group_commit_batch_size_sum" + base) == N);
+  // A flush completes its waiters (their SEND_OK goes out) before it records the batch, so the
+  // last batch can reach the histograms just after the last answer: wait for it.
+  CHECK(eventually([&] {
+    after = scrape(node.httpPort);
+    return delta("rmqnode_group_commit_batch_size_sum" + base) == N;
+  }, 10s));
   double flushes = delta("rmqnode_group_commit_batch_size_count" + base);
   CHECK(flushes >= 1);
   CHECK(flushes <= N);

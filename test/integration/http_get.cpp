@@ -71,4 +71,10 @@ std::optional<double> metricValue(const std::string& scrape, const std::string& 
   return std::nullopt;
 }
 
+std::optional<double> parkedPulls(uint16_t httpPort) {
+  auto r = httpGet(httpPort, "/metrics");
+  if (r.status != 200) return std::nullopt;
+  return metricValue(r.body, "rmqnode_pull_parked{" + devBrokerLabels() + "}");
+}
+
 }  // namespace rmq::test

@@ -33,5 +33,8 @@ inline double metricValueOr0(const std::string& scrape, const std::string& serie
 }
 // The labels of the dev node's broker on its broker-level series.
 inline std::string devBrokerLabels() { return "cluster=\"DefaultCluster\",broker=\"broker-a\""; }
+// Long polls the dev node's broker holds parked now (rmqnode_pull_parked from /metrics on
+// `httpPort`); nullopt without a scrape. Tests wait on it before acting on a parked pull.
+std::optional<double> parkedPulls(uint16_t httpPort);
 
 }  // namespace rmq::test

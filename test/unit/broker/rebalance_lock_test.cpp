@@ -36,11 +36,17 @@ TEST_CASE("rebalance locks: unlock only by the owner") {
 }
 
 TEST_CASE("rebalance locks: a lock expires after the max live time without renewal") {
-  RebalanceLockManager locks(std::chrono::milliseconds(30));
+  // Long enough that a descheduled test thread (2 loaded CI cores) still finds the lock live at
+  // once; then a bounded poll for the expiry instead of a fixed sleep.
+  RebalanceLockManager locks(std::chrono::milliseconds(500));
   locks.tryLockBatch("g", {q0}, "A");
   CHECK(locks.tryLockBatch("g", {q0}, "B").empty());
-  std::this_thread::sleep_for(std::chrono::milliseconds(80));
-  CHECK_FALSE(locks.isLockedBy("g", q0, "A"));
+  bool expired = false;
+  for (int i = 0; i < 500 && !expired; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    expired = !locks.isLockedBy("g", q0, "A");
+  }
+  REQUIRE(expired);
   CHECK(locks.tryLockBatch("g", {q0}, "B").size() == 1);
   CHECK(locks.isLockedBy("g", q0, "B"));
   CHECK(locks.tryLockBatch("g", {q0}, "A").empty());
