@@ -1,4 +1,5 @@
 #include "store/commit_log.h"
+#include "store/live_store_keys.h"
 
 #include <chrono>
 #include <cstring>
@@ -88,9 +89,8 @@ AppendResult CommitLog::append(const MessageToStore& m) {
   if (m.topic.empty() || m.topic.size() > 127) return fail(PutStatus::MESSAGE_ILLEGAL, "topic length must be 1..127");
   if (m.properties.size() > 32767)
     return fail(PutStatus::PROPERTIES_SIZE_EXCEEDED, "properties string longer than 32767 bytes");
-  if (m.body.size() > static_cast<size_t>(cfg_.maxMessageSize))
-    return fail(PutStatus::MESSAGE_ILLEGAL, "message body larger than maxMessageSize " +
-                                                std::to_string(cfg_.maxMessageSize));
+  if (const int32_t maxSize = liveRead(cfg_.maxMessageSize); m.body.size() > static_cast<size_t>(maxSize))
+    return fail(PutStatus::MESSAGE_ILLEGAL, "message body larger than maxMessageSize " + std::to_string(maxSize));
   RecordFields f{crc32Masked(m.body), m.queueId, m.flag, 0, 0, m.sysFlag, m.bornTimestamp, m.bornHost,
                  0, storeHost_, m.reconsumeTimes, m.preparedTransactionOffset, m.body, m.topic, m.properties};
   int64_t size = static_cast<int64_t>(recordSize(f));
@@ -137,9 +137,10 @@ AppendResult CommitLog::appendBatch(const BatchToStore& b) {
   std::vector<std::string> props(items->size());
   std::vector<RecordFields> recs(items->size());
   int64_t total = 0;
+  const auto maxSize = static_cast<size_t>(liveRead(cfg_.maxMessageSize));
   for (size_t i = 0; i < items->size(); ++i) {
     auto& it = (*items)[i];
-    if (it.body.size() > static_cast<size_t>(cfg_.maxMessageSize))
+    if (it.body.size() > maxSize)
       return fail(PutStatus::MESSAGE_ILLEGAL, "batch item body larger than maxMessageSize");
     props[i].assign(it.properties);
     if (!b.batchProperties.empty()) {

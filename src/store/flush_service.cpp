@@ -1,4 +1,5 @@
 #include "store/flush_service.h"
+#include "store/live_store_keys.h"
 
 #include <algorithm>
 
@@ -95,7 +96,8 @@ void FlushService::wake() {
 
 void FlushService::waitFlushed(int64_t end, Completion done) {
   if (log_.flushedOffset() >= end) return done(PutStatus::PUT_OK);
-  flushWaiters_.add(end, WaiterList::Clock::now() + std::chrono::milliseconds(cfg_.syncFlushTimeout), std::move(done));
+  flushWaiters_.add(end, WaiterList::Clock::now() + std::chrono::milliseconds(liveRead(cfg_.syncFlushTimeout)),
+                    std::move(done));
   // Only a send that finds a flusher asleep pays for a futex wake (about one per flush, not per
   // send). Dekker pair with claimSyncFlush(): seq_cst added() in add(), then this load.
   if (idleFlushers_.load() > 0) wake();
@@ -103,7 +105,8 @@ void FlushService::waitFlushed(int64_t end, Completion done) {
 
 void FlushService::waitSlaveAck(int64_t end, Completion done) {
   if (slaveAcked_.load() >= end) return done(PutStatus::PUT_OK);
-  slaveWaiters_.add(end, WaiterList::Clock::now() + std::chrono::milliseconds(cfg_.syncFlushTimeout), std::move(done));
+  slaveWaiters_.add(end, WaiterList::Clock::now() + std::chrono::milliseconds(liveRead(cfg_.syncFlushTimeout)),
+                    std::move(done));
   if (slaveAcked_.load() >= end) slaveWaiters_.completeUpTo(slaveAcked_.load());  // raced with an ack
 }
 
@@ -190,17 +193,17 @@ void FlushService::runSync() {
 
 void FlushService::runAsync() {
   using namespace std::chrono;
-  const auto interval = milliseconds(cfg_.flushIntervalCommitLog);
   while (!stopping_.load()) {
     {
+      const auto interval = milliseconds(liveRead(cfg_.flushIntervalCommitLog));  // UPDATE_BROKER_CONFIG: next wait
       std::unique_lock lock(mu_);
       cv_.wait_for(lock, interval, [&] { return requested_ || stopping_.load(); });
       requested_ = false;
     }
     auto now = steady_clock::now();
     int64_t dirty = log_.maxOffset() - log_.flushedOffset();
-    bool thorough = now - lastThorough_ >= milliseconds(cfg_.flushCommitLogThoroughInterval);
-    if (dirty > 0 && (thorough || dirty >= int64_t(cfg_.flushCommitLogLeastPages) * 4096)) {
+    bool thorough = now - lastThorough_ >= milliseconds(liveRead(cfg_.flushCommitLogThoroughInterval));
+    if (dirty > 0 && (thorough || dirty >= int64_t(liveRead(cfg_.flushCommitLogLeastPages)) * 4096)) {
       flushOnce();
       if (thorough) lastThorough_ = now;
     }

@@ -1,4 +1,5 @@
 #include "store/index_service.h"
+#include "store/live_store_keys.h"
 
 #include <fmt/format.h>
 #include <sys/stat.h>
@@ -136,7 +137,7 @@ Result<void> IndexService::putKey(IndexFilePtr& file, std::string_view topic, st
 }
 
 Result<void> IndexService::buildIndex(const RecordView& rec) {
-  if (!cfg_.messageIndexEnable) return {};
+  if (!liveRead(cfg_.messageIndexEnable)) return {};
   if (sysflag::transactionType(rec.sysFlag) == sysflag::TRANSACTION_ROLLBACK_TYPE) return {};
   auto uniq = findEncodedProperty(rec.properties, prop::UNIQ_KEY);
   auto keys = findEncodedProperty(rec.properties, prop::KEYS);

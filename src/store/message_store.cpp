@@ -1,6 +1,7 @@
 // MessageStore lifecycle, waiters and the replication seam (reads: store_reads.cpp, writes:
 // store_writes.cpp, maintenance: store_maintenance.cpp).
 #include "store/message_store.h"
+#include "store/live_store_keys.h"
 
 #include <unistd.h>
 
@@ -21,9 +22,10 @@ StoreEngine::StoreEngine(StoreConfig config, HostAddress host)
       allocator(cfg.warmMapedFileEnable), commitLog(cfg, storeHost, allocator),
       cqs(cfg.consumeQueueDir(), cfg.cqFileSize()), index(cfg), dispatcher(cfg, commitLog, cqs, index, checkpoint),
       flusher(cfg, commitLog, checkpoint) {
-  int64_t ram = static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
-  hotDataBytes = ram / 100 * cfg.accessMessageInMemoryMaxRatio;
+  ramBytes = static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
 }
+
+int64_t StoreEngine::hotDataBytes() const { return ramBytes / 100 * liveRead(cfg.accessMessageInMemoryMaxRatio); }
 
 MessageStore::MessageStore(StoreConfig config, HostAddress storeHost)
     : engine_(std::make_unique<StoreEngine>(std::move(config), storeHost)) {}
@@ -31,6 +33,13 @@ MessageStore::MessageStore(StoreConfig config, HostAddress storeHost)
 MessageStore::~MessageStore() { shutdown(); }
 
 const StoreConfig& MessageStore::config() const { return engine_->cfg; }
+
+void MessageStore::applyRuntimeConfig(const StoreConfig& updated) {
+  auto& e = *engine_;
+  applyLiveKeys(e.cfg, updated);
+  e.setDeleteWhen(updated.deleteWhen);
+}
+
 const HostAddress& MessageStore::storeHost() const { return engine_->storeHost; }
 void MessageStore::setArrivalListener(ArrivalListener l) { engine_->dispatcher.setListener(std::move(l)); }
 void MessageStore::setAppendListener(std::function<void()> l) { engine_->appendListener = std::move(l); }
@@ -115,7 +124,7 @@ void MessageStore::addWaiter(WaitKind kind, int64_t endOffset, Completion done) 
     if (!e.cfg.syncFlush()) return done(PutStatus::PUT_OK);
     return e.flusher.waitFlushed(endOffset, std::move(done));
   }
-  if (!e.slaveAvailable || endOffset - e.flusher.slaveAckedOffset() >= e.cfg.haSlaveFallbehindMax)
+  if (!e.slaveAvailable || endOffset - e.flusher.slaveAckedOffset() >= liveRead(e.cfg.haSlaveFallbehindMax))
     return done(PutStatus::SLAVE_NOT_AVAILABLE);
   e.flusher.waitSlaveAck(endOffset, std::move(done));
 }

@@ -51,7 +51,12 @@ class MessageStore {
   Result<void> open();
   void start();     // starts background threads, creates `abort`
   void shutdown();  // idempotent; clean: flushed, checkpointed, `abort` removed
+  // The store's own copy: the keys of isLiveStoreKey() may change while it runs (read them with
+  // liveRead(); deleteWhen is the retention thread's).
   const StoreConfig& config() const;
+  // UPDATE_BROKER_CONFIG: takes the isLiveStoreKey() keys of `updated` (the broker's StoreConfig
+  // after the update); they apply from the next operation that reads them. Callers serialize calls.
+  void applyRuntimeConfig(const StoreConfig& updated);
   const HostAddress& storeHost() const;
 
   // Called on the dispatcher thread right after each message reached its consume queue. Set

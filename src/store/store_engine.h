@@ -39,7 +39,8 @@ class StoreEngine {
   std::atomic<bool> diskFull{false};
   std::atomic<bool> slaveAvailable{false};
   std::function<void()> appendListener;  // set before start (MessageStore::setAppendListener)
-  int64_t hotDataBytes = 0;  // RAM × accessMessageInMemoryMaxRatio
+  int64_t ramBytes = 0;
+  int64_t hotDataBytes() const;  // RAM × accessMessageInMemoryMaxRatio (a live key)
   int64_t dispatchedEnd = 0;  // set by recover(): where the dispatcher thread starts
   std::mutex lifecycleMu;
 
@@ -66,12 +67,16 @@ class StoreEngine {
   void retention(bool force);
   double diskUsage();
   void setDiskProbe(std::function<double()> probe);
+  // cfg.deleteWhen, changed at run time by MessageStore::applyRuntimeConfig (under deleteWhenMu_).
+  std::string liveDeleteWhen() const;
+  void setDeleteWhen(const std::string& when);
 
  private:
   void maintenanceLoop();
   bool isTimeToDelete() const;
   std::mutex probeMu_;
   std::function<double()> diskProbe_;
+  mutable std::mutex deleteWhenMu_;
   std::mutex maintMu_;
   std::condition_variable maintCv_;
   bool maintStop_ = false;

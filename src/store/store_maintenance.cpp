@@ -10,6 +10,7 @@
 
 #include "common/log.h"
 #include "store/store_engine.h"
+#include "store/live_store_keys.h"
 
 namespace rmq::store {
 
@@ -46,9 +47,10 @@ void StoreEngine::stopMaintenance() {
 
 void StoreEngine::maintenanceLoop() {
   using namespace std::chrono;
-  auto flushEvery = milliseconds(cfg.flushIntervalConsumeQueue);
-  auto cleanEvery = milliseconds(cfg.cleanResourceInterval);
-  auto nextFlush = steady_clock::now() + flushEvery, nextClean = steady_clock::now() + cleanEvery;
+  // Re-read after each run: UPDATE_BROKER_CONFIG may change them (the running wait keeps its end).
+  auto flushEvery = [&] { return milliseconds(liveRead(cfg.flushIntervalConsumeQueue)); };
+  auto cleanEvery = [&] { return milliseconds(liveRead(cfg.cleanResourceInterval)); };
+  auto nextFlush = steady_clock::now() + flushEvery(), nextClean = steady_clock::now() + cleanEvery();
   std::unique_lock lock(maintMu_);
   while (!maintStop_) {
     maintCv_.wait_until(lock, std::min(nextFlush, nextClean), [&] { return maintStop_ || cleanupRequested_; });
@@ -59,12 +61,12 @@ void StoreEngine::maintenanceLoop() {
     if (cleanupNow) retention(false);  // a write hit a full disk: free space without waiting
     if (now >= nextFlush) {
       flushConsumeQueues();
-      nextFlush = now + flushEvery;
+      nextFlush = now + flushEvery();
     }
     if (now >= nextClean) {
       checkDisk();
       retention(false);
-      nextClean = now + cleanEvery;
+      nextClean = now + cleanEvery();
     }
     lock.lock();
   }
@@ -112,18 +114,30 @@ void StoreEngine::checkDisk() {
   usedCL_.store(used, std::memory_order_relaxed);
   usedCQ_.store(usedRatio(cfg.consumeQueueDir()), std::memory_order_relaxed);
   usedIndex_.store(usedRatio(cfg.indexDir()), std::memory_order_relaxed);
-  bool full = used > cfg.diskSpaceWarningLevelRatio / 100.0;
+  const int32_t warningRatio = liveRead(cfg.diskSpaceWarningLevelRatio);
+  bool full = used > warningRatio / 100.0;
   bool was = diskFull.exchange(full);
   if (full && !was) log::error("disk {:.1f}% used (> {}%): store refuses writes until space frees", used * 100,
-                               cfg.diskSpaceWarningLevelRatio);
+                               warningRatio);
   if (!full && was) log::info("disk {:.1f}% used: store writeable again", used * 100);
+}
+
+std::string StoreEngine::liveDeleteWhen() const {
+  std::lock_guard lock(deleteWhenMu_);
+  return cfg.deleteWhen;
+}
+
+void StoreEngine::setDeleteWhen(const std::string& when) {
+  std::lock_guard lock(deleteWhenMu_);
+  cfg.deleteWhen = when;
 }
 
 bool StoreEngine::isTimeToDelete() const {
   time_t secs = time(nullptr);
   struct tm t {};
   localtime_r(&secs, &t);
-  std::string_view when = cfg.deleteWhen;
+  std::string deleteWhen = liveDeleteWhen();
+  std::string_view when = deleteWhen;
   while (!when.empty()) {
     auto sep = when.find(';');
     auto item = when.substr(0, sep);
@@ -136,10 +150,10 @@ bool StoreEngine::isTimeToDelete() const {
 
 void StoreEngine::retention(bool force) {
   double used = diskUsage();
-  bool spaceToDelete = used > cfg.diskMaxUsedSpaceRatio / 100.0;
-  bool cleanImmediately = used > cfg.diskSpaceCleanForciblyRatio / 100.0;  // ignore file age
+  bool spaceToDelete = used > liveRead(cfg.diskMaxUsedSpaceRatio) / 100.0;
+  bool cleanImmediately = used > liveRead(cfg.diskSpaceCleanForciblyRatio) / 100.0;  // ignore file age
   if (!(force || spaceToDelete || isTimeToDelete())) return;
-  int64_t expireBefore = nowMs() - int64_t(cfg.fileReservedTime) * 3600 * 1000;
+  int64_t expireBefore = nowMs() - int64_t(liveRead(cfg.fileReservedTime)) * 3600 * 1000;
   int64_t dispatched = dispatcher.position();
   int deleted = commitLog.files().deleteFirstWhile(
       [&](const MappedFile& f) {

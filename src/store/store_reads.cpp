@@ -11,6 +11,7 @@
 #include "common/message_id.h"
 #include "store/message_store.h"
 #include "store/store_engine.h"
+#include "store/live_store_keys.h"
 
 namespace rmq::store {
 
@@ -104,17 +105,18 @@ GetMessageResult MessageStore::getMessages(std::string_view topic, int queueId, 
   int64_t minPhy = e.commitLog.minOffset();
   int64_t maxScan = std::max<int64_t>(16000, int64_t(maxMsgNums) * 20) / kCqUnitSize;
   auto keeper = std::make_shared<FileKeeper>();
+  const int64_t hotBytes = e.hotDataBytes();
   int64_t i = 0, lastPhy = 0;
   int64_t total = 0;
   for (; i < units->count && i < maxScan; ++i) {
     CqUnit u = units->at(i);
     if (u.size == INT_MAX) continue;  // filler unit
-    bool inDisk = maxPhy - u.phyOffset > e.hotDataBytes;
+    bool inDisk = maxPhy - u.phyOffset > hotBytes;
     int count = static_cast<int>(res.records.size());
     if (count > 0) {  // Java isTheBatchFull
       if (count >= maxMsgNums) break;
-      int64_t capBytes = inDisk ? e.cfg.maxTransferBytesOnMessageInDisk : e.cfg.maxTransferBytesOnMessageInMemory;
-      int capCount = inDisk ? e.cfg.maxTransferCountOnMessageInDisk : e.cfg.maxTransferCountOnMessageInMemory;
+      int64_t capBytes = liveRead(inDisk ? e.cfg.maxTransferBytesOnMessageInDisk : e.cfg.maxTransferBytesOnMessageInMemory);
+      int capCount = liveRead(inDisk ? e.cfg.maxTransferCountOnMessageInDisk : e.cfg.maxTransferCountOnMessageInMemory);
       if (total + u.size > capBytes || count >= capCount || total + u.size > maxTotalBytes) break;
     }
     if (u.phyOffset < minPhy) {
@@ -148,7 +150,7 @@ GetMessageResult MessageStore::getMessages(std::string_view topic, int queueId, 
   if (!res.records.empty()) {
     res.status = GetStatus::FOUND;
     res.owner = std::move(keeper);
-    res.suggestPullingFromSlave = maxPhy - lastPhy > e.hotDataBytes;
+    res.suggestPullingFromSlave = maxPhy - lastPhy > hotBytes;
   }
   return res;
 }
@@ -214,7 +216,7 @@ QueryMessageResult MessageStore::queryMessage(std::string_view topic, std::strin
                                               int64_t beginTimestamp, int64_t endTimestamp) const {
   auto& e = *engine_;
   QueryMessageResult res;
-  maxNum = std::min(maxNum, e.cfg.maxMsgsNumBatch);
+  maxNum = std::min(maxNum, liveRead(e.cfg.maxMsgsNumBatch));
   auto q = e.index.query(topic, key, maxNum, beginTimestamp, endTimestamp);
   res.indexLastUpdateTimestamp = q.lastUpdateTimestamp;
   res.indexLastUpdatePhyoffset = q.lastUpdatePhyOffset;

@@ -46,14 +46,6 @@ void fillTo(const std::string& dir, double ratio) {
 }
 
 // The node's TOML with one [store] key's value replaced (DevNode writes a default for it).
-void setStoreKey(DevNode& node, const std::string& line, const std::string& replacement) {
-  std::string toml = node.proc.readFile("node.toml");
-  auto pos = toml.find(line);
-  REQUIRE(pos != std::string::npos);
-  toml.replace(pos, line.size(), replacement);
-  node.proc.writeFile("node.toml", toml);
-}
-
 std::string bodyFor(int i, size_t size) {
   std::string b = "m" + std::to_string(i) + ":";
   while (b.size() < size) b.push_back(static_cast<char>('a' + (b.size() * 7 + static_cast<size_t>(i)) % 26));
@@ -190,7 +182,7 @@ bool mountDenied(const TmpfsMount& m) {
 
 TEST_CASE("disk full (fault point): sends refused with Java's codes, reads served, writes resume by themselves") {
   DevNode node({.extraStore = "mappedFileSizeConsumeQueue = 600\nmaxIndexNum = 64\nmaxHashSlotNum = 16\n"});
-  setStoreKey(node, "mappedFileSizeCommitLog = 67108864", "mappedFileSizeCommitLog = 262144");
+  node.replaceConfigLine("mappedFileSizeCommitLog = 67108864", "mappedFileSizeCommitLog = 262144");
   std::string flag = node.proc.path("disk-full.flag");
   node.proc.setEnv("RMQNODE_FAULT_ENOSPC", flag);
   REQUIRE(node.start());
@@ -226,7 +218,7 @@ TEST_CASE("disk full (fault point): sends refused with Java's codes, reads serve
 TEST_CASE("disk full (48 MB tmpfs): a minute of 8000-byte sends through retention; no crash, nothing acked lost") {
   DevNode node({.extraStore = "flushDiskType = \"ASYNC_FLUSH\"\nmappedFileSizeConsumeQueue = 60000\n"
                       "cleanResourceInterval = 2000\n"});
-  setStoreKey(node, "mappedFileSizeCommitLog = 67108864", "mappedFileSizeCommitLog = 4194304");
+  node.replaceConfigLine("mappedFileSizeCommitLog = 67108864", "mappedFileSizeCommitLog = 4194304");
   std::string store = node.proc.path("store");
   TmpfsMount mnt(store, "48m");  // declared after the node: unmounted first, whatever happens
   if (mountDenied(mnt)) return;
@@ -270,14 +262,15 @@ TEST_CASE("disk full: a Java-written store on a 99 % full disk starts, serves re
   }
   DevNode node({.extraStore = "mappedFileSizeConsumeQueue = 20000\nmaxHashSlotNum = 1000\nmaxIndexNum = 4000\n"
                       "cleanResourceInterval = 600000\n"});  // no retention pass during the test
-  setStoreKey(node, "mappedFileSizeCommitLog = 67108864", "mappedFileSizeCommitLog = 262144");
+  node.replaceConfigLine("mappedFileSizeCommitLog = 67108864", "mappedFileSizeCommitLog = 262144");
   std::string disk = node.proc.path("disk");
   TmpfsMount mnt(disk, "16m");
   if (mountDenied(mnt)) return;
   std::string cmd = "tar -xzf '" + tarball + "' -C '" + disk + "'";
   REQUIRE(std::system(cmd.c_str()) == 0);
   std::string store = disk + "/rocketmq-4.9.8-store";
-  setStoreKey(node, "storePathRootDir = \"" + node.proc.path("store") + "\"", "storePathRootDir = \"" + store + "\"");
+  node.replaceConfigLine("storePathRootDir = \"" + node.proc.path("store") + "\"",
+                         "storePathRootDir = \"" + store + "\"");
   fillTo(disk, 0.99);
   REQUIRE(node.start());
   TestClient c;

@@ -5,6 +5,8 @@
 #include <atomic>
 #include <cstdio>
 
+#include <doctest/doctest.h>
+
 #include "broker_requests.h"
 #include "client/request_headers.h"
 #include "common/request_code.h"
@@ -51,6 +53,14 @@ client::ClientConfig DevNode::clientConfig() const {
   c.namesrvAddr = namesrvAddr;
   c.clientIp = "127.0.0.1";
   return c;
+}
+
+void DevNode::replaceConfigLine(const std::string& line, const std::string& replacement) {
+  std::string toml = proc.readFile("node.toml");
+  auto pos = toml.find(line);
+  REQUIRE_MESSAGE(pos != std::string::npos, "no line '" << line << "' in node.toml");
+  toml.replace(pos, line.size(), replacement);
+  proc.writeFile("node.toml", toml);
 }
 
 bool DevNode::createTopic(const std::string& topic, int queues) {

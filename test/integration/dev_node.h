@@ -33,6 +33,9 @@ class DevNode {
   client::ClientConfig clientConfig() const;
   // Creates `topic` with `queues` read/write queues on the broker and waits until it is routable.
   bool createTopic(const std::string& topic, int queues);
+  // Before start(): replaces `line` of the node's TOML (REQUIREd present) by `replacement`, for a
+  // key the fixture itself sets (e.g. "mappedFileSizeCommitLog = 67108864").
+  void replaceConfigLine(const std::string& line, const std::string& replacement);
   std::string brokerLog() const { return proc.log("broker.log"); }
 
   NodeProcess proc;

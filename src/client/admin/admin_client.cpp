@@ -222,6 +222,42 @@ asio::awaitable<Result<std::map<std::string, std::string>>> AdminClient::asyncBr
   co_return parsePropertiesText(resp->body);
 }
 
+namespace {
+BrokerStatsItem parseStatsItem(const rapidjson::Value& doc, const char* name) {
+  BrokerStatsItem item;
+  if (!doc.HasMember(name) || !doc[name].IsObject()) return item;
+  const auto& v = doc[name];
+  item.sum = json::getInt64(v, "sum").value_or(0);
+  if (v.HasMember("tps") && v["tps"].IsNumber()) item.tps = v["tps"].GetDouble();
+  if (v.HasMember("avgpt") && v["avgpt"].IsNumber()) item.avgpt = v["avgpt"].GetDouble();
+  return item;
+}
+}  // namespace
+
+int64_t BrokerStatsData::sum24Hours() const {
+  if (statsDay.sum != 0) return statsDay.sum;
+  if (statsHour.sum != 0) return statsHour.sum;
+  return statsMinute.sum;
+}
+
+asio::awaitable<Result<BrokerStatsData>> AdminClient::asyncViewBrokerStatsData(std::string brokerAddr,
+                                                                                std::string statsName,
+                                                                                std::string statsKey) {
+  auto cmd = net::RemotingCommand::request(RequestCode::VIEW_BROKER_STATS_DATA);
+  cmd.extFields.set("statsName", statsName);
+  cmd.extFields.set("statsKey", statsKey);
+  auto resp = co_await callOk(brokerAddr, std::move(cmd));
+  if (!resp) co_return resp.error();
+  rapidjson::Document doc;
+  if (auto r = json::parse(resp->body, doc); !r) co_return r.error();
+  if (!doc.IsObject()) co_return makeError(ResponseCode::SYSTEM_ERROR, "BrokerStatsData is not a JSON object");
+  BrokerStatsData data;
+  data.statsMinute = parseStatsItem(doc, "statsMinute");
+  data.statsHour = parseStatsItem(doc, "statsHour");
+  data.statsDay = parseStatsItem(doc, "statsDay");
+  co_return data;
+}
+
 asio::awaitable<Result<void>> AdminClient::asyncUpdateBrokerConfig(std::string brokerAddr,
                                                                    std::map<std::string, std::string> kv) {
   auto cmd = net::RemotingCommand::request(RequestCode::UPDATE_BROKER_CONFIG);

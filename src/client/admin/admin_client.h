@@ -54,6 +54,18 @@ struct ConsumeStats {
   int64_t diffTotal() const;  // sum of queueLag (common/consumer_lag.h) over the queues
 };
 
+// VIEW_BROKER_STATS_DATA answer (Java's BrokerStatsData / BrokerStatsItem).
+struct BrokerStatsItem {
+  int64_t sum = 0;
+  double tps = 0;
+  double avgpt = 0;
+};
+struct BrokerStatsData {
+  BrokerStatsItem statsMinute, statsHour, statsDay;
+  // mqadmin statsAll's compute24HourSum: the day sum, else the hour's, else the minute's.
+  int64_t sum24Hours() const;
+};
+
 struct ConnectionInfo {
   std::string clientId;
   std::string clientAddr;
@@ -99,6 +111,9 @@ class AdminClient {
   // ---- brokers ----
   asio::awaitable<Result<std::map<std::string, std::string>>> asyncBrokerRuntimeInfo(std::string brokerAddr);
   asio::awaitable<Result<std::map<std::string, std::string>>> asyncBrokerConfig(std::string brokerAddr);
+  // VIEW_BROKER_STATS_DATA: one BrokerStatsManager item of one broker (e.g. TOPIC_PUT_NUMS, topic).
+  asio::awaitable<Result<BrokerStatsData>> asyncViewBrokerStatsData(std::string brokerAddr, std::string statsName,
+                                                                    std::string statsKey);
   asio::awaitable<Result<void>> asyncUpdateBrokerConfig(std::string brokerAddr, std::map<std::string, std::string> kv);
   // Master addresses of a cluster (all clusters when empty).
   asio::awaitable<Result<std::vector<std::string>>> asyncMasterAddrs(std::string cluster);

@@ -9,7 +9,7 @@ namespace rmq::broker {
 
 void registerTopicAdminProcessors(BrokerContext& ctx);    // 17, 215, 21, 305, 200, 207, 201, 43, 45
 void registerQueryProcessors(BrokerContext& ctx);         // 12, 33, 321
-void registerStatsProcessors(BrokerContext& ctx);         // 28, 202, 208, 317, 303, 300
+void registerStatsProcessors(BrokerContext& ctx);         // 28, 202, 208, 317, 303, 300, 315
 void registerClientAdminProcessors(BrokerContext& ctx);   // 203, 204, 328, 46, 41, 42, 307, 309
 void registerOffsetAdminProcessors(BrokerContext& ctx);   // 222, 223, 314, 308
 void registerBrokerConfigProcessors(BrokerContext& ctx);  // 25, 26, 306, 316, 329

@@ -4,11 +4,15 @@
 //
 // Thread safety of UPDATE_BROKER_CONFIG: network threads read BrokerConfig/StoreConfig without a
 // lock, so an update never reallocates a std::string field under them. It is applied to copies
-// first (all-or-nothing validation); a change to any string field is refused (they are identity
-// and path settings that Java also only reads at start-up: edit the config file and restart), and
-// only the changed scalar fields (bool/int/double, single aligned words) are stored into the live
-// structs. Updates are serialized by ConfigVersion::mu. The connection keys (config/connection_limits.h)
-// then reach the open connections through BrokerContext::applyConnectionLimits (atomics they read).
+// first (all-or-nothing validation); a change to a string field is refused (they are identity
+// and path settings that Java also only reads at start-up: edit the config file and restart),
+// except kLiveStringKeys, which only GET_BROKER_CONFIG (rendering under ConfigVersion::mu) and the
+// store's own copy read. Only the changed scalar fields (bool/int/double, single aligned words)
+// are stored into the live structs. Updates are serialized by ConfigVersion::mu. The connection
+// keys (config/connection_limits.h) then reach the open connections through
+// BrokerContext::applyConnectionLimits (atomics they read), and the store's live keys
+// (store/live_store_keys.h) its own StoreConfig through MessageStore::applyRuntimeConfig.
+#include <algorithm>
 #include <mutex>
 #include <variant>
 
@@ -20,6 +24,7 @@
 #include "roles/broker/processors/admin_processors.h"
 #include "roles/broker/processors/admin_support.h"
 #include "roles/broker/metadata/topic_config_manager.h"
+#include "store/live_store_keys.h"
 #include "store/message_store.h"
 #include "store/store_config.h"
 
@@ -61,15 +66,22 @@ std::vector<FieldRefs::Field> fieldsOf(const std::vector<config::ConfigSection>&
   return std::move(refs.fields);
 }
 
-// Copies the changed scalar fields of `updated` into `live`; refuses (writing nothing) when a
-// string field differs. Caller holds ConfigVersion::mu.
+// String keys that may change at run time (see the top of this file).
+constexpr std::string_view kLiveStringKeys[] = {"deleteWhen"};
+bool isLiveString(std::string_view name) {
+  return std::find(std::begin(kLiveStringKeys), std::end(kLiveStringKeys), name) != std::end(kLiveStringKeys);
+}
+
+// Copies the changed scalar fields (and kLiveStringKeys) of `updated` into `live`; refuses
+// (writing nothing) when another string field differs. Caller holds ConfigVersion::mu.
 Result<void> publishScalars(const std::vector<config::ConfigSection>& updated,
                             const std::vector<config::ConfigSection>& live) {
   auto from = fieldsOf(updated), to = fieldsOf(live);
   std::string refused;
   for (size_t i = 0; i < from.size() && i < to.size(); ++i) {
     auto* a = std::get_if<std::string*>(&from[i].ref);
-    if (a && **a != *std::get<std::string*>(to[i].ref)) refused += (refused.empty() ? "" : ", ") + std::string(from[i].name);
+    if (a && **a != *std::get<std::string*>(to[i].ref) && !isLiveString(from[i].name))
+      refused += (refused.empty() ? "" : ", ") + std::string(from[i].name);
   }
   if (!refused.empty())
     return makeError(ResponseCode::SYSTEM_ERROR,
@@ -78,9 +90,11 @@ Result<void> publishScalars(const std::vector<config::ConfigSection>& updated,
     std::visit(
         [&](auto* src) {
           using T = std::remove_pointer_t<decltype(src)>;
-          if constexpr (!std::is_same_v<T, std::string>) {
-            T* dst = std::get<T*>(to[i].ref);
-            if (*dst != *src) *dst = *src;
+          T* dst = std::get<T*>(to[i].ref);
+          if constexpr (std::is_same_v<T, std::string>) {
+            if (*dst != *src && isLiveString(from[i].name)) *dst = *src;
+          } else if (*dst != *src) {
+            *dst = *src;
           }
         },
         from[i].ref);
@@ -88,9 +102,20 @@ Result<void> publishScalars(const std::vector<config::ConfigSection>& updated,
   return {};
 }
 
+// Names the updated store keys the running store does not take (they apply at the next start).
+void logRestartOnlyStoreKeys(const std::vector<std::string>& applied, store::StoreConfig& storeConfig) {
+  auto storeFields = fieldsOf({config::section("store", storeConfig)});
+  std::string later;
+  for (const auto& key : applied) {
+    bool storeKey = std::any_of(storeFields.begin(), storeFields.end(), [&](auto& f) { return f.name == key; });
+    if (storeKey && !store::isLiveStoreKey(key)) later += (later.empty() ? "" : ", ") + key;
+  }
+  if (!later.empty()) log::warn("updateBrokerConfig: {} take effect at the next start", later);
+}
+
 Reply getBrokerConfig(BrokerContext& ctx, ConfigVersion& cv) {
+  std::lock_guard lk(cv.mu);  // kLiveStringKeys change under it
   auto resp = success(config::renderProperties(sections(ctx)));
-  std::lock_guard lk(cv.mu);
   resp.extFields.set("version", cv.version.toJson());
   co_return resp;
 }
@@ -109,6 +134,8 @@ Reply updateBrokerConfig(BrokerContext& ctx, ConfigVersion& cv, net::ConnectionP
     else if (!applied->empty()) {
       cv.version.next();
       if (ctx.applyConnectionLimits) ctx.applyConnectionLimits();  // a no-op unless a connection key changed
+      ctx.store.applyRuntimeConfig(ctx.storeConfig);
+      logRestartOnlyStoreKeys(*applied, ctx.storeConfig);
     }
   }
   if (refused) co_return failure(ResponseCode::SYSTEM_ERROR, refused->message);

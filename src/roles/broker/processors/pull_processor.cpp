@@ -140,6 +140,7 @@ RemotingCommand PullProcessor::readOnce(const Prepared& p, bool firstRun, bool& 
     }
     resp.bodyOwner = std::move(r.owner);
     getStats().found(h.consumerGroup, h.topic, static_cast<int64_t>(r.records.size()), r.totalBytes);
+    getStats().noteLatency(h.consumerGroup, h.topic, h.queueId, std::chrono::steady_clock::now() - readStart);
   } else {
     getStats().miss();
     if (code == ResponseCode::PULL_OFFSET_MOVED)

@@ -12,6 +12,7 @@
 #include "roles/broker/delivery/stored_message.h"
 #include "roles/broker/processors/request_header.h"
 #include "roles/broker/processors/send_processor.h"
+#include "roles/broker/stats/broker_stats.h"
 #include "store/message_store.h"
 
 namespace rmq::broker {
@@ -117,6 +118,7 @@ asio::awaitable<std::optional<RemotingCommand>> ReplyProcessor::handle(net::Conn
     m.reconsumeTimes = h.reconsumeTimes;
     auto res = ctx_.store.append(m);
     if (res.ok()) {
+      putStats().stored(target.topic, res.msgNum, res.wroteBytes);  // Java: incTopicPutNums / incTopicPutSize
       resp.extFields.set("msgId", std::move(res.msgId));
       resp.extFields.set("queueId", int64_t{target.queueId});
       resp.extFields.set("queueOffset", res.queueOffset);

@@ -1,5 +1,6 @@
 // Statistics for mqadmin / the dashboard: GET_BROKER_RUNTIME_INFO, GET_TOPIC_STATS_INFO,
-// GET_CONSUME_STATS, GET_BROKER_CONSUME_STATS, QUERY_CONSUME_TIME_SPAN, QUERY_TOPIC_CONSUME_BY_WHO.
+// GET_CONSUME_STATS, GET_BROKER_CONSUME_STATS, QUERY_CONSUME_TIME_SPAN, QUERY_TOPIC_CONSUME_BY_WHO,
+// VIEW_BROKER_STATS_DATA.
 #include <set>
 
 #include <fmt/format.h>
@@ -139,6 +140,30 @@ Reply topicConsumeByWho(BrokerContext& ctx, RemotingCommand cmd) {
   co_return success(w.take());
 }
 
+void writeStatsItem(json::Writer& w, const StatsFigures& f) {
+  w.beginObject().key("avgpt").value(f.avgpt).key("sum").value(f.sum).key("tps").value(f.tps).endObject();
+}
+
+// Java's AdminBrokerProcessor.ViewBrokerStatsData: BrokerStatsData (fastjson: sorted keys), or
+// SYSTEM_ERROR "The stats <name> <key> not exist" for an unknown name as for an unknown key.
+Reply viewBrokerStatsData(BrokerContext& ctx, RemotingCommand cmd) {
+  auto name = requireString(cmd, "statsName");
+  if (!name) co_return failure(name.error());
+  auto key = requireString(cmd, "statsKey");
+  if (!key) co_return failure(key.error());
+  auto item = brokerStatsItem(*name, *key, ctx.config.brokerClusterName);
+  if (!item) co_return failure(ResponseCode::SYSTEM_ERROR, fmt::format("The stats <{}> <{}> not exist", *name, *key));
+  json::Writer w;
+  w.beginObject().key("statsDay");
+  writeStatsItem(w, item->day);
+  w.key("statsHour");
+  writeStatsItem(w, item->hour);
+  w.key("statsMinute");
+  writeStatsItem(w, item->minute);
+  w.endObject();
+  co_return success(w.take());
+}
+
 Reply runtimeInfo(BrokerContext& ctx, std::shared_ptr<PutStatsSampler> sampler) {
   co_return success(encodeRuntimeInfo(ctx, sampler.get()));
 }
@@ -160,6 +185,8 @@ void registerStatsProcessors(BrokerContext& ctx) {
                         [c](net::ConnectionPtr, RemotingCommand cmd) { return consumeTimeSpan(*c, std::move(cmd)); });
   ctx.registerProcessor(RequestCode::QUERY_TOPIC_CONSUME_BY_WHO,
                         [c](net::ConnectionPtr, RemotingCommand cmd) { return topicConsumeByWho(*c, std::move(cmd)); });
+  ctx.registerProcessor(RequestCode::VIEW_BROKER_STATS_DATA,
+                        [c](net::ConnectionPtr, RemotingCommand cmd) { return viewBrokerStatsData(*c, std::move(cmd)); });
 }
 
 }  // namespace rmq::broker

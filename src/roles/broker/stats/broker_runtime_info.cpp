@@ -33,7 +33,7 @@ int64_t storedMessages(BrokerContext& ctx, std::map<std::string, int64_t>* perTo
 
 class PutStatsSampler : public std::enable_shared_from_this<PutStatsSampler> {
  public:
-  explicit PutStatsSampler(BrokerContext& ctx) : ctx_(ctx), bootMs_(admin::nowMillis()) {}
+  explicit PutStatsSampler(BrokerContext& ctx) : ctx_(ctx), bootMs_(admin::nowMillis()), windows_(bootMs_) {}
 
   void start() {
     sample();
@@ -116,7 +116,7 @@ class PutStatsSampler : public std::enable_shared_from_this<PutStatsSampler> {
     int64_t now = admin::nowMillis();
     std::map<std::string, int64_t> perTopic;
     Counts counts = countAll(perTopic);
-    sampleKeyedCounters(now);
+    sampleKeyedCounters(now, windows_.due(now));
     std::lock_guard lk(mu_);
     topicSamples_.emplace_back(now, std::move(perTopic));
     while (topicSamples_.size() > 61) topicSamples_.pop_front();
@@ -135,6 +135,7 @@ class PutStatsSampler : public std::enable_shared_from_this<PutStatsSampler> {
 
   BrokerContext& ctx_;
   int64_t bootMs_;
+  SamplingSchedule windows_;  // Java's StatsItemSet cadence (10 s / 10 min / 1 h from boot)
   mutable std::mutex mu_;
   std::deque<Sample> samples_;
   std::deque<std::pair<int64_t, std::map<std::string, int64_t>>> topicSamples_;  // last 61 s

@@ -1,5 +1,6 @@
 #include "roles/broker/stats/broker_stats.h"
 
+#include <charconv>
 #include <unordered_map>
 
 #include "common/atomic_max.h"
@@ -30,10 +31,51 @@ PutStats& putStats() {
   return stats;
 }
 
-void sampleKeyedCounters(int64_t nowMs) {
+namespace {
+// BROKER_PUT_NUMS / BROKER_GET_NUMS: one item per broker, keyed by its cluster name; Java adds
+// the value only (times stay 0, so avgpt is 0). Its totals are read from the keyed counters when
+// sampling, so the hot path pays nothing for them.
+struct BrokerTotals {
+  std::mutex mu;
+  SampledWindows put, get;
+};
+BrokerTotals& brokerTotals() {
+  static BrokerTotals totals;
+  return totals;
+}
+}  // namespace
+
+void sampleKeyedCounters(int64_t nowMs, const DueWindows& due) {
   getStats().groups.sample(nowMs);
   putStats().topics.sample(nowMs);
   putStats().sendBacks.sample(nowMs);
+  if (due.none()) return;
+  for (auto* k : {&getStats().groups, &getStats().latency, &putStats().topics, &putStats().sendBacks})
+    k->sampleWindows(due, nowMs);
+  auto& b = brokerTotals();
+  CallTotals put{0, putStats().topics.totals().count, 0};
+  CallTotals get{0, getStats().transferredMsgs.load(std::memory_order_relaxed), 0};
+  std::lock_guard lk(b.mu);
+  b.put.sampleDue(due, nowMs, put);
+  b.get.sampleDue(due, nowMs, get);
+}
+
+std::optional<BrokerStatsFigures> brokerStatsItem(std::string_view statsName, std::string_view statsKey,
+                                                  std::string_view clusterName) {
+  if (statsName == "TOPIC_PUT_NUMS") return putStats().topics.windows(statsKey, StatsValue::Count);
+  if (statsName == "TOPIC_PUT_SIZE") return putStats().topics.windows(statsKey, StatsValue::Bytes);
+  if (statsName == "GROUP_GET_NUMS") return getStats().groups.windows(statsKey, StatsValue::Count);
+  if (statsName == "GROUP_GET_SIZE") return getStats().groups.windows(statsKey, StatsValue::Bytes);
+  if (statsName == "GROUP_GET_LATENCY") return getStats().latency.windows(statsKey, StatsValue::Count);
+  if (statsName == "SNDBCK_PUT_NUMS") return putStats().sendBacks.windows(statsKey, StatsValue::Count);
+  bool brokerPut = statsName == "BROKER_PUT_NUMS", brokerGet = statsName == "BROKER_GET_NUMS";
+  if ((!brokerPut && !brokerGet) || statsKey != clusterName) return std::nullopt;
+  // Java creates the item at the first put / pulled message.
+  int64_t total = brokerPut ? putStats().topics.totals().count : getStats().transferredMsgs.load(std::memory_order_relaxed);
+  if (total == 0) return std::nullopt;
+  auto& b = brokerTotals();
+  std::lock_guard lk(b.mu);
+  return (brokerPut ? b.put : b.get).all(StatsValue::Count);
 }
 
 // Each network thread caches (registry, topic, group) -> entry, so an update takes the registry
@@ -46,7 +88,7 @@ KeyedCounters::Entry* KeyedCounters::entry(std::string_view topic, std::string_v
     std::string topic, group;
     Entry* entry = nullptr;
   };
-  thread_local Last last[3];
+  thread_local Last last[4];
   for (auto& l : last)
     if (l.owner == this && l.topic == topic && l.group == group) return l.entry;
   Entry* e = lookup(topic, group);
@@ -81,6 +123,23 @@ void KeyedCounters::add(std::string_view topic, std::string_view group, int64_t 
   Entry* e = entry(topic, group);
   e->count.fetch_add(count, std::memory_order_relaxed);
   if (bytes != 0) e->bytes.fetch_add(bytes, std::memory_order_relaxed);
+  e->times.fetch_add(1, std::memory_order_relaxed);
+}
+
+void KeyedCounters::sampleWindows(const DueWindows& due, int64_t nowMs) {
+  std::lock_guard lk(mu_);
+  for (auto& [key, e] : entries_) {
+    CallTotals t{e->times.load(std::memory_order_relaxed), e->count.load(std::memory_order_relaxed),
+                 e->bytes.load(std::memory_order_relaxed)};
+    e->windows.sampleDue(due, nowMs, t);
+  }
+}
+
+std::optional<BrokerStatsFigures> KeyedCounters::windows(std::string_view key, StatsValue value) const {
+  std::lock_guard lk(mu_);
+  auto it = entries_.find(key);
+  if (it == entries_.end()) return std::nullopt;
+  return it->second->windows.all(value);
 }
 
 void KeyedCounters::sample(int64_t nowMs) {
@@ -116,6 +175,15 @@ void GetStats::found(std::string_view group, std::string_view topic, int64_t mes
 void raiseMaxMicros(std::atomic<int64_t>& max, std::chrono::steady_clock::duration took) {
   atomicRaise(max, int64_t(std::chrono::duration_cast<std::chrono::microseconds>(took).count()),
               std::memory_order_relaxed);
+}
+
+void GetStats::noteLatency(std::string_view group, std::string_view topic, int32_t queueId,
+                           std::chrono::steady_clock::duration took) {
+  thread_local std::string queueTopic;  // "queueId@topic", reused: no allocation once warmed up
+  char digits[16];
+  auto end = std::to_chars(digits, digits + sizeof digits, queueId).ptr;
+  queueTopic.assign(digits, end).append("@").append(topic);
+  latency.add(queueTopic, group, std::chrono::duration_cast<std::chrono::milliseconds>(took).count(), 0);
 }
 
 void GetStats::noteGetTime(std::chrono::steady_clock::duration took) { raiseMaxMicros(getTimeMaxMicros, took); }

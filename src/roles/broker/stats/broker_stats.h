@@ -13,18 +13,26 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "roles/broker/stats/stats_window.h"
+
 namespace rmq::broker {
 
-// A (count, bytes) pair of counters per key: a topic, or (topic, group) as Java's "topic@group".
+// A (count, bytes) pair of counters per key: a topic, or (topic, group) as Java's "topic@group",
+// plus the calls that added them (Java's StatsItem `times`: one per add()).
 // Instances live as long as the process (threads cache raw pointers to the entries).
 class KeyedCounters {
  public:
   void add(std::string_view topic, std::string_view group, int64_t count, int64_t bytes);
   // Records each key's totals at `nowMs` (keeps the last minute).
   void sample(int64_t nowMs);
+  // Java's StatsItemSet sampling: the due windows of every key (stats_window.h).
+  void sampleWindows(const DueWindows& due, int64_t nowMs);
+  // The windows of one key as Java keys it ("topic" or "topic@group"); nullopt for a key never added.
+  std::optional<BrokerStatsFigures> windows(std::string_view key, StatsValue value) const;
 
   struct LastMinute {
     double countPerSecond = 0;
@@ -46,7 +54,9 @@ class KeyedCounters {
   struct Entry {
     std::atomic<int64_t> count{0};
     std::atomic<int64_t> bytes{0};
+    std::atomic<int64_t> times{0};
     std::deque<Sample> samples;  // under mu_
+    SampledWindows windows;      // under mu_
   };
   Entry* entry(std::string_view topic, std::string_view group);   // per-thread last keys first
   Entry* lookup(std::string_view topic, std::string_view group);  // per-thread map, then the registry
@@ -62,8 +72,14 @@ class GetStats {
   std::atomic<int64_t> transferredMsgs{0};  // messages returned by pulls
   std::atomic<int64_t> getTimeMaxMicros{0};  // longest store read of one pull (Java getMessageEntireTimeMax)
   KeyedCounters groups;                      // (topic, group): messages and bytes pulled
+  // ("queueId@topic", group): ms per found pull (Java's GROUP_GET_LATENCY with enableDetailStat,
+  // key "queueId@topic@group"; value = ms summed, times = pulls).
+  KeyedCounters latency;
 
   void found(std::string_view group, std::string_view topic, int64_t messages, int64_t bytes);
+  // A found pull of `queueId` that took `took` (from the read's start to the response composed).
+  void noteLatency(std::string_view group, std::string_view topic, int32_t queueId,
+                   std::chrono::steady_clock::duration took);
   void miss() { missTimes.fetch_add(1, std::memory_order_relaxed); }
   void noteGetTime(std::chrono::steady_clock::duration took);
 
@@ -89,7 +105,15 @@ void raiseMaxMicros(std::atomic<int64_t>& max, std::chrono::steady_clock::durati
 // The process's counters (one broker per process; the sampler takes a baseline at start).
 GetStats& getStats();
 PutStats& putStats();
-// Both registries' sample() (the runtime-info sampler, once a second).
-void sampleKeyedCounters(int64_t nowMs);
+// Both registries' sample() (the runtime-info sampler, once a second), and the Java windows of
+// every registry and of the broker totals when `due`.
+void sampleKeyedCounters(int64_t nowMs, const DueWindows& due = {});
+
+// VIEW_BROKER_STATS_DATA: Java BrokerStatsManager's item `statsName` / `statsKey` (TOPIC_PUT_NUMS,
+// TOPIC_PUT_SIZE, GROUP_GET_NUMS, GROUP_GET_SIZE, GROUP_GET_LATENCY, SNDBCK_PUT_NUMS,
+// BROKER_PUT_NUMS and BROKER_GET_NUMS keyed by `clusterName`); nullopt when no such item exists
+// (an unknown name, a name Java never fills such as GROUP_GET_FROM_DISK_NUMS, or a key never seen).
+std::optional<BrokerStatsFigures> brokerStatsItem(std::string_view statsName, std::string_view statsKey,
+                                                  std::string_view clusterName);
 
 }  // namespace rmq::broker
