@@ -34,7 +34,6 @@ class SendProcessor {
     std::string topic;
     int32_t queueId = 0;
     int32_t sysFlag = 0;
-    bool toDlq = false;
   };
   std::optional<net::RemotingCommand> resolveTarget(const SendHeader& h, Target& target);
 
