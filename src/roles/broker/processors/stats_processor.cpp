@@ -10,6 +10,7 @@
 #include "roles/broker/processors/admin_support.h"
 #include "roles/broker/stats/broker_runtime_info.h"
 #include "roles/broker/stats/broker_stats.h"
+#include "roles/broker/metadata/subscription_group_manager.h"
 #include "roles/broker/stats/group_lag.h"
 #include "roles/broker/clients/client_manager.h"
 #include "roles/broker/metadata/consumer_offset_manager.h"
