@@ -19,6 +19,7 @@ cleanup() {
   [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
 }
 trap cleanup EXIT
+trap "exit 1" INT TERM
 wait_port() { for _ in $(seq 1 600); do (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.1; done; return 1; }
 mkdir -p "$work/classes"
 javac -nowarn -cp "$J/lib/*" -d "$work/classes" "$here/SendPullCompare.java" 2>&1 | grep -v '^Note:'
@@ -60,6 +61,7 @@ storePathRootDir = "$work/rmq/store"
 TOML
 HOME="$work" "$B/rmqnode" --role=namesrv,master -c "$work/node.toml" >"$work/rmq.out" 2>&1 &
 pid=$!
+sleep 0.5; kill -0 "$pid" 2>/dev/null || { echo "rmqnode did not start (port busy?)"; cat "$work/rmq.out"; exit 1; }
 wait_port 41911
 "$B/rmqadmin" updateTopic -n 127.0.0.1:39877 -b 127.0.0.1:41911 -t CmpTopic -r 4 -w 4 >/dev/null
 sleep 2
