@@ -4,6 +4,7 @@
 
 #include "acl/permission.h"
 #include "acl/signature.h"
+#include "common/java_string_map.h"
 #include "common/json.h"
 #include "common/request_code.h"
 
@@ -41,12 +42,6 @@ std::optional<std::string> heartbeatResources(const net::RemotingCommand& cmd, A
   return std::nullopt;
 }
 
-int32_t javaStringHash(std::string_view s) {
-  uint32_t h = 0;
-  for (unsigned char c : s) h = 31 * h + c;  // ASCII/UTF-8 bytes; exact for ASCII names
-  return static_cast<int32_t>(h);
-}
-
 }  // namespace
 
 void AccessRequest::add(std::string resource, uint8_t perm) {
@@ -59,14 +54,15 @@ void AccessRequest::add(std::string resource, uint8_t perm) {
 }
 
 void sortLikeJavaHashMap(std::vector<std::pair<std::string, uint8_t>>& entries) {
-  size_t cap = 16;
-  while (entries.size() > cap * 3 / 4) cap *= 2;
-  auto bucket = [cap](const std::string& key) {
-    uint32_t h = static_cast<uint32_t>(javaStringHash(key));
-    return (h ^ (h >> 16)) & (cap - 1);
-  };
-  std::stable_sort(entries.begin(), entries.end(),
-                   [&](const auto& a, const auto& b) { return bucket(a.first) < bucket(b.first); });
+  JavaStringMap order;  // keys only: the entries are put in their order, as Java's resourcePermMap
+  for (auto& e : entries) order.put(e.first, {});
+  std::vector<std::pair<std::string, uint8_t>> sorted;
+  sorted.reserve(entries.size());
+  order.forEach([&](std::string_view key, std::string_view) {
+    auto it = std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.first == key; });
+    sorted.push_back(std::move(*it));
+  });
+  entries = std::move(sorted);
 }
 
 ParsedAccess parseAccess(const net::RemotingCommand& cmd, const std::string& remoteAddr) {

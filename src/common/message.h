@@ -2,7 +2,8 @@
 // Message model shared by the store, the broker and the client (PROTOCOL.md §4).
 // Message = what a producer sends; MessageExt = a stored record with every CommitLog field.
 // Properties keep insertion order (a vector of pairs): order is irrelevant to Java readers, and a
-// vector keeps re-encoding byte-stable and cheap.
+// vector keeps re-encoding byte-stable and cheap. Strings the broker stores are written in Java's
+// HashMap order through JavaStringMap (common/java_string_map.h), as Java 4.9.8 writes them.
 #include <array>
 #include <cstdint>
 #include <string>

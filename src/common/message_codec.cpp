@@ -55,6 +55,23 @@ Properties decodeProperties(std::string_view s) {
   return out;
 }
 
+void putEncodedProperties(JavaStringMap& map, std::string_view s) {
+  forEachProperty(s, [&](std::string_view k, std::string_view v) {
+    map.put(k, v);
+    return false;
+  });
+}
+
+void appendProperties(std::string& out, const JavaStringMap& map) {
+  bool first = true;
+  map.forEach([&](std::string_view k, std::string_view v) {
+    if (!first) out.push_back(prop::PROPERTY_SEPARATOR);
+    first = false;
+    out.append(k).push_back(prop::NAME_VALUE_SEPARATOR);
+    out.append(v);
+  });
+}
+
 std::optional<std::string_view> findEncodedProperty(std::string_view props, std::string_view name) {
   std::optional<std::string_view> found;
   forEachProperty(props, [&](std::string_view k, std::string_view v) {

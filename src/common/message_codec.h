@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/java_string_map.h"
 #include "common/message.h"
 #include "common/result.h"
 
@@ -30,6 +31,11 @@ Result<std::string> zlibInflate(std::string_view data, size_t maxOutput = 64u <<
 std::string encodeProperties(const Properties& props);
 void appendProperties(std::string& out, const Properties& props);
 Properties decodeProperties(std::string_view s);
+// Java's string2messageProperties into a HashMap model: puts every item Java keeps, in the
+// string's order (the map views `s`).
+void putEncodedProperties(JavaStringMap& map, std::string_view s);
+// messageProperties2String of a HashMap: items in Java's iteration order, the last 0x02 dropped.
+void appendProperties(std::string& out, const JavaStringMap& map);
 // Value of `name` inside an encoded properties string, without allocating (Java's decode rules:
 // items shorter than 3 chars or with an empty key/value are ignored). nullopt when absent.
 std::optional<std::string_view> findEncodedProperty(std::string_view props, std::string_view name);

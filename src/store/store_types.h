@@ -4,6 +4,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -45,6 +46,9 @@ struct MessageToStore {
   int64_t preparedTransactionOffset = 0;
   bool delayDelivered = false;  // re-put from SCHEDULE_TOPIC_XXXX: DELAY stays in the properties
                                 // (as Java stores it) and is not parked again
+  // The producer's WAIT, which Java 4.9.8 leaves out of `properties` but keeps in the message's
+  // map: a string rebuilt from the map (DELAY parking, half message) has it again.
+  std::optional<std::string_view> waitProperty;
 };
 
 // SEND_BATCH_MESSAGE: one record per item of `batchBody` (§4.7), all with the shared fields.

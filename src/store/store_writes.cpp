@@ -61,12 +61,23 @@ AppendResult MessageStore::append(const MessageToStore& msg) {
       std::from_chars(delay->data(), delay->data() + delay->size(), level);
       int maxLevel = e.dispatcher.maxDelayLevel();
       if (level > 0 && maxLevel > 0) {
-        // Park in SCHEDULE_TOPIC_XXXX queue level-1 with the real destination in properties.
-        if (level > maxLevel) level = maxLevel;
-        Properties props = decodeProperties(msg.properties);
-        setProperty(props, prop::REAL_TOPIC, msg.topic);
-        setProperty(props, prop::REAL_QID, std::to_string(msg.queueId));
-        std::string encoded = encodeProperties(props);
+        // Park in SCHEDULE_TOPIC_XXXX queue level-1 with the real destination in properties,
+        // written from the message's map as Java does (WAIT back in, DELAY clamped, HashMap order).
+        thread_local JavaStringMap props;
+        props.clear();
+        putEncodedProperties(props, msg.properties);
+        if (msg.waitProperty) props.put(prop::WAIT, *msg.waitProperty);
+        std::string clamped;
+        if (level > maxLevel) {
+          level = maxLevel;
+          clamped = std::to_string(level);
+          props.put(prop::DELAY, clamped);
+        }
+        std::string realQid = std::to_string(msg.queueId);
+        props.put(prop::REAL_TOPIC, msg.topic);
+        props.put(prop::REAL_QID, realQid);
+        std::string encoded;
+        appendProperties(encoded, props);
         MessageToStore parked = msg;
         parked.topic = kScheduleTopic;
         parked.queueId = level - 1;

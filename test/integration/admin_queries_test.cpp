@@ -148,13 +148,35 @@ TEST_CASE("admin stats: topic stats, consume stats, time span, consumers of a to
   REQUIRE(corr.code == 0);
   CHECK(bodyOf(corr) == "{\"correctionOffsets\":{0:1,1:2}}");
 
-  // Online consumer with a subscription: broker-wide consume stats list it.
+  // Broker-wide consume stats (Java's fetchAllConsumeStatsInBroker): one entry per subscription
+  // group (the heartbeat creates cg_stats), a ConsumeStats per topic it has offsets for.
   REQUIRE(invoke(c, addr, heartbeatRequest("127.0.0.1@stats", "cg_stats", {"StatsTopic"})).code == 0);
-  auto bcs = parseBody(invoke(c, addr, request(RequestCode::GET_BROKER_CONSUME_STATS, {{"isOrder", "false"}})));
+  auto brokerStats = [&] {
+    return parseBody(invoke(c, addr, request(RequestCode::GET_BROKER_CONSUME_STATS, {{"isOrder", "false"}})));
+  };
+  auto statsOf = [](const rapidjson::Document& d, const char* group) -> const rapidjson::Value* {
+    for (const auto& entry : d["consumeStatsList"].GetArray())
+      if (entry.HasMember(group)) return &entry[group];
+    return nullptr;
+  };
+  auto bcs = brokerStats();
   CHECK(std::string(bcs["brokerAddr"].GetString()) == addr);
   CHECK(bcs["totalDiff"].GetInt64() == 2);  // (3-1) + (2-2)
-  REQUIRE(bcs["consumeStatsList"].Size() == 1);
-  CHECK(bcs["consumeStatsList"][0].HasMember("cg_stats"));
+  auto* mine = statsOf(bcs, "cg_stats");
+  REQUIRE(mine != nullptr);
+  CHECK(mine->Size() == 1);
+  CHECK(statsOf(bcs, "cg_clone") == nullptr);  // offsets only: not a subscription group
+
+  // A committed offset past the queue's end: Java reports the raw offsets and a negative total
+  // (mqadmin brokerConsumeStats prints "Diff Total: -6"; test/reference/lag).
+  commit(c, addr, "cg_stats", "StatsTopic", 1, 10);
+  bcs = brokerStats();
+  CHECK(bcs["totalDiff"].GetInt64() == -6);  // (3-1) + (2-10)
+  auto cs2 = parseBody(invoke(c, addr, request(RequestCode::GET_CONSUME_STATS, {{"consumerGroup", "cg_stats"}})));
+  auto cq2 = byQueue(cs2["offsetTable"], "StatsTopic");
+  REQUIRE(cq2.size() == 2);
+  CHECK((*cq2[1])["brokerOffset"].GetInt64() == 2);
+  CHECK((*cq2[1])["consumerOffset"].GetInt64() == 10);  // raw, as Java
 }
 
 TEST_CASE("admin runtime info: KVTable with the keys mqadmin brokerStatus and clusterList read") {

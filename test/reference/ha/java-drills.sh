@@ -8,8 +8,10 @@
 #   B. an rmqnode SLAVE follows an Apache 4.9.8 SYNC_MASTER (Java name server).
 # Each: MESSAGES sends of 1 KiB, all of which must be SEND_OK (the slave acks them); 64 KiB
 # commit-log files so the stream crosses several; the written parts of both commit logs compared
-# byte for byte; then the master stopped and every message consumed from the slave (after the
-# slave's 10 s metadata sync). Prints PASS/FAIL lines; stops everything it starts.
+# byte for byte; then the slave stopped, MESSAGES/2 sends while it is down, the slave restarted on
+# its store (its first report is its own max offset, not 0) and the same checks again; then the
+# master stopped and every message consumed from the slave (after the slave's 10 s metadata sync).
+# Prints PASS/FAIL lines; stops everything it starts.
 set -uo pipefail
 J=$(realpath "${1:?usage: java-drills.sh JAVA_HOME_OF_4.9.8 RMQ_BUILD_DIR [MESSAGES]}")
 B=$(realpath "${2:?usage: java-drills.sh JAVA_HOME_OF_4.9.8 RMQ_BUILD_DIR [MESSAGES]}")
@@ -75,7 +77,7 @@ java_broker() {  # name brokerRole brokerName brokerId listenPort
 }
 rmq_node() {  # name role toml-text
   printf '%s\n' "$3" >"$work/$1.toml"
-  "$B/rmqnode" --role="$2" -c "$work/$1.toml" >"$work/$1.out" 2>&1 &
+  "$B/rmqnode" --role="$2" -c "$work/$1.toml" >>"$work/$1.out" 2>&1 &
   pids+=($!)
 }
 rmq_broker() {  # name brokerRole brokerName brokerId listenPort
@@ -102,6 +104,15 @@ send_all() {  # topic
   "$B/rmqbench" producer -n "$NS" --topic "$1" -t 4 -s 1024 -c "$N" >"$work/producer-$1.txt" 2>&1
   grep SUMMARY "$work/producer-$1.txt"
   grep -q "ok $N failed 0" "$work/producer-$1.txt"
+}
+send_while_down() {  # topic: the slave is stopped; SYNC_MASTER answers SLAVE_NOT_AVAILABLE but stores
+  "$B/rmqbench" producer -n "$NS" --topic "$1" -t 2 -s 1024 -c $((N / 2)) >"$work/producer-down-$1.txt" 2>&1
+  grep SUMMARY "$work/producer-down-$1.txt"
+}
+# The rmqnode master's broker.log names the offset a slave asked for first (B: the rmqnode slave's
+# log names its commit log end when it connects, the offset its first report carries).
+first_report_is() {  # log-file offset
+  grep -q "requests offset $2\b" "$1" && echo "  first report $2 (the slave's own end)"
 }
 caught_up() {  # master slave
   local m s
@@ -141,6 +152,18 @@ check "A: Java slave at the master's end" caught_up 127.0.0.1:30911 127.0.0.1:31
 end=$(max_offset 127.0.0.1:30911)
 check "A: commit logs byte-identical over [0, $end) ($((end / FILE + 1)) files)" \
   same_bytes "$work/master-a/store/commitlog" "$work/slave-a/store/commitlog" 0 "$end"
+# A2: the Java slave stopped and restarted on its own store.
+slave_end=$(max_offset 127.0.0.1:31911)
+RMQ_RUN_DIR="$work/run-slave-a" "$J/bin/rmq.sh" stop >/dev/null 2>&1
+send_while_down DrillA
+java_broker slave-a SLAVE broker-x 1 31911
+check "A2: restarted Java slave: $N more sends all SEND_OK" send_all DrillA
+check "A2: the restarted Java slave's first report was its own max offset $slave_end" \
+  first_report_is "$work/master-a/broker.log" "$slave_end"
+check "A2: restarted Java slave at the master's end" caught_up 127.0.0.1:30911 127.0.0.1:31911
+end=$(max_offset 127.0.0.1:30911)
+check "A2: commit logs byte-identical over [0, $end) ($((end / FILE + 1)) files)" \
+  same_bytes "$work/master-a/store/commitlog" "$work/slave-a/store/commitlog" 0 "$end"
 have=$(count_messages DrillA)  # N + the warm-up sends (stored even when SLAVE_NOT_AVAILABLE)
 kill -TERM "${pids[1]}"; wait "${pids[1]}" 2>/dev/null
 check "A: master stopped, every message consumed from the Java slave" consumed_from_slave DrillA "$have"
@@ -161,6 +184,19 @@ check "B: $N sends to the Java SYNC_MASTER all SEND_OK (acked by the rmqnode sla
 check "B: rmqnode slave at the master's end" caught_up 127.0.0.1:32911 127.0.0.1:33911
 end=$(max_offset 127.0.0.1:32911)
 check "B: commit logs byte-identical over [0, $end) ($((end / FILE + 1)) files)" \
+  same_bytes "$work/master-b/store/commitlog" "$work/slave-b/store/commitlog" 0 "$end"
+# B2: the rmqnode slave stopped and restarted on its own store.
+slave_end=$(max_offset 127.0.0.1:33911)
+kill -TERM "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null
+send_while_down DrillB
+rmq_broker slave-b SLAVE broker-j 1 33911
+wait_port 33911
+check "B2: restarted rmqnode slave: $N more sends all SEND_OK" send_all DrillB
+check "B2: the restarted rmqnode slave reported its own max offset $slave_end first" \
+  grep -q "slave commit log ends at $slave_end\b" "$work/slave-b/broker.log"
+check "B2: rmqnode slave at the master's end" caught_up 127.0.0.1:32911 127.0.0.1:33911
+end=$(max_offset 127.0.0.1:32911)
+check "B2: commit logs byte-identical over [0, $end) ($((end / FILE + 1)) files)" \
   same_bytes "$work/master-b/store/commitlog" "$work/slave-b/store/commitlog" 0 "$end"
 have=$(count_messages DrillB)
 RMQ_RUN_DIR="$work/run-master-b" "$J/bin/rmq.sh" stop >/dev/null 2>&1

@@ -1,4 +1,4 @@
-// Pure helpers of the broker core: stored properties, born host, header decoding, pull codes,
+// Pure helpers of the broker core (stored properties: stored_properties_fixture_test.cpp): born host, header decoding, pull codes,
 // heartbeat parsing, name server list.
 #include <doctest/doctest.h>
 
@@ -11,28 +11,6 @@
 
 using namespace rmq;
 using namespace rmq::broker;
-
-namespace {
-std::string props(std::initializer_list<std::pair<std::string, std::string>> kv) {
-  std::string s;
-  for (auto& [k, v] : kv) s += k + '\x01' + v + '\x02';
-  return s;
-}
-}  // namespace
-
-TEST_CASE("stored properties drop WAIT, add CLUSTER, optionally force DELAY=0") {
-  std::string out;
-  CHECK_FALSE(buildStoredProperties(props({{"WAIT", "false"}, {"TAGS", "A"}}), "C1", false, out));
-  CHECK(out == props({{"TAGS", "A"}, {"CLUSTER", "C1"}}));
-  CHECK(buildStoredProperties(props({{"KEYS", "k"}, {"WAIT", "true"}, {"CLUSTER", "old"}}), "C2", false, out));
-  CHECK(out == props({{"KEYS", "k"}, {"CLUSTER", "C2"}}));
-  CHECK(buildStoredProperties("", "C", false, out));  // no WAIT = wait
-  CHECK(out == props({{"CLUSTER", "C"}}));
-  buildStoredProperties(props({{"DELAY", "3"}, {"TAGS", "A"}}), "C", true, out);
-  CHECK(out == props({{"TAGS", "A"}, {"CLUSTER", "C"}, {"DELAY", "0"}}));
-  buildStoredProperties(std::string("junk\x02") + props({{"TAGS", "A"}}), "C", false, out);  // malformed item dropped
-  CHECK(out == props({{"TAGS", "A"}, {"CLUSTER", "C"}}));
-}
 
 TEST_CASE("born host is IPv4 for IPv4 and v4-mapped peers") {
   auto a = peerHostAddress("127.0.0.1:5555");

@@ -1,35 +1,40 @@
 #include "roles/broker/delivery/stored_message.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
+
+#include "common/java_string_map.h"
 
 namespace rmq::broker {
 
-bool buildStoredProperties(std::string_view orig, std::string_view cluster, bool dropDelay, std::string& out) {
-  bool wait = true;
+bool waitStoreMsgOk(std::optional<std::string_view> wait) {
+  if (!wait) return true;
+  constexpr std::string_view kTrue = "true";
+  return std::equal(wait->begin(), wait->end(), kTrue.begin(), kTrue.end(),
+                    [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+}
+
+bool buildStoredProperties(std::string_view orig, std::string_view cluster, std::string& out,
+                           std::optional<std::string_view>& wait) {
+  thread_local JavaStringMap map;  // reused: no allocation per message once warmed up
+  map.clear();
+  putEncodedProperties(map, orig);
+  map.put(prop::CLUSTER, cluster);
+  wait = map.remove(prop::WAIT);
   out.clear();
-  out.reserve(orig.size() + cluster.size() + 16);
-  size_t pos = 0;
-  while (pos < orig.size()) {
-    size_t end = orig.find(prop::PROPERTY_SEPARATOR, pos);
-    if (end == std::string_view::npos) end = orig.size();
-    std::string_view item = orig.substr(pos, end - pos);
-    pos = end + 1;
-    size_t eq = item.find(prop::NAME_VALUE_SEPARATOR);
-    std::string_view name = item.substr(0, eq);
-    if (eq == std::string_view::npos || name.empty()) continue;  // Java drops malformed items
-    if (name == prop::WAIT) {
-      wait = item.substr(eq + 1) == "true";
-      continue;
-    }
-    if (name == prop::CLUSTER || (dropDelay && name == prop::DELAY)) continue;
-    out.append(item);
-    out.push_back(prop::PROPERTY_SEPARATOR);
-  }
-  out.append(prop::CLUSTER).push_back(prop::NAME_VALUE_SEPARATOR);
-  out.append(cluster).push_back(prop::PROPERTY_SEPARATOR);
-  if (dropDelay) out.append(prop::DELAY).append("\x01" "0\x02");
-  return wait;
+  appendProperties(out, map);
+  return waitStoreMsgOk(wait);
+}
+
+bool buildBatchProperties(std::string_view orig, std::string_view cluster, std::string& out) {
+  thread_local JavaStringMap map;
+  map.clear();
+  putEncodedProperties(map, orig);
+  map.put(prop::CLUSTER, cluster);
+  out.clear();
+  appendProperties(out, map);
+  return waitStoreMsgOk(map.get(prop::WAIT));
 }
 
 HostAddress peerHostAddress(const std::string& remoteAddress) {

@@ -10,10 +10,22 @@
 
 namespace rmq::broker {
 
-// The properties string to store: `orig` without WAIT (and without DELAY when `dropDelay`), with
-// CLUSTER=<cluster> (and DELAY=0 when `dropDelay`). Returns whether the producer waits for the
-// store (WAIT absent or "true"). Exposed for unit tests.
-bool buildStoredProperties(std::string_view orig, std::string_view cluster, bool dropDelay, std::string& out);
+// The properties string Java 4.9.8's asyncSendMessage stores for one message: the producer's string
+// parsed into a HashMap, CLUSTER=<cluster> put, WAIT removed, written in the map's iteration order
+// (common/java_string_map.h). Java keeps WAIT in the message's map only: `wait` gets its value
+// (nullopt when absent, a view into `orig`), for a string rebuilt later (delay, half message).
+// A send redirected to the DLQ keeps the producer's DELAY too (Java's setDelayTimeLevel(0) goes to
+// a map that setProperties then replaces), so the store parks it like any delayed message.
+// Returns whether the producer waits for the store (WAIT absent or "true" in any case:
+// Boolean.parseBoolean).
+bool buildStoredProperties(std::string_view orig, std::string_view cluster, std::string& out,
+                           std::optional<std::string_view>& wait);
+// SEND_BATCH_MESSAGE (asyncSendBatchMessage): the header's properties + CLUSTER=<cluster>, WAIT
+// kept, in HashMap order; the store appends it to every item's own string. Returns whether the
+// producer waits for the store.
+bool buildBatchProperties(std::string_view orig, std::string_view cluster, std::string& out);
+// Boolean.parseBoolean of a WAIT value; an absent WAIT means wait (Message.isWaitStoreMsgOK).
+bool waitStoreMsgOk(std::optional<std::string_view> wait);
 // The peer address of a connection as stored in born host: IPv4 for IPv4 (and v4-mapped) peers.
 HostAddress peerHostAddress(const std::string& remoteAddress);
 // A stored record put again under another topic/queue with new properties (delay delivery,

@@ -70,28 +70,35 @@ Reply consumerSendMsgBack(BrokerContext& ctx, net::ConnectionPtr conn, RemotingC
   if (parseRecord(view.bytes.data(), view.bytes.size(), rec, false) != RecordParse::Ok) {
     co_return failure(ResponseCode::SYSTEM_ERROR, "look message by offset failed, " + std::to_string(*offset));
   }
-  Properties props = decodeProperties(rec.properties);
-  if (!findProperty(props, prop::RETRY_TOPIC)) setProperty(props, prop::RETRY_TOPIC, rec.topic);
-  setProperty(props, prop::WAIT, "false");
+  // Java's map of the looked-up message: its stored string parsed, then put to in this order; the
+  // stored string is the map's iteration order (HashMap order, common/java_string_map.h).
+  JavaStringMap props;
+  putEncodedProperties(props, rec.properties);
+  if (!props.get(prop::RETRY_TOPIC)) props.put(prop::RETRY_TOPIC, rec.topic);
+  props.put(prop::WAIT, "false");
 
   int32_t maxReconsumeTimes = groupConfig->retryMaxTimes;
   if (cmd.version >= kVersionWithMaxReconsumeTimes && cmd.extFields.contains("maxReconsumeTimes")) {
     maxReconsumeTimes = static_cast<int32_t>(optInt(cmd, "maxReconsumeTimes", maxReconsumeTimes));
   }
+  std::string delayText = "0";  // to the DLQ: Java's setDelayTimeLevel(0) stores DELAY=0
   if (rec.reconsumeTimes >= maxReconsumeTimes || delayLevel < 0) {
     newTopic = topics::dlqTopic(*group);
     queueId = 0;
     ensureTopic(ctx, newTopic, 1, 0);
-    eraseProperty(props, prop::DELAY);
     log::info("message at {} of {} goes to {} after {} reconsumes", *offset, *group, newTopic, rec.reconsumeTimes);
   } else {
     if (delayLevel == 0) delayLevel = 3 + rec.reconsumeTimes;
-    setProperty(props, prop::DELAY, std::to_string(delayLevel));
+    delayText = std::to_string(delayLevel);
   }
-  if (const std::string* origin = findProperty(props, prop::ORIGIN_MESSAGE_ID); !origin || origin->empty()) {
-    setProperty(props, prop::ORIGIN_MESSAGE_ID, createOffsetMsgId(rec.storeHost, rec.physicalOffset));
+  props.put(prop::DELAY, delayText);
+  std::string offsetMsgId;
+  if (auto origin = props.get(prop::ORIGIN_MESSAGE_ID); !origin || origin->empty()) {
+    offsetMsgId = createOffsetMsgId(rec.storeHost, rec.physicalOffset);
+    props.put(prop::ORIGIN_MESSAGE_ID, offsetMsgId);
   }
-  std::string encodedProps = encodeProperties(props);
+  std::string encodedProps;
+  appendProperties(encodedProps, props);
 
   store::MessageToStore m = reputMessage(rec, newTopic, queueId, encodedProps);
   m.reconsumeTimes = rec.reconsumeTimes + 1;
@@ -100,8 +107,8 @@ Reply consumerSendMsgBack(BrokerContext& ctx, net::ConnectionPtr conn, RemotingC
     co_return failure(ResponseCode::SYSTEM_ERROR, std::string(store::toString(res.status)) + " " + res.error);
   }
   // Java's incSendBackNums(group, the message's original topic (RETRY_TOPIC) or its topic).
-  const std::string* origin = findProperty(props, prop::RETRY_TOPIC);
-  putStats().sentBack(origin ? std::string_view(*origin) : rec.topic, *group);
+  auto origin = props.get(prop::RETRY_TOPIC);
+  putStats().sentBack(origin ? *origin : rec.topic, *group);
   co_return success();
 }
 

@@ -58,7 +58,6 @@ std::optional<RemotingCommand> SendProcessor::checkRetryTopic(const SendHeader& 
   // Too many redeliveries: dead-letter queue, queue 0, no delay.
   target.topic = topics::dlqTopic(group);
   target.queueId = 0;
-  target.toDlq = true;
   ctx_.topics.createTopicInSendMessageBackMethod(target.topic, 1, perm::READ | perm::WRITE, 0);
   return std::nullopt;
 }
@@ -132,7 +131,9 @@ asio::awaitable<std::optional<RemotingCommand>> SendProcessor::handle(net::Conne
   if (auto err = resolveTarget(h, target)) co_return std::move(*err);
 
   thread_local std::string props;  // reused buffer: no allocation per message once warmed up
-  bool waitStore = buildStoredProperties(h.properties, cfg.brokerClusterName, target.toDlq, props);
+  std::optional<std::string_view> wait;
+  bool waitStore = h.batch ? buildBatchProperties(h.properties, cfg.brokerClusterName, props)
+                           : buildStoredProperties(h.properties, cfg.brokerClusterName, props, wait);
   const bool half = tx::isHalfMessage(props);
   if (half && (cfg.rejectTransactionMessage || h.batch || !ctx_.transactions)) {
     co_return sendResponse(cfg, ResponseCode::NO_PERMISSION,
@@ -156,6 +157,7 @@ asio::awaitable<std::optional<RemotingCommand>> SendProcessor::handle(net::Conne
     m.bornTimestamp = h.bornTimestamp;
     m.bornHost = born;
     m.reconsumeTimes = h.reconsumeTimes;
+    m.waitProperty = wait;
     res = half ? ctx_.transactions->prepare(m) : ctx_.store.append(m);
   }
   if (!res.ok()) {

@@ -1,7 +1,8 @@
 #pragma once
 // SendProcessor: SEND_MESSAGE (10), SEND_MESSAGE_V2 (310), SEND_BATCH_MESSAGE (320) — PROTOCOL.md
 // §8.2. Checks, topic auto-creation, retry/DLQ redirection, record building (born host = peer,
-// CLUSTER added, WAIT stripped), append into the store, then co_await of the durability
+// the properties string as Java 4.9.8 stores it: CLUSTER added, WAIT stripped from single
+// messages and kept in batch headers, HashMap order — delivery/stored_message.h), append into the store, then co_await of the durability
 // (SYNC_FLUSH group commit, SYNC_MASTER replication) without blocking the connection: other
 // requests of the same connection run while a send waits.
 // Threads: handle() runs on the connection's network thread; append() is a short critical
@@ -34,7 +35,6 @@ class SendProcessor {
     std::string topic;
     int32_t queueId = 0;
     int32_t sysFlag = 0;
-    bool toDlq = false;
   };
   std::optional<net::RemotingCommand> resolveTarget(const SendHeader& h, Target& target);
 

@@ -11,6 +11,7 @@
 #include "roles/broker/processors/admin_support.h"
 #include "roles/broker/stats/broker_runtime_info.h"
 #include "roles/broker/stats/broker_stats.h"
+#include "roles/broker/metadata/subscription_group_manager.h"
 #include "roles/broker/stats/group_lag.h"
 #include "roles/broker/clients/client_manager.h"
 #include "roles/broker/metadata/consumer_offset_manager.h"
@@ -42,7 +43,9 @@ Reply topicStats(BrokerContext& ctx, RemotingCommand cmd) {
   co_return success(w.take());
 }
 
-// One ConsumeStats object for (group, topics); returns the summed lag.
+// One ConsumeStats object for (group, topics); returns Java's ConsumeStats.computeTotalDiff(): the
+// sum of brokerOffset - consumerOffset, negative for a committed offset past a queue's end (the
+// per-queue lag shown elsewhere, common/consumer_lag.h, is clamped at 0).
 int64_t writeConsumeStats(BrokerContext& ctx, json::Writer& w, const std::string& group,
                           const std::set<std::string>& topicSet) {
   int64_t diff = 0;
@@ -51,7 +54,7 @@ int64_t writeConsumeStats(BrokerContext& ctx, json::Writer& w, const std::string
   w.beginObject().key("consumeTps").value(tps).key("offsetTable").beginObject();
   for (const auto& lag : groupLag(ctx, group, topicSet)) {
     int64_t last = lag.consumerOffset > 0 ? ctx.store.messageStoreTime(lag.topic, lag.queueId, lag.consumerOffset - 1) : 0;
-    diff += lag.diff();
+    diff += lag.brokerOffset - lag.consumerOffset;
     w.rawKey(mqJson(lag.topic, ctx.config.brokerName, lag.queueId));
     w.beginObject().key("brokerOffset").value(lag.brokerOffset).key("consumerOffset").value(lag.consumerOffset)
         .key("lastTimestamp").value(std::max<int64_t>(last, 0)).endObject();
@@ -68,24 +71,22 @@ Reply consumeStats(BrokerContext& ctx, RemotingCommand cmd) {
   co_return success(w.take());
 }
 
+// Java 4.9.8 fetchAllConsumeStatsInBroker: every subscription group (online or not) with one entry,
+// holding a ConsumeStats per topic it committed offsets for (minus topics an online group does not
+// subscribe to; with isOrder only ordered topics); totalDiff sums the raw differences.
 Reply brokerConsumeStats(BrokerContext& ctx, RemotingCommand cmd) {
   bool isOrder = optBool(cmd, "isOrder", false);
   int64_t totalDiff = 0;
   json::Writer w;
   w.beginObject().key("brokerAddr").value(ctx.config.brokerAddr()).key("consumeStatsList").beginArray();
-  for (auto& group : ctx.clients.consumerGroups()) {
-    auto info = ctx.clients.consumerGroup(group);
-    if (!info) continue;
-    std::vector<std::string> topicList;
-    for (auto& [topic, _] : info->subscriptions) {
-      auto config = ctx.topics.find(topic);
-      if (!config || config->order != isOrder) continue;
-      if (topics::isRetryTopic(topic)) continue;
-      topicList.push_back(topic);
-    }
-    if (topicList.empty()) continue;
+  for (const auto& groupConfig : ctx.groups.all()) {
+    const std::string& group = groupConfig.groupName;
     w.beginObject().key(group).beginArray();
-    for (auto& topic : topicList) totalDiff += writeConsumeStats(ctx, w, group, {topic});
+    for (auto& topic : consumeStatsTopics(ctx, group, "")) {
+      auto config = ctx.topics.find(topic);
+      if (!config || (isOrder && !config->order)) continue;
+      totalDiff += writeConsumeStats(ctx, w, group, {topic});
+    }
     w.endArray().endObject();
   }
   w.endArray().key("totalDiff").value(totalDiff).endObject();

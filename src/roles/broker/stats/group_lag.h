@@ -19,7 +19,7 @@ struct QueueLag {
   int queueId = 0;
   int64_t brokerOffset = 0;
   int64_t consumerOffset = 0;
-  int64_t diff() const { return queueLag(brokerOffset, consumerOffset); }
+  int64_t diff() const { return queueLag(brokerOffset, consumerOffset); }  // clamped at 0
 };
 
 // Every write queue of each topic (topics unknown to the broker are skipped).

@@ -24,11 +24,19 @@ bool isHalfMessage(std::string_view storedProperties) {
 }
 
 void toHalfMessage(store::MessageToStore& m, std::string& propsBuf) {
-  Properties props = decodeProperties(m.properties);
-  setProperty(props, prop::REAL_TOPIC, m.topic);
-  setProperty(props, prop::REAL_QID, std::to_string(m.queueId));
-  propsBuf = encodeProperties(props);
+  // TransactionalMessageBridge.parseHalfMessageInner: the string written from the message's map
+  // (WAIT back in) after REAL_TOPIC / REAL_QID were put, in HashMap order.
+  JavaStringMap props;
+  putEncodedProperties(props, m.properties);
+  if (m.waitProperty) props.put(prop::WAIT, *m.waitProperty);
+  std::string realQid = std::to_string(m.queueId);
+  props.put(prop::REAL_TOPIC, m.topic);
+  props.put(prop::REAL_QID, realQid);
+  std::string encoded;
+  appendProperties(encoded, props);
+  propsBuf = std::move(encoded);
   m.properties = propsBuf;
+  m.waitProperty.reset();  // it may view the old string; the half's string holds WAIT now
   m.sysFlag = sysflag::resetTransaction(m.sysFlag, sysflag::TRANSACTION_NOT_TYPE);
   m.topic = topics::TRANS_HALF_TOPIC;
   m.queueId = 0;
