@@ -94,7 +94,8 @@ void Producer::shutdown() {
     for (const auto& addr : self->instance_->brokerAddrs(true))
     {
       auto cmd = makeUnregisterClient(self->instance_->clientId(), self->options_.group, std::string());
-      co_await self->instance_->invoke(addr, std::move(cmd), std::chrono::milliseconds(1000));
+      const std::chrono::milliseconds timeout(1000);
+      co_await self->instance_->invoke(addr, std::move(cmd), timeout);
     }
   }(this));
   instance_->shutdown();
