@@ -297,3 +297,61 @@ TEST_CASE("rmqadmin maintenance and send-time verbs: cleanExpiredCQ, cleanUnused
   // clusterRT 3 + 2, sendMsgStatus a warm-up send + 2
   CHECK(eventually([&] { return maxOffsets() == before + 3 + 2 + 1 + 2; }, std::chrono::seconds(10)));
 }
+
+TEST_CASE("rmqadmin export verbs: exportMetadata, exportConfigs") {
+  DevNode node;
+  REQUIRE(node.start());
+  std::string topic = uniqueName("ExportTopic");
+  std::string group = uniqueName("ExportCG");
+  REQUIRE(node.createTopic(topic, 3));
+  REQUIRE(admin(node, "updateSubGroup", {"-b", node.brokerAddr, "-g", group, "-q", "2"}).exitCode == 0);
+  REQUIRE(admin(node, "updateSubGroup", {"-b", node.brokerAddr, "-g", "TOOLS_CONSUMER"}).exitCode == 0);
+  std::string dir = node.proc.path("export");
+  auto parseFile = [&](const std::string& name) {
+    rapidjson::Document doc;
+    std::string text = node.proc.readFile("export/" + name);
+    REQUIRE_MESSAGE(json::parse(text, doc).ok(), ("not JSON: " + text));
+    REQUIRE(doc.IsObject());
+    return doc;
+  };
+
+  // A cluster: user topics and groups of its masters, no system topic or group, no %RETRY%.
+  auto all = admin(node, "exportMetadata", {"-c", "DefaultCluster", "-f", dir});
+  REQUIRE_MESSAGE(all.exitCode == 0, (describe(all)));
+  CHECK(all.out == "export " + dir + "/metadata.json success\n");
+  auto meta = parseFile("metadata.json");
+  CHECK(meta["exportTime"].IsInt64());
+  auto& topics = meta["topicConfigTable"];
+  REQUIRE(topics.HasMember(topic.c_str()));
+  CHECK(topics[topic.c_str()]["writeQueueNums"].GetInt() == 3);
+  CHECK(topics[topic.c_str()]["perm"].GetInt() == 6);
+  CHECK(!topics.HasMember("TBW102"));  // a system topic of the broker
+  CHECK(!topics.HasMember("broker-a"));
+  for (auto& m : topics.GetObject()) CHECK(std::string(m.name.GetString()).rfind("%RETRY%", 0) != 0);
+  auto& groups = meta["subscriptionGroupTable"];
+  REQUIRE(groups.HasMember(group.c_str()));
+  CHECK(groups[group.c_str()]["retryQueueNums"].GetInt() == 2);
+  CHECK(!groups.HasMember("TOOLS_CONSUMER"));
+
+  // One broker: topics (-t) or groups (-g) only.
+  auto onlyTopics = admin(node, "exportMetadata", {"-b", node.brokerAddr, "-t", "-f", dir});
+  REQUIRE_MESSAGE(onlyTopics.exitCode == 0, (describe(onlyTopics)));
+  CHECK(onlyTopics.out == "export " + dir + "/topic.json success\n");
+  auto topicFile = parseFile("topic.json");
+  CHECK(topicFile["topicConfigTable"].HasMember(topic.c_str()));
+  CHECK(!topicFile.HasMember("subscriptionGroupTable"));
+  REQUIRE(admin(node, "exportMetadata", {"-b", node.brokerAddr, "-g", "-f", dir}).exitCode == 0);
+  CHECK(parseFile("subscriptionGroup.json")["subscriptionGroupTable"].HasMember(group.c_str()));
+  CHECK(admin(node, "exportMetadata", {"-f", dir}).exitCode == 2);  // neither -b nor -c
+
+  auto configs = admin(node, "exportConfigs", {"-c", "DefaultCluster", "-f", dir});
+  REQUIRE_MESSAGE(configs.exitCode == 0, (describe(configs)));
+  CHECK(configs.out == "export " + dir + "/configs.json success\n");
+  auto cfg = parseFile("configs.json");
+  CHECK(std::string(cfg["brokerConfigs"]["broker-a"]["brokerClusterName"].GetString()) == "DefaultCluster");
+  CHECK(std::string(cfg["brokerConfigs"]["broker-a"]["brokerRole"].GetString()) == "ASYNC_MASTER");
+  CHECK(cfg["clusterScale"]["masterBrokerSize"].GetInt() == 1);
+  CHECK(cfg["clusterScale"]["slaveBrokerSize"].GetInt() == 0);
+  CHECK(cfg["clusterScale"]["namesrvSize"].GetInt() == 1);
+  CHECK(admin(node, "exportConfigs", {"-c", "NoSuchCluster", "-f", dir}).exitCode == 1);
+}

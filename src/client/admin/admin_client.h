@@ -171,6 +171,13 @@ class AdminClient {
   asio::awaitable<Result<void>> asyncCleanExpiredConsumeQueue(std::string brokerAddr);
   asio::awaitable<Result<void>> asyncCleanUnusedTopic(std::string brokerAddr);
   asio::awaitable<Result<void>> asyncDeleteExpiredCommitLog(std::string brokerAddr);
+  // GET_ALL_SUBSCRIPTIONGROUP_CONFIG: every group the broker keeps, by name.
+  asio::awaitable<Result<std::vector<SubscriptionGroupConfig>>> asyncSubscriptionGroups(std::string brokerAddr);
+  // The same less RocketMQ's system groups (DefaultMQAdminExt.getUserSubscriptionGroup).
+  asio::awaitable<Result<std::vector<SubscriptionGroupConfig>>> asyncUserSubscriptionGroups(std::string brokerAddr);
+  // GET_ALL_TOPIC_CONFIG less the broker's system topics (GET_SYSTEM_TOPIC_LIST_FROM_BROKER) and,
+  // unless withRetryDlq, %RETRY% / %DLQ% topics (DefaultMQAdminExt.getUserTopicConfig); by name.
+  asio::awaitable<Result<std::vector<TopicConfigSpec>>> asyncUserTopicConfigs(std::string brokerAddr, bool withRetryDlq);
   // The group's config on one broker (GET_ALL_SUBSCRIPTIONGROUP_CONFIG, as examineSubscriptionGroupConfig);
   // nullopt when that broker does not know the group.
   asio::awaitable<Result<std::optional<SubscriptionGroupConfig>>> asyncSubscriptionGroupConfig(std::string brokerAddr,

@@ -10,6 +10,34 @@
 
 namespace rmq::client {
 
+namespace {
+
+// MixAll.isSysConsumerGroup and DefaultMQAdminExtImpl's SYSTEM_GROUP_SET.
+bool isSystemGroup(const std::string& group) {
+  static const char* const kSystemGroups[] = {
+      "DEFAULT_CONSUMER",   "DEFAULT_PRODUCER",  "TOOLS_CONSUMER",     "FILTERSRV_CONSUMER",
+      "__MONITOR_CONSUMER", "CLIENT_INNER_PRODUCER", "SELF_TEST_P_GROUP", "SELF_TEST_C_GROUP",
+      "CID_ONS-HTTP-PROXY", "CID_ONSAPI_PERMISSION", "CID_ONSAPI_OWNER", "CID_ONSAPI_PULL"};
+  if (group.rfind("CID_RMQ_SYS_", 0) == 0) return true;
+  for (const char* g : kSystemGroups)
+    if (group == g) return true;
+  return false;
+}
+
+TopicConfigSpec parseTopicConfig(const rapidjson::Value& v, const std::string& name) {
+  TopicConfigSpec t;
+  t.topicName = std::string(json::getString(v, "topicName").value_or(name));
+  t.readQueueNums = static_cast<int32_t>(json::getInt64(v, "readQueueNums").value_or(t.readQueueNums));
+  t.writeQueueNums = static_cast<int32_t>(json::getInt64(v, "writeQueueNums").value_or(t.writeQueueNums));
+  t.perm = static_cast<int32_t>(json::getInt64(v, "perm").value_or(t.perm));
+  t.topicFilterType = std::string(json::getString(v, "topicFilterType").value_or(t.topicFilterType));
+  t.topicSysFlag = static_cast<int32_t>(json::getInt64(v, "topicSysFlag").value_or(0));
+  t.order = v.HasMember("order") && v["order"].IsBool() && v["order"].GetBool();
+  return t;
+}
+
+}  // namespace
+
 asio::awaitable<Result<BrokerConsumeStats>> AdminClient::asyncBrokerConsumeStats(std::string brokerAddr, bool isOrder,
                                                                                  std::chrono::milliseconds timeout) {
   auto cmd = net::RemotingCommand::request(RequestCode::GET_BROKER_CONSUME_STATS);
@@ -87,19 +115,61 @@ asio::awaitable<Result<void>> AdminClient::asyncDeleteExpiredCommitLog(std::stri
   co_return co_await callCode(std::move(brokerAddr), RequestCode::DELETE_EXPIRED_COMMITLOG);
 }
 
-asio::awaitable<Result<std::optional<SubscriptionGroupConfig>>> AdminClient::asyncSubscriptionGroupConfig(
-    std::string brokerAddr, std::string group) {
+asio::awaitable<Result<std::vector<SubscriptionGroupConfig>>> AdminClient::asyncSubscriptionGroups(
+    std::string brokerAddr) {
   auto cmd = net::RemotingCommand::request(RequestCode::GET_ALL_SUBSCRIPTIONGROUP_CONFIG);
   auto resp = co_await callOk(brokerAddr, std::move(cmd));
   if (!resp) co_return resp.error();
   rapidjson::Document doc;
   if (auto r = json::parse(resp->body, doc); !r) co_return r.error();
-  std::optional<SubscriptionGroupConfig> out;
-  if (doc.IsObject() && doc.HasMember("subscriptionGroupTable") && doc["subscriptionGroupTable"].IsObject()) {
-    auto& table = doc["subscriptionGroupTable"];
-    auto it = table.FindMember(rapidjson::StringRef(group.data(), group.size()));
-    if (it != table.MemberEnd() && it->value.IsObject()) out = SubscriptionGroupConfig::fromJsonValue(it->value, group);
+  std::vector<SubscriptionGroupConfig> out;
+  if (doc.IsObject() && doc.HasMember("subscriptionGroupTable") && doc["subscriptionGroupTable"].IsObject())
+    for (auto& m : doc["subscriptionGroupTable"].GetObject())
+      if (m.value.IsObject()) out.push_back(SubscriptionGroupConfig::fromJsonValue(m.value, json::keyView(m.name)));
+  std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.groupName < b.groupName; });
+  co_return out;
+}
+
+asio::awaitable<Result<std::vector<SubscriptionGroupConfig>>> AdminClient::asyncUserSubscriptionGroups(
+    std::string brokerAddr) {
+  auto groups = co_await asyncSubscriptionGroups(std::move(brokerAddr));
+  if (!groups) co_return groups.error();
+  std::erase_if(*groups, [](const SubscriptionGroupConfig& g) { return isSystemGroup(g.groupName); });
+  co_return groups;
+}
+
+asio::awaitable<Result<std::vector<TopicConfigSpec>>> AdminClient::asyncUserTopicConfigs(std::string brokerAddr,
+                                                                                         bool withRetryDlq) {
+  auto all = net::RemotingCommand::request(RequestCode::GET_ALL_TOPIC_CONFIG);
+  auto resp = co_await callOk(brokerAddr, std::move(all));
+  if (!resp) co_return resp.error();
+  auto system = net::RemotingCommand::request(RequestCode::GET_SYSTEM_TOPIC_LIST_FROM_BROKER);
+  auto systemResp = co_await callOk(brokerAddr, std::move(system));
+  if (!systemResp) co_return systemResp.error();
+  auto systemTopics = parseTopicList(systemResp->body);
+  if (!systemTopics) co_return systemTopics.error();
+  rapidjson::Document doc;
+  if (auto r = json::parse(resp->body, doc); !r) co_return r.error();
+  std::vector<TopicConfigSpec> out;
+  if (!doc.IsObject() || !doc.HasMember("topicConfigTable") || !doc["topicConfigTable"].IsObject()) co_return out;
+  for (auto& m : doc["topicConfigTable"].GetObject()) {
+    std::string name(json::keyView(m.name));
+    bool special = name.rfind("%RETRY%", 0) == 0 || name.rfind("%DLQ%", 0) == 0;
+    if (!m.value.IsObject() || (special && !withRetryDlq)) continue;
+    if (std::find(systemTopics->begin(), systemTopics->end(), name) != systemTopics->end()) continue;
+    out.push_back(parseTopicConfig(m.value, name));
   }
+  std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.topicName < b.topicName; });
+  co_return out;
+}
+
+asio::awaitable<Result<std::optional<SubscriptionGroupConfig>>> AdminClient::asyncSubscriptionGroupConfig(
+    std::string brokerAddr, std::string group) {
+  auto groups = co_await asyncSubscriptionGroups(std::move(brokerAddr));
+  if (!groups) co_return groups.error();
+  std::optional<SubscriptionGroupConfig> out;
+  for (auto& g : *groups)
+    if (g.groupName == group) out = g;
   co_return out;
 }
 
