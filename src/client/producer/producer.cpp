@@ -166,12 +166,15 @@ asio::awaitable<Result<std::vector<MessageQueue>>> Producer::asyncFetchPublishQu
   // A cached route without a writable queue (its master was down at the last refresh) is fetched
   // again at once, as Java's tryToFindTopicPublishInfo does for a route that is not ok().
   if (r && publishQueues(topic, *r).empty()) r = co_await instance_->route(topic, true);
+  const Error noRoute = makeError(ResponseCode::TOPIC_NOT_EXIST, "No route info of this topic: " + topic);
   if (r) {
     auto queues = publishQueues(topic, *r);
     if (!queues.empty()) co_return queues;
-  } else if (r.error().code != ResponseCode::TOPIC_NOT_EXIST) {
-    co_return r.error();
+    // A known route without a writable queue (read-only perm, wipeWritePerm, master down) fails
+    // the send, as Java's (haveTopicRouterInfo): only an unknown topic uses the default topic.
+    co_return noRoute;
   }
+  if (r.error().code != ResponseCode::TOPIC_NOT_EXIST) co_return r.error();
   // Unknown topic: send through the default topic's brokers, which auto-create it (§7.6).
   auto d = co_await instance_->route(options_.createTopicKey);
   if (d) {
@@ -183,7 +186,7 @@ asio::awaitable<Result<std::vector<MessageQueue>>> Producer::asyncFetchPublishQu
     auto queues = publishQueues(topic, route);
     if (!queues.empty()) co_return queues;
   }
-  co_return makeError(ResponseCode::TOPIC_NOT_EXIST, "No route info of this topic: " + topic);
+  co_return noRoute;
 }
 
 asio::awaitable<Result<SendResult>> Producer::sendTo(const Prepared& p, const MessageQueue& mq, Mode mode,
