@@ -211,6 +211,7 @@ TEST_CASE("rmqadmin offset and queue verbs: brokerConsumeStats, cloneGroupOffset
     copiedTotal += *dst;
   }
   CHECK(copiedTotal == 10);
+
   reader->shutdown();
 
   // getConsumerConfig: the group's config block of broker-a.
@@ -246,6 +247,32 @@ TEST_CASE("rmqadmin offset and queue verbs: brokerConsumeStats, cloneGroupOffset
   CHECK(admin(node, "allocateMQ", {"-t", topic, "-i", "cidA"}).out ==
         "{\"result\":{\"cidA\":[{\"brokerName\":\"broker-a\",\"queueId\":0,\"topic\":\"" + topic +
             "\"},{\"brokerName\":\"broker-a\",\"queueId\":1,\"topic\":\"" + topic + "\"}]}}\n");
+
+  // skipAccumulatedMessage with the consumer gone: the offsets move to the queues' max offsets
+  // (set directly, as mqadmin's resetOffsetByTimestampOld does for an offline group).
+  auto more = startProducer(producerOptions(node));
+  sendBodies(*more, topic, "late-", 3);
+  more->shutdown();
+  REQUIRE(eventually([&] {
+    int64_t max = 0;
+    for (auto& row : rows(adminJson(node, "topicStatus", {"-t", topic}), "queues").GetArray()) max += num(row, "#Max Offset");
+    return max == 13;
+  }, std::chrono::seconds(10)));
+  auto skip = adminJson(node, "skipAccumulatedMessage", {"-g", group, "-t", topic});
+  int64_t skippedTo = 0;
+  for (auto& row : rows(skip, "offsets").GetArray()) skippedTo += num(row, "#offset");
+  CHECK(skippedTo == 13);
+  int64_t committed = 0;
+  reader->shutdown();
+  reader = adminClientOf(node);
+  for (int q = 0; q < 2; ++q) {
+    const client::MessageQueue mq{topic, "broker-a", q};  // named: no braced temporary into a coroutine (GCC 12)
+    auto off = reader->run(client::queryConsumerOffset(reader->instance(), group, mq));
+    REQUIRE(off);
+    committed += *off;
+  }
+  CHECK(committed == 13);
+  reader->shutdown();
 }
 
 TEST_CASE("rmqadmin maintenance and send-time verbs: cleanExpiredCQ, cleanUnusedTopic, deleteExpiredCommitLog, "

@@ -213,6 +213,8 @@ class AdminClient {
   asio::awaitable<Result<std::vector<std::string>>> asyncTopicConsumeByWho(std::string topic);
   // INVOKE_BROKER_TO_RESET_OFFSET on every broker of `topic` (online consumers are told by the
   // broker); with no consumer online the offsets are set directly, as mqadmin does. Returns them.
+  // timestampMs kSkipToMaxOffset (-1) moves to each queue's max offset (skipAccumulatedMessage).
+  static constexpr int64_t kSkipToMaxOffset = -1;
   asio::awaitable<Result<std::map<MessageQueue, int64_t>>> asyncResetOffsetByTime(std::string group, std::string topic,
                                                                                   int64_t timestampMs, bool force = true);
 

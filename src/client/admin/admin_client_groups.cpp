@@ -262,7 +262,9 @@ asio::awaitable<Result<std::map<MessageQueue, int64_t>>> AdminClient::resetOffse
     if (!offline) co_return resp.error();
     for (const auto& mq : subscribeQueues(topic, route)) {
       if (mq.brokerName != broker.brokerName) continue;
-      auto offset = co_await searchOffset(*instance_, mq, timestampMs);
+      Result<int64_t> offset = int64_t{0};
+      if (timestampMs == kSkipToMaxOffset) offset = co_await queueOffsetQuery(*instance_, RequestCode::GET_MAX_OFFSET, mq);
+      else offset = co_await searchOffset(*instance_, mq, timestampMs);
       if (!offset) co_return offset.error();
       auto updated = co_await updateConsumerOffset(*instance_, group, mq, *offset, false);
       if (!updated) co_return updated.error();

@@ -1,5 +1,5 @@
 // Group and client verbs: updateSubGroup, deleteSubGroup, getConsumerConfig, consumerProgress,
-// consumerConnection, producerConnection, resetOffsetByTime, cloneGroupOffset.
+// consumerConnection, producerConnection, resetOffsetByTime, skipAccumulatedMessage, cloneGroupOffset.
 #include <algorithm>
 #include <climits>
 
@@ -168,6 +168,18 @@ int producerConnection(VerbContext& ctx) {
   return 0;
 }
 
+// The reset of resetOffsetByTime / skipAccumulatedMessage: `heading` (if any), then the new offsets.
+int resetOffsets(VerbContext& ctx, const std::string& group, const std::string& topic, int64_t timestampMs, bool force,
+                 const std::string& heading) {
+  auto& admin = ctx.admin();
+  auto offsets = admin.run(admin.asyncResetOffsetByTime(group, topic, timestampMs, force));
+  if (!offsets) return ctx.fail(offsets.error());
+  if (!heading.empty()) ctx.report.line(heading);
+  auto& t = ctx.report.table("offsets", {"#brokerName", "#queueId", "#offset"});
+  for (auto& [mq, off] : *offsets) t.add({mq.brokerName, mq.queueId, off});
+  return 0;
+}
+
 int resetOffsetByTime(VerbContext& ctx) {
   std::string group = ctx.required({"g", "group"});
   std::string topic = ctx.required({"t", "topic"});
@@ -176,13 +188,17 @@ int resetOffsetByTime(VerbContext& ctx) {
   auto ts = parseTimestamp(when);
   if (!when.empty() && !ts) ctx.usageError("-s expects now, epoch millis or yyyy-MM-dd#HH:mm:ss:SSS, got '" + when + "'");
   if (ctx.badUsage()) return 2;
-  auto& admin = ctx.admin();
-  auto offsets = admin.run(admin.asyncResetOffsetByTime(group, topic, *ts, force));
-  if (!offsets) return ctx.fail(offsets.error());
-  ctx.report.line(fmt::format("reset consumer offset of [{}] on topic [{}] to {}:", group, topic, formatTimestamp(*ts)));
-  auto& t = ctx.report.table("offsets", {"#brokerName", "#queueId", "#offset"});
-  for (auto& [mq, off] : *offsets) t.add({mq.brokerName, mq.queueId, off});
-  return 0;
+  std::string heading = fmt::format("reset consumer offset of [{}] on topic [{}] to {}:", group, topic, formatTimestamp(*ts));
+  return resetOffsets(ctx, group, topic, *ts, force, heading);
+}
+
+// mqadmin skipAccumulatedMessage: every queue's consumer offset moved to its max offset.
+int skipAccumulatedMessage(VerbContext& ctx) {
+  std::string group = ctx.required({"g", "group"});
+  std::string topic = ctx.required({"t", "topic"});
+  bool force = boolOption(ctx, {"f", "force"}, true);
+  if (ctx.badUsage()) return 2;
+  return resetOffsets(ctx, group, topic, client::AdminClient::kSkipToMaxOffset, force, {});
 }
 
 // mqadmin cloneGroupOffset: srcGroup's committed offsets of -t written as destGroup's.
@@ -243,6 +259,11 @@ VerbRegistrar r7({"cloneGroupOffset", "clone offset from other group.",
                    {"-t, --topic <topic>", "set the topic (required)"},
                    {"-o, --offline <bool>", "the group or the topic is offline (accepted, unused: as mqadmin)", kBool}},
                   &cloneGroupOffset});
+VerbRegistrar r9({"skipAccumulatedMessage", "Skip all messages that are accumulated (not consumed) currently",
+                  {{"-g, --group <group>", "set the consumer group (required)"},
+                   {"-t, --topic <topic>", "set the topic (required)"},
+                   {"-f, --force <bool>", "set the force rollback by timestamp switch[true|false] (default true)", kBool}},
+                  &skipAccumulatedMessage});
 VerbRegistrar r8({"getConsumerConfig", "Get consumer config by subscription group name!",
                   {{"-g, --groupName <group>", "subscription group name (required)"}}, &getConsumerConfig});
 
