@@ -111,7 +111,8 @@ asio::awaitable<Result<void>> sendMessageBack(ClientInstance& inst, const std::s
   auto cmd = makeSendBack(msg.commitLogOffset, group, delayLevel, originId ? *originId : msg.offsetMsgId(), msg.topic,
                           maxReconsumeTimes);
   cmd.extFields.set("bname", brokerName);
-  auto resp = co_await inst.invoke(addr, std::move(cmd), std::chrono::milliseconds(5000));
+  const std::chrono::milliseconds timeout(5000);
+  auto resp = co_await inst.invoke(addr, std::move(cmd), timeout);
   if (!resp) co_return resp.error();
   if (resp->code != ResponseCode::SUCCESS) co_return responseError(*resp);
   co_return Result<void>{};

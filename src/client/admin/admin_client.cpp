@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <set>
+
 #include "client/request_headers.h"
 #include "common/json.h"
 #include "common/request_code.h"
@@ -39,6 +42,21 @@ asio::awaitable<std::vector<Result<net::RemotingCommand>>> AdminClient::callEach
   std::vector<asio::awaitable<Result<net::RemotingCommand>>> calls;
   for (const auto& addr : addrs) calls.push_back(callOk(addr, cmd, timeout));
   co_return co_await net::whenAll(std::move(calls), timeout);
+}
+
+asio::awaitable<std::vector<NodeAnswer<net::RemotingCommand>>> AdminClient::askEach(std::vector<std::string> addrs,
+                                                                                      net::RemotingCommand cmd) {
+  std::vector<std::string> asked = addrs;
+  auto answers = co_await callEach(std::move(asked), std::move(cmd));
+  std::vector<NodeAnswer<net::RemotingCommand>> out;
+  for (size_t i = 0; i < addrs.size(); ++i) out.push_back({addrs[i], std::move(answers[i])});
+  co_return out;
+}
+
+asio::awaitable<Result<void>> AdminClient::callCode(std::string addr, int requestCode) {
+  auto r = co_await callOk(std::move(addr), net::RemotingCommand::request(requestCode));
+  if (!r) co_return r.error();
+  co_return Result<void>{};
 }
 
 asio::awaitable<Result<net::RemotingCommand>> AdminClient::namesrvOk(net::RemotingCommand cmd) {
@@ -116,6 +134,34 @@ asio::awaitable<Result<std::vector<std::string>>> AdminClient::asyncMasterAddrs(
   }
   if (out.empty()) co_return makeError(ResponseCode::SYSTEM_ERROR, "no master broker in cluster " + cluster);
   co_return out;
+}
+
+asio::awaitable<Result<std::vector<std::string>>> AdminClient::asyncBrokerAddrs(std::string cluster) {
+  auto info = co_await asyncClusterInfo();
+  if (!info) co_return info.error();
+  std::vector<std::string> out;
+  for (const auto& [clusterName, brokers] : info->clusterAddrTable) {
+    if (!cluster.empty() && clusterName != cluster) continue;
+    for (const auto& b : brokers) {
+      auto it = info->brokerAddrTable.find(b);
+      if (it == info->brokerAddrTable.end()) continue;
+      for (const auto& [id, addr] : it->second.brokerAddrs) out.push_back(addr);
+    }
+  }
+  if (out.empty()) co_return makeError(ResponseCode::SYSTEM_ERROR, "no broker in cluster " + cluster);
+  co_return out;
+}
+
+asio::awaitable<Result<std::vector<std::string>>> AdminClient::asyncTopicClusters(std::string topic) {
+  auto route = co_await instance_->route(topic, true);
+  if (!route) co_return route.error();
+  auto info = co_await asyncClusterInfo();
+  if (!info) co_return info.error();
+  std::set<std::string> clusters;
+  for (const auto& b : route->brokerDatas)
+    for (const auto& [cluster, names] : info->clusterAddrTable)
+      if (std::find(names.begin(), names.end(), b.brokerName) != names.end()) clusters.insert(cluster);
+  co_return std::vector<std::string>(clusters.begin(), clusters.end());
 }
 
 asio::awaitable<Result<void>> AdminClient::asyncCreateTopicOnBroker(std::string brokerAddr, TopicConfigSpec spec) {

@@ -22,6 +22,7 @@
 #include "common/message.h"
 #include "common/result.h"
 #include "common/subscription_group.h"
+#include "net/when_all.h"
 
 namespace rmq::client {
 
@@ -66,6 +67,42 @@ struct BrokerStatsData {
   int64_t sum24Hours() const;
 };
 
+// A group's stats on one broker, as GET_BROKER_CONSUME_STATS lists them (one entry per topic).
+struct GroupConsumeStats {
+  std::string group;
+  ConsumeStats stats;
+};
+struct BrokerConsumeStats {  // ConsumeStatsList
+  std::string brokerAddr;
+  std::vector<GroupConsumeStats> groups;
+  int64_t totalDiff = 0;
+};
+
+// QUERY_CONSUME_QUEUE answer (QueryConsumeQueueResponseBody).
+struct ConsumeQueueUnit {  // ConsumeQueueData
+  int64_t physicOffset = 0;
+  int32_t physicSize = 0;
+  int64_t tagsCode = 0;
+  std::string extendDataJson;  // "null" when absent, as Java prints it
+  std::string bitMap;
+  bool eval = false;
+  std::string msg;
+};
+struct ConsumeQueueView {
+  int64_t maxQueueIndex = 0;
+  int64_t minQueueIndex = 0;
+  std::vector<ConsumeQueueUnit> units;
+  std::optional<std::string> subscriptionJson;  // the group's SubscriptionData (JSON) when -g was given
+  std::optional<std::string> filterData;
+};
+
+// The answer of one node of a fan-out (name servers or brokers), in the order they were asked.
+template <class T>
+struct NodeAnswer {
+  std::string addr;
+  Result<T> result;
+};
+
 struct ConnectionInfo {
   std::string clientId;
   std::string clientAddr;
@@ -89,6 +126,15 @@ class AdminClient {
   ClientInstance& instance() { return *instance_; }
   template <class T>
   T run(asio::awaitable<T> task) { return instance_->runSync(std::move(task)); }
+  // Runs admin operations side by side (net::whenAll) under one deadline (0: 4 x rpcTimeout, room
+  // for an operation that makes a few calls in turn); answers in task order.
+  template <class T>
+  asio::awaitable<std::vector<Result<T>>> asyncAll(std::vector<asio::awaitable<Result<T>>> tasks,
+                                                   std::chrono::milliseconds deadline = {}) {
+    if (deadline.count() <= 0) deadline = instance_->config().rpcTimeout * 4;
+    co_return co_await net::whenAll(std::move(tasks), deadline);
+  }
+  std::vector<std::string> nameServers() const { return instance_->nameServers(); }
 
   // ---- name server ----
   asio::awaitable<Result<ClusterInfo>> asyncClusterInfo();
@@ -99,6 +145,15 @@ class AdminClient {
   asio::awaitable<Result<void>> asyncDeleteKvConfig(std::string ns, std::string key);
   asio::awaitable<Result<std::map<std::string, std::string>>> asyncKvList(std::string ns);
 
+  // ---- name server administration (admin_client_namesrv.cpp), every name server at once ----
+  // WIPE_WRITE_PERM_OF_BROKER (wipe) / ADD_WRITE_PERM_OF_BROKER: how many topics each name server changed.
+  asio::awaitable<std::vector<NodeAnswer<int64_t>>> asyncChangeWritePerm(std::string brokerName, bool wipe);
+  // GET_NAMESRV_CONFIG / UPDATE_NAMESRV_CONFIG on `addrs` (empty: every name server of the client).
+  asio::awaitable<std::vector<NodeAnswer<std::map<std::string, std::string>>>> asyncNamesrvConfig(
+      std::vector<std::string> addrs);
+  asio::awaitable<std::vector<NodeAnswer<void>>> asyncUpdateNamesrvConfig(std::map<std::string, std::string> kv,
+                                                                          std::vector<std::string> addrs);
+
   // ---- topics ----
   // On every master of `cluster` (or only on brokerAddr when given); order topics also get their
   // ORDER_TOPIC_CONFIG KV entry ("brokerName:writeQueueNums;...").
@@ -107,6 +162,8 @@ class AdminClient {
   asio::awaitable<Result<void>> asyncCreateTopicOnBroker(std::string brokerAddr, TopicConfigSpec spec);
   asio::awaitable<Result<void>> asyncDeleteTopic(std::string topic, std::string cluster);
   asio::awaitable<Result<std::vector<TopicOffset>>> asyncTopicStats(std::string topic);
+  // Clusters of the brokers serving `topic` (DefaultMQAdminExt.getTopicClusterList), sorted.
+  asio::awaitable<Result<std::vector<std::string>>> asyncTopicClusters(std::string topic);
 
   // ---- brokers ----
   asio::awaitable<Result<std::map<std::string, std::string>>> asyncBrokerRuntimeInfo(std::string brokerAddr);
@@ -117,6 +174,29 @@ class AdminClient {
   asio::awaitable<Result<void>> asyncUpdateBrokerConfig(std::string brokerAddr, std::map<std::string, std::string> kv);
   // Master addresses of a cluster (all clusters when empty).
   asio::awaitable<Result<std::vector<std::string>>> asyncMasterAddrs(std::string cluster);
+  // Every node (masters and slaves) of a cluster, all clusters when empty (ClusterInfo.retrieveAllAddrByCluster).
+  asio::awaitable<Result<std::vector<std::string>>> asyncBrokerAddrs(std::string cluster);
+
+  // ---- broker maintenance and views (admin_client_broker.cpp) ----
+  asio::awaitable<Result<BrokerConsumeStats>> asyncBrokerConsumeStats(std::string brokerAddr, bool isOrder,
+                                                                      std::chrono::milliseconds timeout);
+  asio::awaitable<Result<ConsumeQueueView>> asyncQueryConsumeQueue(std::string brokerAddr, std::string topic,
+                                                                   int32_t queueId, int64_t index, int32_t count,
+                                                                   std::string group);
+  asio::awaitable<Result<void>> asyncCleanExpiredConsumeQueue(std::string brokerAddr);
+  asio::awaitable<Result<void>> asyncCleanUnusedTopic(std::string brokerAddr);
+  asio::awaitable<Result<void>> asyncDeleteExpiredCommitLog(std::string brokerAddr);
+  // GET_ALL_SUBSCRIPTIONGROUP_CONFIG: every group the broker keeps, by name.
+  asio::awaitable<Result<std::vector<SubscriptionGroupConfig>>> asyncSubscriptionGroups(std::string brokerAddr);
+  // The same less RocketMQ's system groups (DefaultMQAdminExt.getUserSubscriptionGroup).
+  asio::awaitable<Result<std::vector<SubscriptionGroupConfig>>> asyncUserSubscriptionGroups(std::string brokerAddr);
+  // GET_ALL_TOPIC_CONFIG less the broker's system topics (GET_SYSTEM_TOPIC_LIST_FROM_BROKER) and,
+  // unless withRetryDlq, %RETRY% / %DLQ% topics (DefaultMQAdminExt.getUserTopicConfig); by name.
+  asio::awaitable<Result<std::vector<TopicConfigSpec>>> asyncUserTopicConfigs(std::string brokerAddr, bool withRetryDlq);
+  // The group's config on one broker (GET_ALL_SUBSCRIPTIONGROUP_CONFIG, as examineSubscriptionGroupConfig);
+  // nullopt when that broker does not know the group.
+  asio::awaitable<Result<std::optional<SubscriptionGroupConfig>>> asyncSubscriptionGroupConfig(std::string brokerAddr,
+                                                                                                std::string group);
 
   // ---- ACL (codes 50-54, admin_client_acl.cpp) ----
   // UPDATE_AND_CREATE_ACL_CONFIG: fields as mqadmin's updateAclConfig sends them (absent = not sent).
@@ -135,6 +215,11 @@ class AdminClient {
   // Over the brokers of %RETRY%<group> (and of `topic` when given); filtered to `topic` if set.
   asio::awaitable<Result<ConsumeStats>> asyncConsumeStats(std::string group, std::string topic = {});
   asio::awaitable<Result<ConsumerConnectionInfo>> asyncConsumerConnection(std::string group);
+  // mqadmin cloneGroupOffset: the committed offsets of srcGroup on `topic`'s queues written as
+  // destGroup's (UPDATE_CONSUMER_OFFSET, every queue at once); returns the offsets copied.
+  asio::awaitable<Result<std::map<MessageQueue, int64_t>>> asyncCloneGroupOffset(std::string srcGroup,
+                                                                                 std::string destGroup,
+                                                                                 std::string topic);
   // GET_PRODUCER_CONNECTION_LIST on each broker of `topic`'s route, merged (one entry per client id).
   // Brokers that do not know the group (or do not answer) are left out; an error only when none knows it.
   asio::awaitable<Result<std::vector<ConnectionInfo>>> asyncProducerConnection(std::string group, std::string topic);
@@ -143,6 +228,8 @@ class AdminClient {
   asio::awaitable<Result<std::vector<std::string>>> asyncTopicConsumeByWho(std::string topic);
   // INVOKE_BROKER_TO_RESET_OFFSET on every broker of `topic` (online consumers are told by the
   // broker); with no consumer online the offsets are set directly, as mqadmin does. Returns them.
+  // timestampMs kSkipToMaxOffset (-1) moves to each queue's max offset (skipAccumulatedMessage).
+  static constexpr int64_t kSkipToMaxOffset = -1;
   asio::awaitable<Result<std::map<MessageQueue, int64_t>>> asyncResetOffsetByTime(std::string group, std::string topic,
                                                                                   int64_t timestampMs, bool force = true);
 
@@ -176,9 +263,18 @@ class AdminClient {
                                                                                int64_t timestampMs, bool force,
                                                                                TopicRouteData route, BrokerData broker);
   asio::awaitable<Result<net::RemotingCommand>> namesrvOk(net::RemotingCommand cmd);
+  // callEach over `addrs`, answers paired with their address.
+  asio::awaitable<std::vector<NodeAnswer<net::RemotingCommand>>> askEach(std::vector<std::string> addrs,
+                                                                         net::RemotingCommand cmd);
+  // A request with no header fields whose answer must be SUCCESS.
+  asio::awaitable<Result<void>> callCode(std::string addr, int requestCode);
   std::shared_ptr<ClientInstance> instance_;
   PullFromWhichNode pullNodes_;  // queryMessageByOffset follows suggestWhichBrokerId like a pull consumer
 };
+
+// Parses one ConsumeStats JSON object ({"consumeTps":..,"offsetTable":{..}}) into `out` (entries
+// appended, TPS added); queues of other topics are left out when `topic` is not empty.
+void appendConsumeStats(const rapidjson::Value& doc, const std::string& topic, ConsumeStats& out);
 
 // Java properties text ("k=v" lines, '#' comments) <-> map; used by broker config get/update.
 std::map<std::string, std::string> parsePropertiesText(std::string_view text);

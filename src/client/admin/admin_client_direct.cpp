@@ -8,7 +8,8 @@
 namespace rmq::client {
 
 asio::awaitable<Result<std::string>> AdminClient::asyncConsumerRunningInfo(std::string group, std::string clientId) {
-  auto route = co_await instance_->route(retryTopic(group), true);
+  const std::string retry = retryTopic(group);
+  auto route = co_await instance_->route(retry, true);
   if (!route) co_return route.error();
   const std::string* addr = nullptr;
   for (const auto& b : route->brokerDatas)

@@ -51,7 +51,29 @@ SubscriptionData parseSubscription(const rapidjson::Value& v) {
   return s;
 }
 
+// updateConsumerOffset owning its arguments (it takes references): safe inside a whenAll fan-out,
+// whose tasks may outlive the caller when the deadline passes.
+asio::awaitable<Result<void>> commitOffset(std::shared_ptr<ClientInstance> inst, std::string group, MessageQueue mq,
+                                           int64_t offset) {
+  co_return co_await updateConsumerOffset(*inst, group, mq, offset, false);
+}
+
 }  // namespace
+
+void appendConsumeStats(const rapidjson::Value& doc, const std::string& topic, ConsumeStats& out) {
+  if (!doc.IsObject()) return;
+  if (doc.HasMember("consumeTps") && doc["consumeTps"].IsNumber()) out.consumeTps += doc["consumeTps"].GetDouble();
+  if (!doc.HasMember("offsetTable") || !doc["offsetTable"].IsObject()) return;
+  for (auto& m : doc["offsetTable"].GetObject()) {
+    auto key = json::parseMessageQueueKey(json::keyView(m.name));
+    if (!key || !m.value.IsObject()) continue;
+    if (!topic.empty() && key->topic != topic) continue;
+    out.offsets.push_back({{key->topic, key->brokerName, key->queueId},
+                           json::getInt64(m.value, "brokerOffset").value_or(0),
+                           json::getInt64(m.value, "consumerOffset").value_or(0),
+                           json::getInt64(m.value, "lastTimestamp").value_or(0)});
+  }
+}
 
 int64_t ConsumeStats::diffTotal() const {
   int64_t total = 0;
@@ -99,25 +121,32 @@ asio::awaitable<Result<ConsumeStats>> AdminClient::asyncConsumeStats(std::string
     if (!resp) co_return resp.error();
     rapidjson::Document doc;
     if (auto r = json::parse(resp->body, doc); !r) co_return r.error();
-    if (!doc.IsObject()) continue;
-    if (doc.HasMember("consumeTps") && doc["consumeTps"].IsNumber()) stats.consumeTps += doc["consumeTps"].GetDouble();
-    if (!doc.HasMember("offsetTable") || !doc["offsetTable"].IsObject()) continue;
-    for (auto& m : doc["offsetTable"].GetObject()) {
-      auto key = json::parseMessageQueueKey(json::keyView(m.name));
-      if (!key || !m.value.IsObject()) continue;
-      if (!topic.empty() && key->topic != topic) continue;
-      stats.offsets.push_back({{key->topic, key->brokerName, key->queueId},
-                               json::getInt64(m.value, "brokerOffset").value_or(0),
-                               json::getInt64(m.value, "consumerOffset").value_or(0),
-                               json::getInt64(m.value, "lastTimestamp").value_or(0)});
-    }
+    appendConsumeStats(doc, topic, stats);
   }
   std::sort(stats.offsets.begin(), stats.offsets.end(), [](auto& a, auto& b) { return a.queue < b.queue; });
   co_return stats;
 }
 
+asio::awaitable<Result<std::map<MessageQueue, int64_t>>> AdminClient::asyncCloneGroupOffset(std::string srcGroup,
+                                                                                              std::string destGroup,
+                                                                                              std::string topic) {
+  auto stats = co_await asyncConsumeStats(srcGroup, topic);
+  if (!stats) co_return stats.error();
+  std::map<MessageQueue, int64_t> copied;
+  std::vector<asio::awaitable<Result<void>>> updates;
+  for (const auto& e : stats->offsets) {
+    if (e.consumerOffset < 0) continue;  // the source never committed this queue
+    copied[e.queue] = e.consumerOffset;
+    updates.push_back(commitOffset(instance_, destGroup, e.queue, e.consumerOffset));
+  }
+  auto answers = co_await asyncAll(std::move(updates));
+  if (auto e = net::firstError(answers)) co_return *e;
+  co_return copied;
+}
+
 asio::awaitable<Result<ConsumerConnectionInfo>> AdminClient::asyncConsumerConnection(std::string group) {
-  auto route = co_await instance_->route(retryTopic(group), true);
+  const std::string retry = retryTopic(group);
+  auto route = co_await instance_->route(retry, true);
   if (!route) co_return route.error();
   auto addrs = nodeAddrsOf(*route);
   if (addrs.empty()) co_return makeError(ResponseCode::CONSUMER_NOT_ONLINE, "the consumer group is not online");
@@ -233,7 +262,9 @@ asio::awaitable<Result<std::map<MessageQueue, int64_t>>> AdminClient::resetOffse
     if (!offline) co_return resp.error();
     for (const auto& mq : subscribeQueues(topic, route)) {
       if (mq.brokerName != broker.brokerName) continue;
-      auto offset = co_await searchOffset(*instance_, mq, timestampMs);
+      Result<int64_t> offset = int64_t{0};
+      if (timestampMs == kSkipToMaxOffset) offset = co_await queueOffsetQuery(*instance_, RequestCode::GET_MAX_OFFSET, mq);
+      else offset = co_await searchOffset(*instance_, mq, timestampMs);
       if (!offset) co_return offset.error();
       auto updated = co_await updateConsumerOffset(*instance_, group, mq, *offset, false);
       if (!updated) co_return updated.error();
@@ -316,7 +347,8 @@ asio::awaitable<Result<MessageExt>> AdminClient::asyncQueryMessageByOffset(Messa
   h.subscription = "*";
   h.expressionType = "TAG";
   h.brokerName = mq.brokerName;
-  auto r = co_await pullKernel(*instance_, pullNodes_, mq, h, std::chrono::milliseconds(10000), nullptr);
+  const std::chrono::milliseconds timeout(10000);
+  auto r = co_await pullKernel(*instance_, pullNodes_, mq, h, timeout, nullptr);
   if (!r) co_return r.error();
   if (r->status != PullStatus::FOUND || r->messages.empty())
     co_return makeError(ResponseCode::QUERY_NOT_FOUND, fmt::format("no message at {} offset {} ({})", mq.toString(),

@@ -90,7 +90,8 @@ asio::awaitable<void> PushConsumer::unlockQueues(const std::vector<MessageQueue>
 
 asio::awaitable<bool> PushConsumer::waitListenerDone(const std::shared_ptr<ProcessQueue>& pq) {
   // Java waits up to 1 s for the queue's consume lock before it unlocks a removed queue.
-  for (int i = 0; i < 100 && pq->orderly.inListener; ++i) co_await sleepFor(std::chrono::milliseconds(10));
+  const std::chrono::milliseconds pause(10);
+  for (int i = 0; i < 100 && pq->orderly.inListener; ++i) co_await sleepFor(pause);
   co_return !pq->orderly.inListener;
 }
 

@@ -65,7 +65,8 @@ void PullConsumer::shutdown() {
     for (const auto& addr : self->instance_->brokerAddrs(false))
     {
       auto cmd = makeUnregisterClient(self->clientId(), std::string(), self->options_.group);
-      co_await self->instance_->invoke(addr, std::move(cmd), std::chrono::milliseconds(1000));
+      const std::chrono::milliseconds timeout(1000);
+      co_await self->instance_->invoke(addr, std::move(cmd), timeout);
     }
   }(this));
   instance_->shutdown();

@@ -94,7 +94,8 @@ void Producer::shutdown() {
     for (const auto& addr : self->instance_->brokerAddrs(true))
     {
       auto cmd = makeUnregisterClient(self->instance_->clientId(), self->options_.group, std::string());
-      co_await self->instance_->invoke(addr, std::move(cmd), std::chrono::milliseconds(1000));
+      const std::chrono::milliseconds timeout(1000);
+      co_await self->instance_->invoke(addr, std::move(cmd), timeout);
     }
   }(this));
   instance_->shutdown();
@@ -165,12 +166,15 @@ asio::awaitable<Result<std::vector<MessageQueue>>> Producer::asyncFetchPublishQu
   // A cached route without a writable queue (its master was down at the last refresh) is fetched
   // again at once, as Java's tryToFindTopicPublishInfo does for a route that is not ok().
   if (r && publishQueues(topic, *r).empty()) r = co_await instance_->route(topic, true);
+  const Error noRoute = makeError(ResponseCode::TOPIC_NOT_EXIST, "No route info of this topic: " + topic);
   if (r) {
     auto queues = publishQueues(topic, *r);
     if (!queues.empty()) co_return queues;
-  } else if (r.error().code != ResponseCode::TOPIC_NOT_EXIST) {
-    co_return r.error();
+    // A known route without a writable queue (read-only perm, wipeWritePerm, master down) fails
+    // the send, as Java's (haveTopicRouterInfo): only an unknown topic uses the default topic.
+    co_return noRoute;
   }
+  if (r.error().code != ResponseCode::TOPIC_NOT_EXIST) co_return r.error();
   // Unknown topic: send through the default topic's brokers, which auto-create it (§7.6).
   auto d = co_await instance_->route(options_.createTopicKey);
   if (d) {
@@ -182,7 +186,7 @@ asio::awaitable<Result<std::vector<MessageQueue>>> Producer::asyncFetchPublishQu
     auto queues = publishQueues(topic, route);
     if (!queues.empty()) co_return queues;
   }
-  co_return makeError(ResponseCode::TOPIC_NOT_EXIST, "No route info of this topic: " + topic);
+  co_return noRoute;
 }
 
 asio::awaitable<Result<SendResult>> Producer::sendTo(const Prepared& p, const MessageQueue& mq, Mode mode,

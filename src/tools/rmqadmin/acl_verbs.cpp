@@ -23,9 +23,9 @@ int updateAclConfig(VerbContext& ctx) {
   copy({"t", "topicPerms"}, "topicPerms");
   copy({"g", "groupPerms"}, "groupPerms");
   fields["admin"] = boolOption(ctx, {"m", "admin"}, false) ? "true" : "false";
-  return forEachTargetBroker(ctx, [&](const std::string& addr, size_t) {
-    auto r = ctx.admin().run(ctx.admin().asyncUpdateAclConfig(addr, fields));
-    if (!r) return ctx.fail(fmt::format("{}: {}", addr, r.error().message), r.error().code);
+  auto call = [&](const std::string& addr) { return ctx.admin().asyncUpdateAclConfig(addr, fields); };
+  return forEachTargetBroker(ctx, call, [&](const std::string& addr, auto& r, size_t) {
+    if (!r) return failAt(ctx, addr, r.error());
     ctx.report.line(fmt::format("create or update plain access config to {} success.", addr));
     return 0;
   });
@@ -33,9 +33,9 @@ int updateAclConfig(VerbContext& ctx) {
 
 int deleteAclConfig(VerbContext& ctx) {
   std::string ak = ctx.required({"a", "accessKey"});
-  return forEachTargetBroker(ctx, [&](const std::string& addr, size_t) {
-    auto r = ctx.admin().run(ctx.admin().asyncDeleteAclConfig(addr, ak));
-    if (!r) return ctx.fail(fmt::format("{}: {}", addr, r.error().message), r.error().code);
+  auto call = [&](const std::string& addr) { return ctx.admin().asyncDeleteAclConfig(addr, ak); };
+  return forEachTargetBroker(ctx, call, [&](const std::string& addr, auto& r, size_t) {
+    if (!r) return failAt(ctx, addr, r.error());
     ctx.report.line(fmt::format("delete plain access config account from {} success.", addr));
     ctx.report.line(fmt::format("account's accesskey is:{}", ak));
     return 0;
@@ -45,9 +45,9 @@ int deleteAclConfig(VerbContext& ctx) {
 int clusterAclConfigVersion(VerbContext& ctx) {
   auto* t = &ctx.report.table("versions", {"#Cluster Name", "#Broker Name", "#Broker Addr", "#AclFilePath",
                                            "#AclConfigVersionNum", "#AclLastUpdateTime"});
-  return forEachTargetBroker(ctx, [&](const std::string& addr, size_t) {
-    auto r = ctx.admin().run(ctx.admin().asyncAclConfigVersion(addr));
-    if (!r) return ctx.fail(fmt::format("{}: {}", addr, r.error().message), r.error().code);
+  auto call = [&](const std::string& addr) { return ctx.admin().asyncAclConfigVersion(addr); };
+  return forEachTargetBroker(ctx, call, [&](const std::string& addr, auto& r, size_t) {
+    if (!r) return failAt(ctx, addr, r.error());
     auto& kv = *r;
     rapidjson::Document doc;
     if (json::parse(kv["allAclFileVersion"], doc) && doc.IsObject()) {
@@ -64,18 +64,18 @@ int clusterAclConfigVersion(VerbContext& ctx) {
 int updateGlobalWhiteAddr(VerbContext& ctx) {
   std::string addrs = ctx.required({"g", "globalWhiteRemoteAddresses"});
   std::string file = ctx.args.get({"p", "aclFileFullPath"}, "");
-  return forEachTargetBroker(ctx, [&](const std::string& addr, size_t) {
-    auto r = ctx.admin().run(ctx.admin().asyncUpdateGlobalWhiteAddrs(addr, addrs, file));
-    if (!r) return ctx.fail(fmt::format("{}: {}", addr, r.error().message), r.error().code);
+  auto call = [&](const std::string& addr) { return ctx.admin().asyncUpdateGlobalWhiteAddrs(addr, addrs, file); };
+  return forEachTargetBroker(ctx, call, [&](const std::string& addr, auto& r, size_t) {
+    if (!r) return failAt(ctx, addr, r.error());
     ctx.report.line(fmt::format("update global white remote addresses to {} success.", addr));
     return 0;
   });
 }
 
 int getAclConfig(VerbContext& ctx) {
-  return forEachTargetBroker(ctx, [&](const std::string& addr, size_t) {
-    auto r = ctx.admin().run(ctx.admin().asyncGetAclConfig(addr));
-    if (!r) return ctx.fail(fmt::format("{}: {}", addr, r.error().message), r.error().code);
+  auto call = [&](const std::string& addr) { return ctx.admin().asyncGetAclConfig(addr); };
+  return forEachTargetBroker(ctx, call, [&](const std::string& addr, auto& r, size_t) {
+    if (!r) return failAt(ctx, addr, r.error());
     ctx.report.line(fmt::format("============{}============", addr));
     ctx.report.line(*r);
     return 0;

@@ -1,4 +1,6 @@
-// Cluster and broker verbs: clusterList, brokerStatus, getBrokerConfig, updateBrokerConfig.
+// Cluster and broker verbs: clusterList, brokerStatus, getBrokerConfig, updateBrokerConfig,
+// brokerConsumeStats, and the maintenance requests cleanExpiredCQ, cleanUnusedTopic,
+// deleteExpiredCommitLog. Verbs over several brokers ask them all at once (runEach).
 #include <fmt/format.h>
 
 #include <chrono>
@@ -31,32 +33,41 @@ int clusterList(VerbContext& ctx) {
                                          "#OutTPS(LOAD)", "#PCWait(ms)", "#Hour", "#SPACE"});
   int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
                     std::chrono::system_clock::now().time_since_epoch()).count();
-  for (auto& [cluster, names] : info->clusterAddrTable) {
+  struct Node {
+    std::string cluster, name;
+    int64_t id;
+    std::string addr;
+  };
+  std::vector<Node> nodes;
+  for (auto& [cluster, names] : info->clusterAddrTable)
     for (auto& name : names) {
       auto bd = info->brokerAddrTable.find(name);
       if (bd == info->brokerAddrTable.end()) continue;
-      for (auto& [id, addr] : bd->second.brokerAddrs) {
-        auto rt = admin.run(admin.asyncBrokerRuntimeInfo(addr));
-        if (!rt) {
-          t.add({cluster, name, id, addr, "unreachable: " + rt.error().message, "", "", "", "", ""});
-          continue;
-        }
-        int64_t earliest = std::atoll(get(*rt, "earliestMessageTimeStamp", "0").c_str());
-        double hours = earliest > 0 ? static_cast<double>(now - earliest) / 3600000.0 : 0;
-        t.add({cluster, name, id, addr, get(*rt, "brokerVersionDesc"),
-               Cell(firstNumber(get(*rt, "putTps")), 2), Cell(firstNumber(get(*rt, "getTransferedTps")), 2),
-               get(*rt, "pageCacheLockTimeMills", "0"), Cell(hours, 2),
-               get(*rt, "commitLogDiskRatio", "-")});
-      }
+      for (auto& [id, addr] : bd->second.brokerAddrs) nodes.push_back({cluster, name, id, addr});
     }
+  std::vector<std::string> addrs;
+  for (auto& n : nodes) addrs.push_back(n.addr);
+  auto runtimes = runEach(ctx, addrs, [&](const std::string& addr) { return admin.asyncBrokerRuntimeInfo(addr); });
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Node& n = nodes[i];
+    auto& rt = runtimes[i];
+    if (!rt) {
+      t.add({n.cluster, n.name, n.id, n.addr, "unreachable: " + rt.error().message, "", "", "", "", ""});
+      continue;
+    }
+    int64_t earliest = std::atoll(get(*rt, "earliestMessageTimeStamp", "0").c_str());
+    double hours = earliest > 0 ? static_cast<double>(now - earliest) / 3600000.0 : 0;
+    t.add({n.cluster, n.name, n.id, n.addr, get(*rt, "brokerVersionDesc"), Cell(firstNumber(get(*rt, "putTps")), 2),
+           Cell(firstNumber(get(*rt, "getTransferedTps")), 2), get(*rt, "pageCacheLockTimeMills", "0"), Cell(hours, 2),
+           get(*rt, "commitLogDiskRatio", "-")});
   }
   return 0;
 }
 
 int brokerStatus(VerbContext& ctx) {
-  return forEachTargetBroker(ctx, [&](const std::string& addr, size_t count) {
-    auto rt = ctx.admin().run(ctx.admin().asyncBrokerRuntimeInfo(addr));
-    if (!rt) return ctx.fail(fmt::format("{}: {}", addr, rt.error().message), rt.error().code);
+  auto call = [&](const std::string& addr) { return ctx.admin().asyncBrokerRuntimeInfo(addr); };
+  return forEachTargetBroker(ctx, call, [&](const std::string& addr, auto& rt, size_t count) {
+    if (!rt) return failAt(ctx, addr, rt.error());
     std::vector<std::pair<std::string, std::string>> items(rt->begin(), rt->end());  // map: sorted by key
     if (count > 1) ctx.report.line(fmt::format("============{}============", addr));
     ctx.report.kv(count > 1 ? addr : "status", std::move(items), " : ");
@@ -65,9 +76,9 @@ int brokerStatus(VerbContext& ctx) {
 }
 
 int getBrokerConfig(VerbContext& ctx) {
-  return forEachTargetBroker(ctx, [&](const std::string& addr, size_t count) {
-    auto cfg = ctx.admin().run(ctx.admin().asyncBrokerConfig(addr));
-    if (!cfg) return ctx.fail(fmt::format("{}: {}", addr, cfg.error().message), cfg.error().code);
+  auto call = [&](const std::string& addr) { return ctx.admin().asyncBrokerConfig(addr); };
+  return forEachTargetBroker(ctx, call, [&](const std::string& addr, auto& cfg, size_t count) {
+    if (!cfg) return failAt(ctx, addr, cfg.error());
     ctx.report.line(fmt::format("============{}============", addr));
     ctx.report.kv(count > 1 ? addr : "config", {cfg->begin(), cfg->end()}, " = ");
     return 0;
@@ -78,12 +89,71 @@ int updateBrokerConfig(VerbContext& ctx) {
   std::string key = ctx.required({"k", "key"});
   auto value = ctx.args.get({"v", "value"});
   if (!value) ctx.usageError("missing option -v");
-  return forEachTargetBroker(ctx, [&](const std::string& addr, size_t) {
-    auto r = ctx.admin().run(ctx.admin().asyncUpdateBrokerConfig(addr, {{key, *value}}));
+  std::map<std::string, std::string> kv;
+  if (value) kv[key] = *value;
+  auto call = [&](const std::string& addr) { return ctx.admin().asyncUpdateBrokerConfig(addr, kv); };
+  return forEachTargetBroker(ctx, call, [&](const std::string& addr, auto& r, size_t) {
     if (!r) return ctx.fail(fmt::format("update broker config failed, {}: {}", addr, r.error().message), r.error().code);
     ctx.report.line(fmt::format("update broker config success, {}", addr));
     return 0;
   });
+}
+
+// mqadmin brokerConsumeStats: every (topic, group, queue) the broker's online consumers subscribe
+// (order topics with -o true), lag at least -l, queues never consumed left out.
+int brokerConsumeStats(VerbContext& ctx) {
+  std::string addr = ctx.required({"b", "brokerAddr"});
+  std::chrono::milliseconds timeout(ctx.args.getInt({"t", "timeoutMillis"}, 50000));
+  int64_t diffLevel = ctx.args.getInt({"l", "level"}, 0);
+  bool isOrder = boolOption(ctx, {"o", "order"}, false);
+  if (ctx.badUsage()) return 2;
+  auto& admin = ctx.admin();
+  auto stats = admin.run(admin.asyncBrokerConsumeStats(addr, isOrder, timeout));
+  if (!stats) return failAt(ctx, addr, stats.error());
+  auto& t = ctx.report.table("queues", {"#Topic", "#Group", "#Broker Name", "#QID", "#Broker Offset",
+                                        "#Consumer Offset", "#Diff", "#LastTime"});
+  for (auto& g : stats->groups)
+    for (auto& e : g.stats.offsets) {
+      int64_t diff = e.brokerOffset - e.consumerOffset;
+      if (diff < diffLevel || e.lastTimestamp <= 0) continue;
+      t.add({e.queue.topic, g.group, e.queue.brokerName, e.queue.queueId, e.brokerOffset, e.consumerOffset, diff,
+             formatTimestamp(e.lastTimestamp).substr(0, 19)});
+    }
+  ctx.report.line("");
+  ctx.report.kv("summary", {{"Diff Total", std::to_string(stats->totalDiff)}}, ": ", false);
+  return 0;
+}
+
+using BrokerOperation = asio::awaitable<Result<void>> (client::AdminClient::*)(std::string);
+
+// cleanExpiredCQ / cleanUnusedTopic / deleteExpiredCommitLog: -b one broker, else every node
+// (masters and slaves) of -c, or of every cluster without -c, all at once. Prints "success", or
+// "false" and exits 1 when a broker refused or did not answer.
+int onEveryBroker(VerbContext& ctx, BrokerOperation op) {
+  if (ctx.badUsage()) return 2;
+  auto& admin = ctx.admin();
+  std::vector<std::string> addrs;
+  if (auto b = ctx.args.get({"b", "brokerAddr"}); b && !b->empty()) {
+    addrs.push_back(*b);
+  } else {
+    auto all = admin.run(admin.asyncBrokerAddrs(ctx.args.get({"c", "cluster"}, "")));
+    if (!all) return ctx.fail(all.error());
+    addrs = std::move(*all);
+  }
+  auto answers = runEach(ctx, addrs, [&](const std::string& addr) { return (admin.*op)(addr); });
+  for (size_t i = 0; i < addrs.size(); ++i)
+    if (!answers[i]) {
+      ctx.report.line("false");
+      return failAt(ctx, addrs[i], answers[i].error());
+    }
+  ctx.report.line("success");
+  return 0;
+}
+
+int cleanExpiredCQ(VerbContext& ctx) { return onEveryBroker(ctx, &client::AdminClient::asyncCleanExpiredConsumeQueue); }
+int cleanUnusedTopic(VerbContext& ctx) { return onEveryBroker(ctx, &client::AdminClient::asyncCleanUnusedTopic); }
+int deleteExpiredCommitLog(VerbContext& ctx) {
+  return onEveryBroker(ctx, &client::AdminClient::asyncDeleteExpiredCommitLog);
 }
 
 const OptionSpec kBroker{"-b, --brokerAddr <addr>", "one broker"};
@@ -97,6 +167,20 @@ VerbRegistrar r4({"updateBrokerConfig", "Update broker's config",
                   {kBroker, kCluster, {"-k, --key <key>", "config key (required)"},
                    {"-v, --value <value>", "new value (required)"}},
                   &updateBrokerConfig});
+VerbRegistrar r5({"brokerConsumeStats", "Fetch broker consume stats data",
+                  {{"-b, --brokerAddr <addr>", "Broker address (required)"},
+                   {"-t, --timeoutMillis <ms>", "request timeout Millis (default 50000)", ValueKind::Integer},
+                   {"-l, --level <n>", "threshold of print diff (default 0)", ValueKind::Integer},
+                   {"-o, --order <bool>", "order topic (default false)", ValueKind::Boolean}},
+                  &brokerConsumeStats});
+const OptionSpec kMaintenanceBroker{"-b, --brokerAddr <addr>", "Broker address"};
+const OptionSpec kMaintenanceCluster{"-c, --cluster <name>", "clustername (default: every cluster)"};
+VerbRegistrar r6({"cleanExpiredCQ", "Clean expired ConsumeQueue on broker.", {kMaintenanceBroker, kMaintenanceCluster},
+                  &cleanExpiredCQ});
+VerbRegistrar r7({"cleanUnusedTopic", "Clean unused topic on broker.", {kMaintenanceBroker, kMaintenanceCluster},
+                  &cleanUnusedTopic});
+VerbRegistrar r8({"deleteExpiredCommitLog", "Delete expired CommitLog files", {kMaintenanceBroker, kMaintenanceCluster},
+                  &deleteExpiredCommitLog});
 
 }  // namespace
 }  // namespace rmq::admin

@@ -1,5 +1,5 @@
-// Group and client verbs: updateSubGroup, deleteSubGroup, consumerProgress, consumerConnection,
-// producerConnection, resetOffsetByTime.
+// Group and client verbs: updateSubGroup, deleteSubGroup, getConsumerConfig, consumerProgress,
+// consumerConnection, producerConnection, resetOffsetByTime, skipAccumulatedMessage, cloneGroupOffset.
 #include <algorithm>
 #include <climits>
 
@@ -22,9 +22,9 @@ int updateSubGroup(VerbContext& ctx) {
   spec.brokerId = ctx.args.getInt({"i", "brokerId"}, 0);
   spec.whichBrokerWhenConsumeSlowly = ctx.args.getInt({"w", "whichBrokerWhenConsumeSlowly"}, 1);
   spec.notifyConsumerIdsChangedEnable = boolOption(ctx, {"a", "notifyConsumerIdsChanged"}, true);
-  int rc = forEachTargetBroker(ctx, [&](const std::string& addr, size_t) {
-    if (auto r = ctx.admin().run(ctx.admin().asyncUpdateSubscriptionGroup(addr, spec)); !r)
-      return ctx.fail(fmt::format("{}: {}", addr, r.error().message), r.error().code);
+  auto call = [&](const std::string& addr) { return ctx.admin().asyncUpdateSubscriptionGroup(addr, spec); };
+  int rc = forEachTargetBroker(ctx, call, [&](const std::string& addr, auto& r, size_t) {
+    if (!r) return failAt(ctx, addr, r.error());
     ctx.report.line(fmt::format("create subscription group to {} success.", addr));
     return 0;
   });
@@ -41,12 +41,41 @@ int updateSubGroup(VerbContext& ctx) {
 int deleteSubGroup(VerbContext& ctx) {
   std::string group = ctx.required({"g", "groupName"});
   bool removeOffset = boolOption(ctx, {"r", "removeOffset"}, false);
-  return forEachTargetBroker(ctx, [&](const std::string& addr, size_t) {
-    if (auto r = ctx.admin().run(ctx.admin().asyncDeleteSubscriptionGroup(addr, group, removeOffset)); !r)
-      return ctx.fail(fmt::format("{}: {}", addr, r.error().message), r.error().code);
+  auto call = [&](const std::string& addr) { return ctx.admin().asyncDeleteSubscriptionGroup(addr, group, removeOffset); };
+  return forEachTargetBroker(ctx, call, [&](const std::string& addr, auto& r, size_t) {
+    if (!r) return failAt(ctx, addr, r.error());
     ctx.report.line(fmt::format("delete subscription group [{}] from broker [{}] success.", group, addr));
     return 0;
   });
+}
+
+// mqadmin getConsumerConfig: the group's SubscriptionGroupConfig on each broker that has it (one
+// node per broker name, master first), asked all at once; a block per broker.
+int getConsumerConfig(VerbContext& ctx) {
+  std::string group = ctx.required({"g", "groupName"});
+  if (ctx.badUsage()) return 2;
+  auto& admin = ctx.admin();
+  auto info = admin.run(admin.asyncClusterInfo());
+  if (!info) return ctx.fail(info.error());
+  std::vector<std::string> names, addrs;
+  for (auto& [name, data] : info->brokerAddrTable)
+    if (auto* addr = data.selectAddr()) {
+      names.push_back(name);
+      addrs.push_back(*addr);
+    }
+  auto configs = runEach(ctx, addrs, [&](const std::string& addr) { return admin.asyncSubscriptionGroupConfig(addr, group); });
+  for (size_t i = 0; i < addrs.size(); ++i) {
+    if (!configs[i]) return failAt(ctx, addrs[i], configs[i].error());
+    if (!*configs[i]) continue;
+    std::string cluster;
+    for (auto& [c, brokers] : info->clusterAddrTable)
+      if (std::find(brokers.begin(), brokers.end(), names[i]) != brokers.end()) cluster = c;
+    std::vector<std::pair<std::string, std::string>> fields;
+    (*configs[i])->forEachField([&](const char* key, const auto& value) { fields.emplace_back(key, fmt::format("{}", value)); });
+    ctx.report.line(fmt::format("============================={}:{}=============================", cluster, names[i]));
+    ctx.report.kv(names[i], std::move(fields), "=  ");
+  }
+  return 0;
 }
 
 // "PUSH" / "PULL" as mqadmin prints ConsumeType (the wire carries CONSUME_PASSIVELY / ACTIVELY).
@@ -68,16 +97,16 @@ int allGroupsProgress(VerbContext& ctx) {
     if (topic.rfind(retryPrefix, 0) == 0) groups.push_back(topic.substr(retryPrefix.size()));
   std::sort(groups.begin(), groups.end());
   auto& t = ctx.report.table("groups", {"#Group", "#Count", "#Version", "#Type", "#Model", "#TPS", "#Diff Total"});
-  for (auto& group : groups) {
-    auto stats = admin.run(admin.asyncConsumeStats(group));
-    auto conn = admin.run(admin.asyncConsumerConnection(group));
+  auto stats = runEach(ctx, groups, [&](const std::string& group) { return admin.asyncConsumeStats(group); });
+  auto conns = runEach(ctx, groups, [&](const std::string& group) { return admin.asyncConsumerConnection(group); });
+  for (size_t i = 0; i < groups.size(); ++i) {
     int64_t count = 0, tps = 0, diff = 0;
     std::string version, type, model;
-    if (stats) {
-      tps = static_cast<int64_t>(stats->consumeTps);
-      diff = stats->diffTotal();
+    if (stats[i]) {
+      tps = static_cast<int64_t>(stats[i]->consumeTps);
+      diff = stats[i]->diffTotal();
     }
-    if (conn && !conn->connections.empty()) {
+    if (auto& conn = conns[i]; conn && !conn->connections.empty()) {
       count = static_cast<int64_t>(conn->connections.size());
       int32_t lowest = INT32_MAX;
       for (auto& c : conn->connections) lowest = std::min(lowest, c.version);
@@ -85,7 +114,7 @@ int allGroupsProgress(VerbContext& ctx) {
       type = consumeTypeName(conn->consumeType);
       model = conn->messageModel;
     }
-    t.add({group, count, version, type, model, tps, diff});
+    t.add({groups[i], count, version, type, model, tps, diff});
   }
   return 0;
 }
@@ -139,6 +168,18 @@ int producerConnection(VerbContext& ctx) {
   return 0;
 }
 
+// The reset of resetOffsetByTime / skipAccumulatedMessage: `heading` (if any), then the new offsets.
+int resetOffsets(VerbContext& ctx, const std::string& group, const std::string& topic, int64_t timestampMs, bool force,
+                 const std::string& heading) {
+  auto& admin = ctx.admin();
+  auto offsets = admin.run(admin.asyncResetOffsetByTime(group, topic, timestampMs, force));
+  if (!offsets) return ctx.fail(offsets.error());
+  if (!heading.empty()) ctx.report.line(heading);
+  auto& t = ctx.report.table("offsets", {"#brokerName", "#queueId", "#offset"});
+  for (auto& [mq, off] : *offsets) t.add({mq.brokerName, mq.queueId, off});
+  return 0;
+}
+
 int resetOffsetByTime(VerbContext& ctx) {
   std::string group = ctx.required({"g", "group"});
   std::string topic = ctx.required({"t", "topic"});
@@ -147,12 +188,33 @@ int resetOffsetByTime(VerbContext& ctx) {
   auto ts = parseTimestamp(when);
   if (!when.empty() && !ts) ctx.usageError("-s expects now, epoch millis or yyyy-MM-dd#HH:mm:ss:SSS, got '" + when + "'");
   if (ctx.badUsage()) return 2;
+  std::string heading = fmt::format("reset consumer offset of [{}] on topic [{}] to {}:", group, topic, formatTimestamp(*ts));
+  return resetOffsets(ctx, group, topic, *ts, force, heading);
+}
+
+// mqadmin skipAccumulatedMessage: every queue's consumer offset moved to its max offset.
+int skipAccumulatedMessage(VerbContext& ctx) {
+  std::string group = ctx.required({"g", "group"});
+  std::string topic = ctx.required({"t", "topic"});
+  bool force = boolOption(ctx, {"f", "force"}, true);
+  if (ctx.badUsage()) return 2;
+  return resetOffsets(ctx, group, topic, client::AdminClient::kSkipToMaxOffset, force, {});
+}
+
+// mqadmin cloneGroupOffset: srcGroup's committed offsets of -t written as destGroup's.
+int cloneGroupOffset(VerbContext& ctx) {
+  std::string src = ctx.required({"s", "srcGroup"});
+  std::string dest = ctx.required({"d", "destGroup"});
+  std::string topic = ctx.required({"t", "topic"});
+  if (ctx.badUsage()) return 2;
   auto& admin = ctx.admin();
-  auto offsets = admin.run(admin.asyncResetOffsetByTime(group, topic, *ts, force));
-  if (!offsets) return ctx.fail(offsets.error());
-  ctx.report.line(fmt::format("reset consumer offset of [{}] on topic [{}] to {}:", group, topic, formatTimestamp(*ts)));
-  auto& t = ctx.report.table("offsets", {"#brokerName", "#queueId", "#offset"});
-  for (auto& [mq, off] : *offsets) t.add({mq.brokerName, mq.queueId, off});
+  auto copied = admin.run(admin.asyncCloneGroupOffset(src, dest, topic));
+  if (!copied) return ctx.fail(copied.error());
+  ctx.report.line(fmt::format("clone group offset success. srcGroup[{}], destGroup=[{}], topic[{}]", src, dest, topic));
+  if (ctx.json) {  // what was copied, for scripts
+    auto& t = ctx.report.table("offsets", {"#brokerName", "#queueId", "#offset"});
+    for (auto& [mq, off] : *copied) t.add({mq.brokerName, mq.queueId, off});
+  }
   return 0;
 }
 
@@ -191,6 +253,19 @@ VerbRegistrar r6({"resetOffsetByTime", "Reset consumer offset by timestamp (onli
                    {"-s, --timestamp <when>", "now | epoch ms | yyyy-MM-dd#HH:mm:ss:SSS (required)"},
                    {"-f, --force <bool>", "also move offsets forward (default true)", kBool}},
                   &resetOffsetByTime});
+VerbRegistrar r7({"cloneGroupOffset", "clone offset from other group.",
+                  {{"-s, --srcGroup <group>", "set source consumer group (required)"},
+                   {"-d, --destGroup <group>", "set destination consumer group (required)"},
+                   {"-t, --topic <topic>", "set the topic (required)"},
+                   {"-o, --offline <bool>", "the group or the topic is offline (accepted, unused: as mqadmin)", kBool}},
+                  &cloneGroupOffset});
+VerbRegistrar r9({"skipAccumulatedMessage", "Skip all messages that are accumulated (not consumed) currently",
+                  {{"-g, --group <group>", "set the consumer group (required)"},
+                   {"-t, --topic <topic>", "set the topic (required)"},
+                   {"-f, --force <bool>", "set the force rollback by timestamp switch[true|false] (default true)", kBool}},
+                  &skipAccumulatedMessage});
+VerbRegistrar r8({"getConsumerConfig", "Get consumer config by subscription group name!",
+                  {{"-g, --groupName <group>", "subscription group name (required)"}}, &getConsumerConfig});
 
 }  // namespace
 }  // namespace rmq::admin

@@ -4,12 +4,11 @@
 // Exit code 0 on success, 1 when the operation failed, 2 on a usage error.
 #include <cstdio>
 #include <cstdlib>
-#include <unistd.h>
 #include <fmt/format.h>
 
 #include "common/log.h"
 #include "common/json.h"
-#include "tools/rmqadmin/verb.h"
+#include "tools/rmqadmin/verb_util.h"
 
 namespace rmq::admin {
 
@@ -65,12 +64,7 @@ int main(int argc, char** argv) {
   VerbContext ctx(verb, args, report, args.flag("json"));
   ctx.admin = [&]() -> rmq::client::AdminClient& {
     if (!admin) {
-      rmq::client::ClientConfig cfg;
-      cfg.namesrvAddr = args.get({"n", "namesrvAddr"}, "");
-      cfg.instanceName = fmt::format("rmqadmin-{}", ::getpid());
-      cfg.accessKey = args.get({"access-key"}, "");
-      cfg.secretKey = args.get({"secret-key"}, "");
-      admin = std::make_unique<rmq::client::AdminClient>(cfg);
+      admin = std::make_unique<rmq::client::AdminClient>(toolClientConfig(ctx));
       if (auto r = admin->start(); !r) {
         std::fprintf(stderr, "rmqadmin %s: %s\n", verb.c_str(), r.error().message.c_str());
         std::exit(1);

@@ -18,13 +18,6 @@
 namespace rmq::admin {
 namespace {
 
-client::ClientConfig clientConfig(VerbContext& ctx) {
-  client::ClientConfig cfg;
-  cfg.namesrvAddr = ctx.args.get({"n", "namesrvAddr"}, "");
-  cfg.instanceName = fmt::format("rmqadmin-{}", ::getpid());
-  return cfg;
-}
-
 void printMessage(VerbContext& ctx, const MessageExt& m, bool withBody) {
   ctx.report.kv("message", messageDetail(m, withBody), ":  ");
 }
@@ -119,7 +112,7 @@ int sendMessage(VerbContext& ctx) {
   if (ctx.badUsage()) return 2;
   client::ProducerOptions po;
   po.group = "PID_RMQADMIN_SEND";
-  po.client = clientConfig(ctx);
+  po.client = toolClientConfig(ctx);
   client::Producer producer(po);
   if (auto r = producer.start(); !r) return ctx.fail(r.error());
   auto sent = brokerName ? producer.send(msg, client::MessageQueue{msg.topic, *brokerName, queueId})
@@ -145,7 +138,7 @@ int checkMsgSendRT(VerbContext& ctx) {
   msg.body.assign(static_cast<size_t>(size), 'a');
   client::ProducerOptions po;
   po.group = "PID_RMQADMIN_SEND";
-  po.client = clientConfig(ctx);
+  po.client = toolClientConfig(ctx);
   client::Producer producer(po);
   if (auto r = producer.start(); !r) return ctx.fail(r.error());
   auto& t = ctx.report.table("sends", {"#Broker Name", "#QID", "#Send Result", "#RT"});
@@ -201,7 +194,7 @@ int readRange(VerbContext& ctx, const RangeOptions& o, std::optional<client::Mes
               std::optional<int64_t> startOffset, const EachMessage& each) {
   client::PullConsumerOptions po;
   po.group = ctx.args.get({"g", "consumerGroup"}, "TOOLS_CONSUMER");
-  po.client = clientConfig(ctx);
+  po.client = toolClientConfig(ctx);
   client::PullConsumer consumer(po);
   if (auto r = consumer.start(); !r) return ctx.fail(r.error());
   std::vector<client::MessageQueue> queues;

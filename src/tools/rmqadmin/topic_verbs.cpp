@@ -1,4 +1,5 @@
-// Topic verbs: updateTopic, deleteTopic, topicList, topicRoute, topicStatus.
+// Topic verbs: updateTopic, updateTopicPerm, deleteTopic, topicList, topicRoute, topicStatus,
+// topicClusterList.
 #include <fmt/format.h>
 
 #include "common/json.h"
@@ -11,6 +12,16 @@ std::string permName(int32_t perm) {
   return fmt::format("{}{}{}", perm & 4 ? 'R' : '-', perm & 2 ? 'W' : '-', perm & 1 ? 'X' : '-');
 }
 
+// TopicConfig.toString(), as mqadmin prints it after a change.
+std::string topicConfigText(const client::TopicConfigSpec& spec) {
+  return fmt::format("TopicConfig [topicName={}, readQueueNums={}, writeQueueNums={}, perm={}, topicFilterType={}, "
+                     "topicSysFlag={}, order={}]",
+                     spec.topicName, spec.readQueueNums, spec.writeQueueNums, permName(spec.perm),
+                     spec.topicFilterType, spec.topicSysFlag, spec.order);
+}
+
+bool validPerm(int64_t perm) { return perm >= 0 && perm <= 7; }
+
 int updateTopic(VerbContext& ctx) {
   client::TopicConfigSpec spec;
   spec.topicName = ctx.required({"t", "topic"});
@@ -20,17 +31,76 @@ int updateTopic(VerbContext& ctx) {
   spec.order = boolOption(ctx, {"o", "order"}, false);
   requireBrokerOrCluster(ctx);
   if (spec.readQueueNums < 1 || spec.writeQueueNums < 1) ctx.usageError("queue numbers must be >= 1");
-  if (spec.perm < 0 || spec.perm > 7) ctx.usageError("-p perm must be 0..7 (2 W, 4 R, 6 RW)");
+  if (!validPerm(spec.perm)) ctx.usageError("-p perm must be 0..7 (2 W, 4 R, 6 RW)");
   if (ctx.badUsage()) return 2;
   auto& admin = ctx.admin();
   auto done = admin.run(admin.asyncCreateTopic(spec, ctx.args.get({"c", "clusterName"}, ""),
                                                ctx.args.get({"b", "brokerAddr"}, "")));
   if (!done) return ctx.fail(done.error());
   for (auto& addr : *done) ctx.report.line(fmt::format("create topic to {} success.", addr));
-  ctx.report.line(fmt::format("TopicConfig [topicName={}, readQueueNums={}, writeQueueNums={}, perm={}, "
-                              "topicFilterType={}, topicSysFlag={}, order={}]",
-                              spec.topicName, spec.readQueueNums, spec.writeQueueNums, permName(spec.perm),
-                              spec.topicFilterType, spec.topicSysFlag, spec.order));
+  ctx.report.line(topicConfigText(spec));
+  return 0;
+}
+
+// The name of the route's broker whose master is `addr` (nullopt: no such master).
+std::optional<std::string> masterBrokerName(const client::TopicRouteData& route, const std::string& addr) {
+  for (auto& b : route.brokerDatas) {
+    auto it = b.brokerAddrs.find(client::kMasterId);
+    if (it != b.brokerAddrs.end() && it->second == addr) return b.brokerName;
+  }
+  return std::nullopt;
+}
+
+// mqadmin updateTopicPerm: the topic's queue numbers and sysFlag from its route (first queue
+// data), the new perm, written to -b (a master of the route) or to every master of -c.
+int updateTopicPerm(VerbContext& ctx) {
+  client::TopicConfigSpec spec;
+  spec.topicName = ctx.required({"t", "topic"});
+  std::string permText = ctx.required({"p", "perm"});
+  int64_t perm = ctx.args.getInt({"p", "perm"}, -1);
+  if (!permText.empty() && !validPerm(perm)) ctx.usageError("-p perm must be 0..7 (2 W, 4 R, 6 RW)");
+  requireBrokerOrCluster(ctx);
+  if (ctx.badUsage()) return 2;
+  auto& admin = ctx.admin();
+  auto route = admin.run(admin.asyncTopicRoute(spec.topicName));
+  if (!route) return ctx.fail(route.error());
+  if (route->queueDatas.empty()) return ctx.fail(fmt::format("topic [{}] has no queue data", spec.topicName));
+  const auto& first = route->queueDatas.front();
+  spec.readQueueNums = first.readQueueNums;
+  spec.writeQueueNums = first.writeQueueNums;
+  spec.topicSysFlag = first.topicSysFlag;
+  spec.perm = static_cast<int32_t>(perm);
+  if (auto addr = ctx.args.get({"b", "brokerAddr"}); addr && !addr->empty()) {
+    auto name = masterBrokerName(*route, *addr);
+    if (!name) return ctx.fail("updateTopicPerm error broker not exit or broker is not master!.");
+    int32_t oldPerm = 0;
+    for (auto& q : route->queueDatas)
+      if (q.brokerName == *name) oldPerm = q.perm;
+    if (oldPerm == spec.perm) {
+      ctx.report.line("new perm equals to the old one!");
+      return 0;
+    }
+    if (auto r = admin.run(admin.asyncCreateTopicOnBroker(*addr, spec)); !r) return failAt(ctx, *addr, r.error());
+    ctx.report.line(fmt::format("update topic perm from {} to {} in {} success.", oldPerm, spec.perm, *addr));
+    ctx.report.line(topicConfigText(spec) + ".");
+    return 0;
+  }
+  return forEachTargetBroker(
+      ctx, [&](const std::string& addr) { return admin.asyncCreateTopicOnBroker(addr, spec); },
+      [&](const std::string& addr, auto& r, size_t) {
+        if (!r) return failAt(ctx, addr, r.error());
+        ctx.report.line(fmt::format("update topic perm from {} to {} in {} success.", first.perm, spec.perm, addr));
+        return 0;
+      });
+}
+
+int topicClusterList(VerbContext& ctx) {
+  std::string topic = ctx.required({"t", "topic"});
+  if (ctx.badUsage()) return 2;
+  auto& admin = ctx.admin();
+  auto clusters = admin.run(admin.asyncTopicClusters(topic));
+  if (!clusters) return ctx.fail(clusters.error());
+  for (auto& c : *clusters) ctx.report.line(c);
   return 0;
 }
 
@@ -59,16 +129,20 @@ int topicList(VerbContext& ctx) {
   }
   // Like mqadmin -c: retry and DLQ topics left out, one line per (topic, consumer group).
   auto& t = ctx.report.table("topics", {"#Cluster Name", "#Topic", "#Consumer Group"});
-  for (auto& topic : *topics) {
-    if (topic.rfind("%RETRY%", 0) == 0 || topic.rfind("%DLQ%", 0) == 0) continue;
-    auto route = admin.run(admin.asyncTopicRoute(topic));
+  std::vector<std::string> listed;
+  for (auto& topic : *topics)
+    if (topic.rfind("%RETRY%", 0) != 0 && topic.rfind("%DLQ%", 0) != 0) listed.push_back(topic);
+  auto routes = runEach(ctx, listed, [&](const std::string& topic) { return admin.asyncTopicRoute(topic); });
+  auto consumers = runEach(ctx, listed, [&](const std::string& topic) { return admin.asyncTopicConsumeByWho(topic); });
+  for (size_t i = 0; i < listed.size(); ++i) {
+    auto& route = routes[i];
     std::string cluster = route && !route->brokerDatas.empty() ? route->brokerDatas[0].cluster : "";
-    auto groups = admin.run(admin.asyncTopicConsumeByWho(topic));
+    auto& groups = consumers[i];
     if (!groups || groups->empty()) {
-      t.add({cluster, topic, ""});
+      t.add({cluster, listed[i], ""});
       continue;
     }
-    for (auto& group : *groups) t.add({cluster, topic, group});
+    for (auto& group : *groups) t.add({cluster, listed[i], group});
   }
   return 0;
 }
@@ -152,6 +226,13 @@ VerbRegistrar r3({"topicList", "Fetch all topic list from name server",
                   &topicList});
 VerbRegistrar r4({"topicRoute", "Examine topic route info", {kTopic}, &topicRoute});
 VerbRegistrar r5({"topicStatus", "Examine topic Status info", {kTopic}, &topicStatus});
+VerbRegistrar r6({"updateTopicPerm", "Update topic perm",
+                  {kTopic, {"-b, --brokerAddr <addr>", "a master of the topic's route"},
+                   {"-c, --clusterName <name>", "every master of the cluster"},
+                   {"-p, --perm <n>", "set topic's permission(2|4|6), intro[2:W; 4:R; 6:RW] (required)",
+                    ValueKind::Integer}},
+                  &updateTopicPerm});
+VerbRegistrar r7({"topicClusterList", "get cluster info for topic", {kTopic}, &topicClusterList});
 
 }  // namespace
 }  // namespace rmq::admin

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <unistd.h>
 
 #include "client/message_helpers.h"
 
@@ -22,6 +23,19 @@ Result<std::vector<std::string>> brokerTargets(VerbContext& ctx) {
   auto addrs = admin.run(admin.asyncMasterAddrs(cluster));
   if (addrs && addrs->empty()) return Error{1, fmt::format("cluster [{}] has no master broker", cluster)};
   return addrs;
+}
+
+client::ClientConfig toolClientConfig(VerbContext& ctx) {
+  client::ClientConfig cfg;
+  cfg.namesrvAddr = ctx.args.get({"n", "namesrvAddr"}, "");
+  cfg.instanceName = fmt::format("rmqadmin-{}", ::getpid());
+  cfg.accessKey = ctx.args.get({"access-key"}, "");
+  cfg.secretKey = ctx.args.get({"secret-key"}, "");
+  return cfg;
+}
+
+int failAt(VerbContext& ctx, const std::string& addr, const Error& e) {
+  return ctx.fail(fmt::format("{}: {}", addr, e.message), e.code);
 }
 
 bool boolOption(VerbContext& ctx, std::initializer_list<std::string> names, bool dflt) {

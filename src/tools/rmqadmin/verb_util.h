@@ -3,6 +3,7 @@
 // and the detail view of one message (queryMsgById, queryMsgByOffset, consumeMessage, printMsg).
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common/message.h"
@@ -15,18 +16,37 @@ void requireBrokerOrCluster(VerbContext& ctx);
 // Broker addresses a verb acts on: -b <addr>, else the masters of -c <cluster> (an Error when the
 // cluster is unknown or has no master).
 Result<std::vector<std::string>> brokerTargets(VerbContext& ctx);
-// The shape of every "-b addr | -c cluster" verb: checks the options, resolves the targets and runs
-// `each(addr, targetCount)` for each; returns 2 on bad usage, the first non-zero result, else 0.
-template <class Each>
-int forEachTargetBroker(VerbContext& ctx, Each&& each) {
+// Runs `call(addr)` (an AdminClient operation, a coroutine owning its arguments) for every address
+// at once (AdminClient::asyncAll, one deadline); the answers in address order.
+template <class Call>
+auto runEach(VerbContext& ctx, const std::vector<std::string>& addrs, Call&& call) {
+  using Task = std::invoke_result_t<Call&, const std::string&>;  // asio::awaitable<Result<T>>
+  std::vector<Task> tasks;
+  for (const auto& addr : addrs) tasks.push_back(call(addr));
+  auto& admin = ctx.admin();
+  return admin.run(admin.asyncAll(std::move(tasks)));
+}
+
+// The shape of every "-b addr | -c cluster" verb: checks the options, resolves the targets, runs
+// `call(addr)` on all of them at once (runEach), then `print(addr, answer, targetCount)` for each in
+// target order; returns 2 on bad usage, the first non-zero print result, else 0.
+template <class Call, class Print>
+int forEachTargetBroker(VerbContext& ctx, Call&& call, Print&& print) {
   requireBrokerOrCluster(ctx);
   if (ctx.badUsage()) return 2;
   auto targets = brokerTargets(ctx);
   if (!targets) return ctx.fail(targets.error());
-  for (auto& addr : *targets)
-    if (int rc = each(addr, targets->size()); rc != 0) return rc;
+  auto answers = runEach(ctx, *targets, call);
+  for (size_t i = 0; i < targets->size(); ++i)
+    if (int rc = print((*targets)[i], answers[i], targets->size()); rc != 0) return rc;
   return 0;
 }
+
+// ctx.fail with "<addr>: <message>" and the error's code.
+int failAt(VerbContext& ctx, const std::string& addr, const Error& e);
+
+// Client settings of a producer or consumer a verb starts: -n, the ACL keys, an instance name of this process.
+client::ClientConfig toolClientConfig(VerbContext& ctx);
 
 // Value of a ValueKind::Boolean option ("true"/"false", any case), dflt when absent.
 bool boolOption(VerbContext& ctx, std::initializer_list<std::string> names, bool dflt);
