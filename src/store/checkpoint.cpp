@@ -40,11 +40,11 @@ Result<void> Checkpoint::load() {
   return {};
 }
 
-Result<void> Checkpoint::flush() {
+Result<void> Checkpoint::flush(int64_t logicsCovered) {
   if (fd_ < 0) return {};
   char buf[24];
   storeBE64(buf, static_cast<uint64_t>(physic_.load()));
-  storeBE64(buf + 8, static_cast<uint64_t>(logics_.load()));
+  storeBE64(buf + 8, static_cast<uint64_t>(logicsCovered));
   storeBE64(buf + 16, static_cast<uint64_t>(index_.load()));
   int rc = writeAllAt(fd_, std::string_view(buf, sizeof buf), 0);
   if (rc == 0 && ::fdatasync(fd_) != 0) rc = errno;

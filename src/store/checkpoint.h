@@ -16,7 +16,10 @@ class Checkpoint {
   explicit Checkpoint(std::string path) : path_(std::move(path)) {}
   ~Checkpoint();
   Result<void> load();  // creates a zero file when missing
-  Result<void> flush();
+  Result<void> flush() { return flush(logics_.load()); }
+  // Writes `logicsCovered` as the consume-queue time: what a flush of the queues just covered.
+  // The in-memory value (the dispatcher's, maybe newer) is left alone for the next flush.
+  Result<void> flush(int64_t logicsCovered);
 
   int64_t physicMsgTimestamp() const { return physic_.load(); }
   int64_t logicsMsgTimestamp() const { return logics_.load(); }

@@ -76,8 +76,9 @@ void StoreEngine::flushConsumeQueues() {
   int64_t logicsTs = checkpoint.logicsMsgTimestamp();  // read first: covers what we flush below
   for (auto& cq : cqs.all()) cq->flush();
   index.flushFullFiles(checkpoint);
-  checkpoint.setLogicsMsgTimestamp(logicsTs);
-  auto written = checkpoint.flush();
+  // The file gets what the flush covered; setting the in-memory value back instead would undo
+  // what the dispatcher wrote meanwhile, and a clean shutdown would then write that stale time.
+  auto written = checkpoint.flush(logicsTs);
   if (!written && !checkpointFailing_) log::error("{} (retrying every flush)", written.error().message);
   if (written && checkpointFailing_) log::info("checkpoint written again");
   checkpointFailing_ = !written;

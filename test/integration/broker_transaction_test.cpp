@@ -53,11 +53,15 @@ TEST_CASE("broker transaction: half invisible, commit with RocketMQ's bits and o
   CHECK(propOf(m, "KEYS") == "key-order-666");
   CHECK(propOf(m, "TAGS") == "TagT");
   CHECK(propOf(m, "UNIQ_KEY") == uniq);
-  // Queryable by key (index) like any message.
-  auto byKey = invoke(c, addr, request(RequestCode::QUERY_MESSAGE, {{"topic", "TxTopic"}, {"key", "key-order-666"},
-                                                                   {"maxNum", "32"}, {"beginTimestamp", "0"},
-                                                                   {"endTimestamp", "9223372036854775807"}}));
-  CHECK(byKey.code == 0);
+  // Queryable by key (index) like any message. The dispatch writes the consume queue first and the
+  // index right after (as Java's dispatcher list), so the index may trail the wait above.
+  net::RemotingCommand byKey;
+  CHECK(eventually([&] {
+    byKey = invoke(c, addr, request(RequestCode::QUERY_MESSAGE, {{"topic", "TxTopic"}, {"key", "key-order-666"},
+                                                                {"maxNum", "32"}, {"beginTimestamp", "0"},
+                                                                {"endTimestamp", "9223372036854775807"}}));
+    return byKey.code == 0;
+  }, std::chrono::seconds(10)));
   auto found = decodeMessages(bodyOf(byKey));
   REQUIRE(found);
   bool inTopic = false;

@@ -96,6 +96,7 @@ TEST_CASE("repl SYNC_MASTER: every send SEND_OK; after kill -9 of the master its
   REQUIRE(dispatched(c.client, c.masterAddr(), "ReplT", 0, n));
   // (Until the slave has reconnected, sends answer SLAVE_NOT_AVAILABLE but are stored, as in RocketMQ.)
   REQUIRE(eventually([&] { return sendCode(c.client, c.masterAddr(), "ReplT", "after-restart") == ResponseCode::SUCCESS; }, 60s));
+  REQUIRE(dispatched(c.client, c.masterAddr(), "ReplT", 0, resumeAt + 1));  // SEND_OK precedes the dispatch
   auto again = pullAll(c.client, c.masterAddr(), "ReplT", 0, resumeAt, 1000);
   REQUIRE(!again.empty());
   for (auto& body : again) CHECK(body == "after-restart");  // only new messages: nothing re-consumed

@@ -263,6 +263,10 @@ TEST_CASE("rmqadmin message verbs: sendMessage, queryMsgById/ByKey/ByOffset, con
   CHECK(uniq.size() == 32);
   CHECK(offsetId.size() == 32);
 
+  // The unique-key and key queries read the index, which the dispatch builds just after the send
+  // returned: wait until the key is found (exit 1 "no message" until then).
+  CHECK(eventually([&] { return admin(node, "queryMsgByKey", {"-t", topic, "-k", "order-42"}).exitCode == 0; },
+                   std::chrono::seconds(10)));
   auto byId = adminJson(node, "queryMsgById", {"-i", offsetId});
   CHECK(std::string(byId["message"]["Message Body"].GetString()) == "hello tools");
   CHECK(std::string(byId["message"]["Topic"].GetString()) == topic);

@@ -146,12 +146,18 @@ TEST_CASE("http server: a partial request is closed after the request deadline (
   Client idle(f.server->port());
   auto t0 = std::chrono::steady_clock::now();
   slow.write("GET /hello HTTP/1.1\r\n");
-  // Trickling bytes does not extend the deadline.
-  for (int i = 0; i < 3; ++i) {
+  // Trickling bytes does not extend the deadline. A descheduled test thread may trickle past the
+  // deadline: then a write meets the close (EPIPE / reset), the outcome under test.
+  bool closedMidTrickle = false;
+  for (int i = 0; i < 3 && !closedMidTrickle; ++i) {
     std::this_thread::sleep_for(50ms);
-    slow.write("X-" + std::to_string(i) + ": y\r\n");
+    try {
+      slow.write("X-" + std::to_string(i) + ": y\r\n");
+    } catch (const std::exception&) {
+      closedMidTrickle = true;
+    }
   }
-  CHECK(slow.closedByPeer());
+  CHECK((closedMidTrickle || slow.closedByPeer()));
   CHECK(std::chrono::steady_clock::now() - t0 < 15s);
   // The idle keep-alive connection (no request started) is still served.
   idle.write("GET /hello?who=idle HTTP/1.1\r\n\r\n");
