@@ -18,6 +18,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,8 @@ class ClientInstance : public std::enable_shared_from_this<ClientInstance> {
 
   template <class T>
   T runSync(asio::awaitable<T> task) {
+    // Before start() or after shutdown() no io thread runs the task: waiting would hang forever.
+    if (!running_) throw std::logic_error("ClientInstance::runSync called before start() or after shutdown()");
     std::promise<T> done;
     auto fut = done.get_future();
     asio::co_spawn(io(), fulfil(&done, std::move(task)), asio::detached);

@@ -8,6 +8,7 @@
 
 #include "client/admin/admin_client.h"
 #include "client/client_config.h"
+#include "client/client_instance.h"
 #include "client/heartbeat.h"
 #include "client/consumer/offset_store.h"
 #include "client/route.h"
@@ -129,4 +130,16 @@ TEST_CASE("broadcasting offsets survive in the local offset file") {
   CHECK(r2 == -1);
   CHECK(again.readMemory(q0) == 42);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a client instance refuses blocking calls before start() and after shutdown() instead of hanging") {
+  ClientConfig cfg;
+  cfg.namesrvAddr = "127.0.0.1:1";  // never contacted: nothing here waits on a name server
+  auto inst = ClientInstance::create(cfg, "runSyncGuard");
+  auto answer = []() -> asio::awaitable<int> { co_return 42; };
+  CHECK_THROWS_AS(inst->runSync(answer()), std::logic_error);
+  REQUIRE(inst->start().ok());
+  CHECK(inst->runSync(answer()) == 42);
+  inst->shutdown();
+  CHECK_THROWS_AS(inst->runSync(answer()), std::logic_error);
 }
