@@ -79,6 +79,16 @@ Result<TopicRouteData> parseTopicRouteData(std::string_view text) {
   return route;
 }
 
+std::vector<const BrokerData*> ClusterInfo::brokersOf(std::string_view cluster) const {
+  std::vector<const BrokerData*> out;
+  for (const auto& [clusterName, brokers] : clusterAddrTable) {
+    if (!cluster.empty() && clusterName != cluster) continue;
+    for (const auto& name : brokers)
+      if (auto it = brokerAddrTable.find(name); it != brokerAddrTable.end()) out.push_back(&it->second);
+  }
+  return out;
+}
+
 Result<ClusterInfo> parseClusterInfo(std::string_view text) {
   rapidjson::Document doc;
   if (auto r = json::parse(text, doc); !r) return r.error();

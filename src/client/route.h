@@ -43,6 +43,8 @@ struct TopicRouteData {
 struct ClusterInfo {
   std::map<std::string, BrokerData> brokerAddrTable;                 // brokerName -> data
   std::map<std::string, std::vector<std::string>> clusterAddrTable;  // cluster -> brokerNames
+  // The brokers (one BrokerData per brokerName) of `cluster`, or of every cluster when it is empty.
+  std::vector<const BrokerData*> brokersOf(std::string_view cluster) const;
 };
 
 // Parse the fastjson or standard-JSON bodies (unquoted numeric keys accepted).

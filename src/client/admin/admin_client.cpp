@@ -124,14 +124,8 @@ asio::awaitable<Result<std::vector<std::string>>> AdminClient::asyncMasterAddrs(
   auto info = co_await asyncClusterInfo();
   if (!info) co_return info.error();
   std::vector<std::string> out;
-  for (const auto& [clusterName, brokers] : info->clusterAddrTable) {
-    if (!cluster.empty() && clusterName != cluster) continue;
-    for (const auto& b : brokers) {
-      auto it = info->brokerAddrTable.find(b);
-      if (it != info->brokerAddrTable.end())
-        if (auto* m = it->second.masterAddr()) out.push_back(*m);
-    }
-  }
+  for (const BrokerData* b : info->brokersOf(cluster))
+    if (auto* m = b->masterAddr()) out.push_back(*m);
   if (out.empty()) co_return makeError(ResponseCode::SYSTEM_ERROR, "no master broker in cluster " + cluster);
   co_return out;
 }
@@ -140,14 +134,8 @@ asio::awaitable<Result<std::vector<std::string>>> AdminClient::asyncBrokerAddrs(
   auto info = co_await asyncClusterInfo();
   if (!info) co_return info.error();
   std::vector<std::string> out;
-  for (const auto& [clusterName, brokers] : info->clusterAddrTable) {
-    if (!cluster.empty() && clusterName != cluster) continue;
-    for (const auto& b : brokers) {
-      auto it = info->brokerAddrTable.find(b);
-      if (it == info->brokerAddrTable.end()) continue;
-      for (const auto& [id, addr] : it->second.brokerAddrs) out.push_back(addr);
-    }
-  }
+  for (const BrokerData* b : info->brokersOf(cluster))
+    for (const auto& [id, addr] : b->brokerAddrs) out.push_back(addr);
   if (out.empty()) co_return makeError(ResponseCode::SYSTEM_ERROR, "no broker in cluster " + cluster);
   co_return out;
 }
