@@ -203,8 +203,10 @@ TEST_CASE("a client with more than its write bound of requests queued keeps read
   ServerFixture f;
   registerPing(*f.dispatcher);
   REQUIRE(f.start());
-  ClientSide c;
+  // Declared before the client: the client (and its io thread, which completes the requests'
+  // waits on `mine`'s timers) is torn down first, whatever is still in flight.
   asio::io_context mine;
+  ClientSide c;
   constexpr int kRequests = 48;
   const std::string body(1 << 20, 'e');
   int echoed = 0;
