@@ -183,6 +183,9 @@ TEST_CASE("fault enospc_create alone: a new commit log file cannot be created (C
   s.start();
   int acked = 0;
   for (; acked < 5; ++acked) REQUIRE(appendKey(s, "NOSPC", acked).ok());
+  // Dispatched first: the consume queue and index files of these five exist before the fault,
+  // so what the fault refuses below is the write it names, not a late file creation.
+  REQUIRE(waitFor([&] { return s.maxOffsetInQueue("NOSPC", 0) == 5; }));
   std::vector<PutStatus> refused;
   {
     fault::ScopedArm create(Point::EnospcCreate);
@@ -221,6 +224,9 @@ TEST_CASE("fault enospc_write alone: block reservation and small-file writes fai
   s.start();
   int acked = 0;
   for (; acked < 5; ++acked) REQUIRE(appendKey(s, "NOSPCW", acked).ok());
+  // Dispatched first: the consume queue and index files of these five exist before the fault,
+  // so what the fault refuses below is the write it names, not a late file creation.
+  REQUIRE(waitFor([&] { return s.maxOffsetInQueue("NOSPCW", 0) == 5; }));
   int refused = 0;
   {
     fault::ScopedArm write(Point::EnospcWrite);
