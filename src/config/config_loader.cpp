@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cctype>
 #include <charconv>
@@ -9,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include "config/ignored_keys.h"
@@ -229,6 +231,15 @@ std::string comparableText(const ConfigValue& v) {
   return v.describe();
 }
 
+// The section declaring `key` (a name or alias), for a key written under the wrong table.
+std::optional<std::string> sectionOwning(const std::vector<ConfigSection>& sections, const std::string& key) {
+  for (auto& s : sections) {
+    auto keys = fieldKeys({s});
+    if (std::find(keys.begin(), keys.end(), key) != keys.end()) return s.title;
+  }
+  return std::nullopt;
+}
+
 // Sorts out the entries no section claimed: ignored RocketMQ keys go to `report`, everything
 // else (unknown tables and keys, refused values) to `errors`.
 void classifyUnclaimed(const std::vector<ConfigEntry>& entries, const std::vector<std::string>& scopes,
@@ -249,6 +260,11 @@ void classifyUnclaimed(const std::vector<ConfigEntry>& entries, const std::vecto
       } else {
         report.ignored.push_back({e.key, e.origin, fmt::format("{} key; {}", known->origin, known->reason)});
       }
+      continue;
+    }
+    if (auto home = sectionOwning(sections, e.key); home && !scopes[i].empty()) {
+      errors.push_back(fmt::format("config error{}: key '{}' is not a [{}] key; it belongs in [{}] (or at the top level)",
+                                   where, e.key, scopes[i], *home));
       continue;
     }
     if (candidates.empty()) {

@@ -279,6 +279,15 @@ TEST_CASE("a TOML config may use the same RocketMQ keys: taken, ignored, refused
   REQUIRE(!t);
   CHECK(t.error().message.find("t.toml:1: unknown key 'brokerRoel' (did you mean 'brokerRole'?)") != std::string::npos);
 
+  // A real key under the wrong table names its table instead of suggesting itself.
+  auto misplaced = parseToml("[broker]\nbrokerName = \"x\"\nhttpListenPort = 8081\n", "m.toml");
+  REQUIRE(misplaced);
+  auto m = applyConfig(*misplaced, b.sections());
+  REQUIRE(!m);
+  CHECK(m.error().message.find("m.toml:3: key 'httpListenPort' is not a [broker] key; it belongs in [process] "
+                               "(or at the top level)") != std::string::npos);
+  CHECK(m.error().message.find("did you mean") == std::string::npos);
+
   auto dledger = parseToml("enableDLegerCommitLog = true\n", "d.toml");
   REQUIRE(dledger);
   auto d = applyConfig(*dledger, b.sections());
