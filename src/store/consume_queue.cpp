@@ -25,7 +25,9 @@ CqUnit ConsumeQueue::UnitRange::at(int64_t i) const { return readUnit(data + i *
 
 ConsumeQueue::ConsumeQueue(std::string topic, int queueId, const std::string& rootDir, int64_t fileSize)
     : topic_(std::move(topic)), queueId_(queueId),
-      files_(rootDir + "/" + topic_ + "/" + std::to_string(queueId), fileSize) {}
+      files_(rootDir + "/" + topic_ + "/" + std::to_string(queueId), fileSize) {
+  files_.setPageByPageWrites(true);  // 20-byte units: a fresh file must not be read in whole
+}
 
 Result<void> ConsumeQueue::load() { return files_.load(); }
 

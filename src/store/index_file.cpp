@@ -45,6 +45,7 @@ Result<std::shared_ptr<IndexFile>> IndexFile::create(const std::string& path, in
     f.value()->markDeleted();
     return r.error();
   }
+  f.value()->adviseRandom();  // hash slots and query reads land anywhere in 400 MB
   auto idx = std::make_shared<IndexFile>();
   idx->file_ = std::move(f.value());
   idx->initPages(slots, items);
@@ -63,6 +64,7 @@ Result<std::shared_ptr<IndexFile>> IndexFile::create(const std::string& path, in
 Result<std::shared_ptr<IndexFile>> IndexFile::open(const std::string& path, int32_t slots, int32_t items) {
   auto f = MappedFile::open(path, 0, fileSize(slots, items));
   if (!f) return f.error();
+  f.value()->adviseRandom();
   auto idx = std::make_shared<IndexFile>();
   idx->file_ = std::move(f.value());
   idx->file_->setWrote(idx->file_->size());

@@ -131,6 +131,10 @@ void MappedFile::adviseSequential() const {
   ::madvise(base_, static_cast<size_t>(size_), MADV_SEQUENTIAL);
 }
 
+void MappedFile::adviseRandom() const { ::madvise(base_, static_cast<size_t>(size_), MADV_RANDOM); }
+
+void MappedFile::adviseNormal() const { ::madvise(base_, static_cast<size_t>(size_), MADV_NORMAL); }
+
 void MappedFile::zeroFrom(int64_t pos) {
   if (pos >= size_) return;
   int64_t alignedPos = (pos + kPage - 1) / kPage * kPage;

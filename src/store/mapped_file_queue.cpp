@@ -82,7 +82,9 @@ Result<MappedFilePtr> MappedFileQueue::fileAt(int64_t startOffset) {
   auto f = allocator_ ? allocator_(path, startOffset, fileSize_)
                       : MappedFile::create(path, startOffset, fileSize_, MappedFile::Backing::Reserved);
   if (!f) return f.error();
+  if (pageByPageWrites_) f.value()->adviseRandom();
   std::lock_guard lock(mu_);
+  if (pageByPageWrites_ && !files_.empty()) files_.back()->adviseNormal();
   files_.push_back(f.value());
   return f;
 }

@@ -20,6 +20,9 @@ class MappedFileQueue {
 
   MappedFileQueue(std::string dir, int64_t fileSize);
   void setAllocator(Allocator a) { allocator_ = std::move(a); }
+  // Files created by fileAt() fault in page by page while they are the one written (small
+  // scattered stores: consume queues), and read ahead again once the next file takes over.
+  void setPageByPageWrites(bool on) { pageByPageWrites_ = on; }
 
   // Opens every file in the directory in name order (creating the directory). Each file starts
   // fully written (wrote = flushed = size); recovery then calls setEnd().
@@ -58,6 +61,7 @@ class MappedFileQueue {
   std::string dir_;
   int64_t fileSize_;
   Allocator allocator_;
+  bool pageByPageWrites_ = false;
   mutable std::mutex mu_;
   std::vector<MappedFilePtr> files_;
 };
