@@ -5,6 +5,7 @@
 // the ENOSPC fault points (enospc_create: openForWrite; enospc_write: reserveSpace) in
 // common/fault_point.h.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "common/file_write.h"
@@ -15,6 +16,21 @@ namespace rmq::store {
 // range extends it). Returns 0 or an errno (ENOSPC on a full disk). Already reserved blocks cost
 // nothing and succeed even on a full disk.
 int reserveSpace(int fd, int64_t offset, int64_t len);
+
+// The file system holding `path` as java.io.File reports it: getTotalSpace (f_blocks),
+// getFreeSpace (f_bfree: blocks reserved for root included) and getUsableSpace (f_bavail).
+struct DiskSpace {
+  int64_t totalBytes = 0;
+  int64_t freeBytes = 0;
+  int64_t usableBytes = 0;
+};
+std::optional<DiskSpace> diskSpace(const std::string& path);
+
+// Java 4.9.8's UtilAll.getDiskPartitionSpaceUsedPercent: used (total - free) over what a writer
+// can reach (used + usable), rounded up to a hundredth; -1 when the path cannot be measured. On
+// a file system with reserved blocks 1 - free/total under-reports: it never reaches the
+// refuse-writes level (diskSpaceWarningLevelRatio) before writes fail with ENOSPC.
+double diskUsedRatio(const std::string& path);
 
 // Creates/opens `path` for reading and writing (O_CREAT); a new file fails with ENOSPC while the
 // enospc_create fault point is armed. Returns the fd or -1 with errno set.

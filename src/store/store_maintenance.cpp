@@ -1,7 +1,6 @@
 // StoreEngine maintenance thread: consume-queue/index flush + checkpoint, disk-space watch and
 // retention (§6.7). Never on a network thread.
 #include <fmt/format.h>
-#include <sys/statvfs.h>
 
 #include <algorithm>
 #include <chrono>
@@ -9,6 +8,7 @@
 #include <utility>
 
 #include "common/log.h"
+#include "store/disk_space.h"
 #include "store/store_engine.h"
 #include "store/live_store_keys.h"
 
@@ -18,13 +18,6 @@ namespace {
 int64_t nowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch()).count();
-}
-// Used share (0..1) of the file system holding `path`, -1 when unknown (Java's
-// UtilAll.getDiskPartitionSpaceUsedPercent).
-double usedRatio(const std::string& path) {
-  struct statvfs st {};
-  if (::statvfs(path.c_str(), &st) != 0 || st.f_blocks == 0) return -1;
-  return 1.0 - static_cast<double>(st.f_bfree) / static_cast<double>(st.f_blocks);
 }
 }  // namespace
 
@@ -94,7 +87,7 @@ double StoreEngine::diskUsage() {
     std::lock_guard lock(probeMu_);
     if (diskProbe_) return diskProbe_();
   }
-  return usedRatio(cfg.commitLogDir());
+  return diskUsedRatio(cfg.commitLogDir());
 }
 
 std::string StoreEngine::diskUtil() const {
@@ -113,8 +106,8 @@ void StoreEngine::requestCleanup() {
 void StoreEngine::checkDisk() {
   double used = diskUsage();
   usedCL_.store(used, std::memory_order_relaxed);
-  usedCQ_.store(usedRatio(cfg.consumeQueueDir()), std::memory_order_relaxed);
-  usedIndex_.store(usedRatio(cfg.indexDir()), std::memory_order_relaxed);
+  usedCQ_.store(diskUsedRatio(cfg.consumeQueueDir()), std::memory_order_relaxed);
+  usedIndex_.store(diskUsedRatio(cfg.indexDir()), std::memory_order_relaxed);
   const int32_t warningRatio = liveRead(cfg.diskSpaceWarningLevelRatio);
   bool full = used > warningRatio / 100.0;
   bool was = diskFull.exchange(full);

@@ -2,8 +2,11 @@
 // GET_TOPIC_STATS_INFO, GET_CONSUME_STATS, GET_BROKER_CONSUME_STATS, QUERY_CONSUME_TIME_SPAN,
 // QUERY_TOPIC_CONSUME_BY_WHO, GET_BROKER_RUNTIME_INFO, CLONE_GROUP_OFFSET, QUERY_CORRECTION_OFFSET.
 #include <doctest/doctest.h>
+#include <sys/statvfs.h>
 
+#include <cmath>
 #include <map>
+#include <regex>
 #include <set>
 
 #include "broker_calls.h"
@@ -203,6 +206,24 @@ TEST_CASE("admin runtime info: KVTable with the keys mqadmin brokerStatus and cl
   double ratio = std::stod(t["commitLogDiskRatio"].GetString());
   CHECK(ratio > 0.0);
   CHECK(ratio <= 1.0);
+  // Java 4.9.8's UtilAll.getDiskPartitionSpaceUsedPercent: used / (used + usable), rounded up to
+  // a hundredth (1 - free/total under-reports a file system with reserved blocks).
+  struct statvfs st {};
+  REQUIRE(::statvfs(node.proc.dir().c_str(), &st) == 0);
+  uint64_t used = (st.f_blocks - st.f_bfree) * st.f_frsize, usable = st.f_bavail * st.f_frsize;
+  uint64_t percent = used * 100 / (used + usable) + (used * 100 % (used + usable) != 0 ? 1 : 0);
+  CHECK(std::abs(ratio - static_cast<double>(percent) / 100.0) <= 0.011);  // the disk may move meanwhile
+  // The keys rocketmq-exporter parses without a null check (BrokerRuntimeStats), in Java's formats.
+  std::string capacity = t["commitLogDirCapacity"].GetString();
+  CHECK_MESSAGE(std::regex_match(capacity, std::regex(R"(Total : [0-9.]+ [KMGTPE]?i?B, Free : [0-9.]+ [KMGTPE]?i?B\.)")),
+                capacity);
+  std::string toFlush = t["remainHowManyDataToFlush"].GetString();
+  CHECK_MESSAGE(std::regex_match(toFlush, std::regex(R"([0-9]+ B|[0-9]+\.[0-9] [KMGTPE]iB)")), toFlush);
+  CHECK(std::string(t["putMessageDistributeTime"].GetString()) == "null");  // no whole minute yet
+  CHECK(std::string(t["putLatency99"].GetString()) == "0.00");
+  CHECK(std::string(t["putMessageFailedTimes"].GetString()) == "0");
+  CHECK(t.HasMember("putLatency999"));
+  CHECK_FALSE(t.HasMember("remainHowManyDataToCommit"));  // Java: only with transientStorePoolEnable
   CHECK(eventually([&] {
     auto again = parseBody(invoke(c, addr, request(RequestCode::GET_BROKER_RUNTIME_INFO, {})));
     return std::stoll(again["table"]["msgPutTotalTodayNow"].GetString()) >= 1;

@@ -48,6 +48,7 @@ class PullRequestHold;           // broker-core: parked long-poll pulls (pull_re
 class TransactionalMessageService;  // half messages, END_TRANSACTION, check-back (transaction/)
 class BrokerReplication;         // HA master / slave follower (replication/broker_replication.h)
 class PutStatsSampler;           // runtime-info totals and TPS (stats/broker_runtime_info.h)
+class RequestLatency;            // per-request-code latency histograms (stats/request_latency.h)
 
 struct BrokerContext {
   net::IoPool& io;
@@ -85,6 +86,9 @@ struct BrokerContext {
   BrokerReplication* replication = nullptr;
   // The once-a-second stats sampler (set by startPutStatsSampler, at processor registration).
   std::shared_ptr<PutStatsSampler> putStats;
+  // The dispatcher's latency histograms (set by the controller before any processor runs; null
+  // in component tests): runtime info's putMessageDistributeTime / putLatency99.
+  std::shared_ptr<RequestLatency> latency;
   // The ACL (aclEnable = true), set by the controller before any processor runs; null when off.
   acl::AclManager* acl = nullptr;
 

@@ -173,6 +173,7 @@ Result<void> BrokerController::start() {
   ctx_.reset(new BrokerContext{io_, config_, storeConfig_, *store_, *dispatcher_, *topics_, *groups_, *offsets_,
                                schedule_.get(), *clients_, *pullHold_, background_.get_executor(),
                                store_->storeHost(), {false}, {}, {}});
+  ctx_->latency = latency_;
   store_->setArrivalListener([hold = pullHold_.get()](const std::string& topic, int queueId, int64_t queueOffset,
                                                       int64_t tagsCode, int64_t, std::string_view props) {
     hold->notifyMessageArriving(topic, queueId, queueOffset + 1, tagsCode, props);

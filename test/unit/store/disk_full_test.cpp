@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -304,4 +305,18 @@ TEST_CASE("a Java-style sparse store on a 100 % full tmpfs: recovery reads no ho
   acked.push_back({9000, r});
   checkAllReadable(s, acked);
   s.shutdown();
+}
+
+TEST_CASE("disk used ratio: Java 4.9.8's used / (used + usable), rounded up to a hundredth") {
+  TempDir dir;
+  auto space = diskSpace(dir.path);
+  REQUIRE(space);
+  CHECK(space->totalBytes > 0);
+  CHECK(space->freeBytes >= space->usableBytes);  // blocks reserved for root count as free, not usable
+  int64_t used = space->totalBytes - space->freeBytes;
+  double expected = std::ceil(static_cast<double>(used) * 100.0 / static_cast<double>(used + space->usableBytes)) / 100.0;
+  CHECK(std::abs(diskUsedRatio(dir.path) - expected) <= 0.011);  // the disk may move between the calls
+  double hundredths = diskUsedRatio(dir.path) * 100.0;
+  CHECK(std::abs(hundredths - std::round(hundredths)) < 1e-9);
+  CHECK(diskUsedRatio(dir.path + "/missing") == -1);
 }

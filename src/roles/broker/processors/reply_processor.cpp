@@ -123,6 +123,7 @@ asio::awaitable<std::optional<RemotingCommand>> ReplyProcessor::handle(net::Conn
       resp.extFields.set("queueId", int64_t{target.queueId});
       resp.extFields.set("queueOffset", res.queueOffset);
     } else {
+      putStats().failed();
       log::warn("reply message to {} not stored: {}", target.topic, ctx_.store.remarkFor(res.status, res.error));
     }
   }

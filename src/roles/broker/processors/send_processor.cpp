@@ -161,6 +161,7 @@ asio::awaitable<std::optional<RemotingCommand>> SendProcessor::handle(net::Conne
     res = half ? ctx_.transactions->prepare(m) : ctx_.store.append(m);
   }
   if (!res.ok()) {
+    putStats().failed();
     co_return sendResponse(cfg, store::toResponseCode(res.status), ctx_.store.remarkFor(res.status, res.error));
   }
   putStats().stored(target.topic, res.msgNum, res.wroteBytes);  // Java: incTopicPutNums / incTopicPutSize

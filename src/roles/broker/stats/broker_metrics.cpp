@@ -1,6 +1,5 @@
 #include "roles/broker/stats/broker_metrics.h"
 
-#include <sys/statvfs.h>
 
 #include <algorithm>
 #include <cctype>
@@ -23,6 +22,7 @@
 #include "roles/broker/stats/client_runtime_stats.h"
 #include "roles/broker/stats/group_lag.h"
 #include "roles/broker/stats/request_latency.h"
+#include "store/disk_space.h"
 #include "store/message_store.h"
 #include "store/store_config.h"
 
@@ -127,12 +127,11 @@ void writeRuntime(BrokerContext& ctx, const RequestLatency* latency, TextWriter&
     gauge("rocketmq_brokeruntime_put_latency_99", "putLatency99", "", latency->putLatencyMillis(0.99));
     gauge("rocketmq_brokeruntime_put_latency_999", "putLatency999", "", latency->putLatencyMillis(0.999));
   }
-  struct statvfs st {};
-  if (statvfs(ctx.storeConfig.commitLogDir().c_str(), &st) == 0) {
+  if (auto disk = store::diskSpace(ctx.storeConfig.commitLogDir())) {  // Java: getTotalSpace / getUsableSpace
     gauge("rocketmq_brokeruntime_commitlogdir_capacity_total", "commitLogDirCapacityTotal", "",
-          static_cast<double>(st.f_blocks) * static_cast<double>(st.f_frsize));
+          static_cast<double>(disk->totalBytes));
     gauge("rocketmq_brokeruntime_commitlogdir_capacity_free", "commitLogDirCapacityFree", "",
-          static_cast<double>(st.f_bavail) * static_cast<double>(st.f_frsize));
+          static_cast<double>(disk->usableBytes));
   }
 }
 
@@ -301,11 +300,11 @@ void writeOwn(BrokerContext& ctx, const BrokerMetricsSources& src, int64_t store
   w.family("rmqnode_disk_used_ratio", "Used fraction of the file system holding the store path.", "gauge");
   for (auto [which, path] : {std::pair<std::string_view, std::string>{"commitlog", ctx.storeConfig.commitLogDir()},
                              {"root", ctx.storeConfig.rootDir()}}) {
-    struct statvfs st {};
-    if (statvfs(path.c_str(), &st) != 0 || st.f_blocks == 0) continue;
+    double ratio = store::diskUsedRatio(path);  // the store's own measure (diskMaxUsedSpaceRatio ...)
+    if (ratio < 0) continue;
     LabelList l = base;
     l.emplace_back("path", which);
-    w.sample("rmqnode_disk_used_ratio", l, 1.0 - static_cast<double>(st.f_bavail) / static_cast<double>(st.f_blocks));
+    w.sample("rmqnode_disk_used_ratio", l, ratio);
   }
 
   if (ctx.replication) {

@@ -2,19 +2,22 @@
 
 #include <asio/steady_timer.hpp>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <deque>
 #include <mutex>
-#include <sys/statvfs.h>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "roles/broker/processors/admin_support.h"
 #include "roles/broker/stats/broker_stats.h"
+#include "roles/broker/stats/request_latency.h"
 #include "roles/broker/metadata/json_text.h"
 #include "roles/broker/delivery/schedule_message_service.h"
 #include "roles/broker/replication/broker_replication.h"
 #include "roles/broker/metadata/topic_config.h"
+#include "store/disk_space.h"
 #include "store/message_store.h"
 
 namespace rmq::broker {
@@ -79,12 +82,58 @@ class PutStatsSampler : public std::enable_shared_from_this<PutStatsSampler> {
     int64_t dt = last.ms - first->ms;
     return dt <= 0 ? 0.0 : static_cast<double>(last.counts[k] - first->counts[k]) * 1000.0 / static_cast<double>(dt);
   }
+  // Java's putMessageDistributeTime: sends per time range over the last whole minute,
+  // "[<=0ms]:N [0~10ms]:N ... [10s~]:N " (trailing blank); "null" during the first minute.
+  std::string putDistributionText() const {
+    std::lock_guard lk(mu_);
+    if (!lastMinute_) return "null";
+    std::string out;
+    const auto& ranges = RequestLatency::javaPutRanges();
+    for (size_t i = 0; i < ranges.size() && i < lastMinute_->ranges.size(); ++i)
+      out += fmt::format("{}:{} ", ranges[i], lastMinute_->ranges[i]);
+    return out;
+  }
+  // Java's putLatency99 / putLatency999: the send-time quantile (ms) over the last whole minute.
+  double putLatencyMillis(double q) const {
+    std::lock_guard lk(mu_);
+    return lastMinute_ ? metrics::quantile(lastMinute_->latencies, q) * 1000.0 : 0.0;
+  }
 
  private:
   struct Sample {
     int64_t ms;
     Counts counts;
   };
+  // The send latencies of one minute: per Java range, and the histogram for the quantiles.
+  struct SendMinute {
+    std::vector<uint64_t> ranges;
+    metrics::Histogram::Snapshot latencies;
+  };
+
+  static SendMinute sendTotals(const RequestLatency& latency) {
+    SendMinute m;
+    for (auto& [suffix, count] : latency.putDistribution()) m.ranges.push_back(count);
+    m.latencies = latency.sendLatencies();
+    return m;
+  }
+  static SendMinute minus(SendMinute now, const SendMinute& before) {
+    for (size_t i = 0; i < now.ranges.size() && i < before.ranges.size(); ++i) now.ranges[i] -= before.ranges[i];
+    auto& l = now.latencies;
+    for (size_t i = 0; i < l.cumulative.size() && i < before.latencies.cumulative.size(); ++i)
+      l.cumulative[i] -= before.latencies.cumulative[i];
+    l.count -= before.latencies.count;
+    l.sum -= before.latencies.sum;
+    return now;
+  }
+  // Java's StoreStatsService rolls its put-time ranges once a minute (printTps).
+  void rollSendMinute(int64_t now) {
+    if (!ctx_.latency || now - minuteStartMs_ < 60000) return;
+    SendMinute totals = sendTotals(*ctx_.latency);
+    std::lock_guard lk(mu_);
+    if (minuteStart_) lastMinute_ = minus(totals, *minuteStart_);
+    minuteStart_ = std::move(totals);
+    minuteStartMs_ = now;
+  }
 
   Counts countAll(std::map<std::string, int64_t>& perTopic) const {
     auto& g = getStats();
@@ -117,6 +166,7 @@ class PutStatsSampler : public std::enable_shared_from_this<PutStatsSampler> {
     std::map<std::string, int64_t> perTopic;
     Counts counts = countAll(perTopic);
     sampleKeyedCounters(now, windows_.due(now));
+    rollSendMinute(now);
     std::lock_guard lk(mu_);
     topicSamples_.emplace_back(now, std::move(perTopic));
     while (topicSamples_.size() > 61) topicSamples_.pop_front();
@@ -143,6 +193,9 @@ class PutStatsSampler : public std::enable_shared_from_this<PutStatsSampler> {
   Counts atMidnight_{};
   Counts atYesterdayMidnight_{};
   int lastDay_ = -1;
+  int64_t minuteStartMs_ = 0;              // the first sample starts the first minute
+  std::optional<SendMinute> minuteStart_;  // send totals when the current minute began
+  std::optional<SendMinute> lastMinute_;   // the last whole minute's sends
 };
 
 std::shared_ptr<PutStatsSampler> startPutStatsSampler(BrokerContext& ctx) {
@@ -160,11 +213,11 @@ double brokerPutTps(const PutStatsSampler* sampler) { return sampler ? sampler->
 double brokerGetTps(const PutStatsSampler* sampler) { return sampler ? sampler->tps(StatGetTransferred, 60) : 0.0; }
 
 namespace {
-// Used fraction of the file system holding `path` ("0.42"), as Java's UtilAll.getDiskPartitionSpaceUsedPercent.
-double diskUsedRatio(const std::string& path) {
-  struct statvfs st {};
-  if (statvfs(path.c_str(), &st) != 0 || st.f_blocks == 0) return -1;
-  return 1.0 - static_cast<double>(st.f_bavail) / static_cast<double>(st.f_blocks);
+// Java's MixAll.humanReadableByteCount(bytes, false): "512 B", "1.5 KiB", "3.0 GiB".
+std::string humanReadableBytes(int64_t bytes) {
+  if (bytes < 1024) return fmt::format("{} B", bytes);
+  int exp = static_cast<int>(std::log(static_cast<double>(bytes)) / std::log(1024.0));
+  return fmt::format("{:.1f} {}iB", static_cast<double>(bytes) / std::pow(1024.0, exp), "KMGTPE"[exp - 1]);
 }
 
 // "10s 1min 10min" rates of one counter (Java's getPutTps / getGetFoundTps ... format).
@@ -204,13 +257,20 @@ RuntimeTable runtimeInfoTable(BrokerContext& ctx, const PutStatsSampler* sampler
   put("getFoundTps", tpsTriple(sampler, {StatGetFound}));
   put("getMissTps", tpsTriple(sampler, {StatGetMiss}));
   put("getTotalTps", tpsTriple(sampler, {StatGetFound, StatGetMiss}));
-  put("putMessageTimesTotal", total);
+  put("putMessageTimesTotal", std::max<int64_t>(total, 1));  // Java reports 1 before the first put
   put("commitLogMinOffset", ctx.store.minPhyOffset());
   put("commitLogMaxOffset", ctx.store.maxPhyOffset());
-  put("remainHowManyDataToFlush", ctx.store.maxPhyOffset() - ctx.store.flushedPhyOffset());
+  put("remainHowManyDataToFlush", humanReadableBytes(ctx.store.maxPhyOffset() - ctx.store.flushedPhyOffset()));
   put("dispatchBehindBytes", ctx.store.maxPhyOffset() - ctx.store.dispatchedPhyOffset());
-  put("commitLogDiskRatio", diskUsedRatio(ctx.storeConfig.commitLogDir()));
-  put("consumeQueueDiskRatio", diskUsedRatio(ctx.storeConfig.rootDir()));
+  // One commit-log path here (Java adds one commitLogDiskRatio_<path> per path of a multi-path list).
+  double commitLogRatio = store::diskUsedRatio(ctx.storeConfig.commitLogDir());
+  put("commitLogDiskRatio", commitLogRatio);
+  put("commitLogDiskRatio_" + ctx.storeConfig.commitLogDir(), commitLogRatio);
+  put("consumeQueueDiskRatio", store::diskUsedRatio(ctx.storeConfig.consumeQueueDir()));
+  if (auto root = store::diskSpace(ctx.storeConfig.rootDir())) {
+    put("commitLogDirCapacity", fmt::format("Total : {}, Free : {}.", humanReadableBytes(root->totalBytes),
+                                            humanReadableBytes(root->usableBytes)));
+  }
   put("earliestMessageTimeStamp", ctx.store.earliestMessageTime());
   put("startAcceptSendRequestTimeStamp", ctx.config.startAcceptSendRequestTimeStamp);
   put("brokerActive", "true");
@@ -220,6 +280,10 @@ RuntimeTable runtimeInfoTable(BrokerContext& ctx, const PutStatsSampler* sampler
   auto stored = puts.topics.totals();
   int64_t putBytes = stored.bytes, putMsgs = stored.count;
   put("putMessageSizeTotal", putBytes);
+  put("putMessageFailedTimes", puts.failedPuts.load(std::memory_order_relaxed));
+  put("putMessageDistributeTime", sampler ? sampler->putDistributionText() : std::string("null"));
+  put("putLatency99", fmt::format("{:.2f}", sampler ? sampler->putLatencyMillis(0.99) : 0.0));
+  put("putLatency999", fmt::format("{:.2f}", sampler ? sampler->putLatencyMillis(0.999) : 0.0));
   put("putMessageAverageSize", fmt::format("{:.1f}", putMsgs > 0 ? double(putBytes) / double(putMsgs) : 0.0));
   put("putMessageEntireTimeMax", puts.putTimeMaxMicros.load(std::memory_order_relaxed) / 1000);
   put("getMessageEntireTimeMax", getStats().getTimeMaxMicros.load(std::memory_order_relaxed) / 1000);
@@ -230,7 +294,7 @@ RuntimeTable runtimeInfoTable(BrokerContext& ctx, const PutStatsSampler* sampler
     put(key, 0);
   }
   for (auto key : {"sendThreadPoolQueueSize", "pullThreadPoolQueueSize", "queryThreadPoolQueueSize",
-                   "remainTransientStoreBufferNumbs", "remainHowManyDataToCommit", "EndTransactionQueueSize"}) {
+                   "remainTransientStoreBufferNumbs", "EndTransactionQueueSize"}) {
     put(key, 0);
   }
   put("sendThreadPoolQueueCapacity", 10000);

@@ -90,6 +90,7 @@ class GetStats {
 class PutStats {
  public:
   std::atomic<int64_t> putTimeMaxMicros{0};  // longest append + durability wait (Java putMessageEntireTimeMax)
+  std::atomic<int64_t> failedPuts{0};        // appends the store refused (Java putMessageFailedTimes)
   KeyedCounters topics;                // (topic, ""): messages and record bytes stored by sends
                                        // (totals(): Java putMessageSizeTotal)
   KeyedCounters sendBacks;             // (original topic, group): CONSUMER_SEND_MSG_BACK re-puts
@@ -97,6 +98,7 @@ class PutStats {
   void stored(std::string_view topic, int64_t messages, int64_t bytes);
   void sentBack(std::string_view topic, std::string_view group) { sendBacks.add(topic, group, 1, 0); }
   void notePutTime(std::chrono::steady_clock::duration took);
+  void failed() { failedPuts.fetch_add(1, std::memory_order_relaxed); }
 };
 
 // Raises `max` (microseconds) to `took` if longer (relaxed compare-exchange, no lock).

@@ -62,7 +62,16 @@ std::vector<std::pair<std::string_view, uint64_t>> RequestLatency::putDistributi
   return out;
 }
 
-double RequestLatency::putLatencyMillis(double q) const {
+const std::array<std::string_view, 13>& RequestLatency::javaPutRanges() {
+  static const std::array<std::string_view, 13> ranges{"[<=0ms]",     "[0~10ms]",  "[10~50ms]", "[50~100ms]", "[100~200ms]",
+                                                       "[200~500ms]", "[500ms~1s]", "[1~2s]",    "[2~3s]",     "[3~4s]",
+                                                       "[4~5s]",      "[5~10s]",   "[10s~]"};
+  return ranges;
+}
+
+double RequestLatency::putLatencyMillis(double q) const { return metrics::quantile(sendLatencies(), q) * 1000.0; }
+
+metrics::Histogram::Snapshot RequestLatency::sendLatencies() const {
   metrics::Histogram::Snapshot sends;
   const auto& t = tracked();
   for (size_t i = 0; i < t.size(); ++i) {
@@ -76,7 +85,7 @@ double RequestLatency::putLatencyMillis(double q) const {
     sends.count += s.count;
     sends.sum += s.sum;
   }
-  return metrics::quantile(sends, q) * 1000.0;
+  return sends;
 }
 
 void RequestLatency::write(metrics::TextWriter& w, const metrics::LabelList& brokerLabels) const {

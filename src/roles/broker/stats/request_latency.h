@@ -26,6 +26,10 @@ class RequestLatency {
   // The q-quantile of the send requests' processing time in milliseconds (RocketMQ 5's
   // putLatency99 / putLatency999: rocketmq_brokeruntime_put_latency_99 / _999); 0 before any send.
   double putLatencyMillis(double q) const;
+  // The send codes' histograms merged (seconds), for a window: the difference of two snapshots.
+  metrics::Histogram::Snapshot sendLatencies() const;
+  // Java's StoreStatsService range names, in putDistribution() order ("[<=0ms]", "[0~10ms]", ...).
+  static const std::array<std::string_view, 13>& javaPutRanges();
 
   struct Tracked {
     int code;
