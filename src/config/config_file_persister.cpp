@@ -70,7 +70,8 @@ Result<void> ConfigFilePersister::writeLocked(const std::vector<KeyUpdate>& keys
   if (!text) return makeError(1, fmt::format("cannot read it: {}", std::strerror(errno)));
   struct stat st {};
   bool haveMode = ::stat(target.c_str(), &st) == 0;
-  if (::access(target.c_str(), W_OK) != 0) return makeError(1, fmt::format("it is not writable: {}", std::strerror(errno)));
+  if (::access(target.c_str(), W_OK) != 0)
+    return makeError(1, fmt::format("it is not writable: {}", std::strerror(errno)));
   auto edited = updateConfigText(*text, *format_, keys, sections_, path_);
   if (!edited) return edited.error();
   if (*edited == *text) return {};

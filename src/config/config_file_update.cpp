@@ -126,7 +126,8 @@ std::vector<std::string> titlesOf(const std::vector<SectionKeys>& fileSections) 
 }
 
 Result<std::vector<ConfigEntry>> entriesOf(std::string_view text, ConfigFormat format,
-                                           const std::vector<SectionKeys>& fileSections, const std::string& sourceName) {
+                                           const std::vector<SectionKeys>& fileSections,
+                                           const std::string& sourceName) {
   auto entries = parseConfigText(text, format, sourceName);
   if (entries) scopeByKeyPrefix(*entries, titlesOf(fileSections));
   return entries;

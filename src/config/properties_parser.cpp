@@ -184,7 +184,9 @@ std::vector<PropertyLine> scanPropertyLines(std::string_view text) {
     size_t valueAt = static_cast<size_t>(rawValue.data() - logical.data());
     line.begin = textOffset(pieces, 0);
     line.valueBegin = textOffset(pieces, valueAt);
-    line.end = rawValue.empty() ? textOffset(pieces, logical.size()) : textOffset(pieces, valueAt + rawValue.size() - 1) + 1;
+    // Just past the value's last character (an empty value: the end of the logical line).
+    line.end = rawValue.empty() ? textOffset(pieces, logical.size())
+                                : textOffset(pieces, valueAt + rawValue.size() - 1) + 1;
     if (rawValue.empty()) line.valueBegin = line.end;
     lines.push_back(std::move(line));
   }

@@ -132,3 +132,39 @@ TEST_CASE("config file: a failed write (disk full) still answers SUCCESS, the up
   CHECK(node.proc.readFile("node.toml") == before);
   CHECK(node.brokerLog().find("could not write flushConsumerOffsetInterval=6000") != std::string::npos);
 }
+
+TEST_CASE("config file: UPDATE_BROKER_CONFIG edits a master's Java-style broker.properties in place") {
+  Namesrv ns;
+  REQUIRE_MESSAGE(ns.node.start(), ns.node.stderrText());
+  NodeProcess proc;
+  uint16_t port = freeBrokerPort();
+  std::string head =
+      "# broker-a.properties, as a RocketMQ user writes it\n"
+      "brokerClusterName=DefaultCluster\n"
+      "brokerName=broker-a\n"
+      "brokerId=0\n"
+      "listenPort=" + std::to_string(port) + "\n"
+      "namesrvAddr=" + ns.addr + "\n"
+      "brokerIP1=127.0.0.1\n"
+      "brokerIP2=127.0.0.1\n"
+      "storePathRootDir=" + proc.path("store") + "\n"
+      "mappedFileSizeCommitLog=67108864\n"
+      "logDir=" + proc.path("logs") + "\n"
+      "# persist consumer offsets every 5 s\n";
+  auto file = proc.writeFile("broker-a.properties", head + "flushConsumerOffsetInterval=5000\n");
+  proc.setArgs({"--role=master", "-c", file});
+  proc.waitForPorts({port});
+  REQUIRE_MESSAGE(proc.start(), proc.stderrText());
+  std::string addr = "127.0.0.1:" + std::to_string(port);
+  TestClient c;
+  auto resp = invoke(c, addr, request(RequestCode::UPDATE_BROKER_CONFIG, {}, "flushConsumerOffsetInterval=6000\nfileReservedTime=24\n"));
+  REQUIRE(resp.code == ResponseCode::SUCCESS);
+  CHECK(proc.readFile("broker-a.properties") == head + "flushConsumerOffsetInterval=6000\nfileReservedTime=24\n");
+  REQUIRE(proc.stop() == 0);
+  REQUIRE_MESSAGE(proc.start(), proc.stderrText());
+  TestClient again;
+  auto cfg = invoke(again, addr, request(RequestCode::GET_BROKER_CONFIG, {}));
+  CHECK(valueIn(cfg.body, "flushConsumerOffsetInterval") == "6000");
+  CHECK(valueIn(cfg.body, "fileReservedTime") == "24");
+  CHECK(proc.stop() == 0);
+}

@@ -276,3 +276,10 @@ TEST_CASE("ConfigFilePersister: writes in update order, keeps a read-only file, 
   CHECK(none.write(none.capture(n.brokerSections(), {"listenPort"})));
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("TOML loading: a key in its section's table wins over the same key at the top level") {
+  // toml++ iterates keys sorted ("broker" < "maxFrameSize"); the loader still applies tables last.
+  Node n = reloaded("maxFrameSize = 1\n[broker]\nmaxFrameSize = 2\n", ConfigFormat::Toml);
+  CHECK(n.br.maxFrameSize == 2);
+  CHECK(n.ns.maxFrameSize == 1);
+}
