@@ -7,5 +7,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   rmq::fuzz::applyAndReload(rmq::config::parseProperties(text, "fuzz.properties"));
   rmq::fuzz::NodeConfigs live;
   (void)rmq::config::applyPropertiesText(text, live.sections());
+  rmq::fuzz::updateAndReload(text, rmq::config::ConfigFormat::Properties);
   return 0;
 }

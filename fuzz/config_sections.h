@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "config/config_file_update.h"
 #include "config/config_loader.h"
 #include "config/config_printer.h"
 #include "config/process_config.h"
@@ -38,6 +39,28 @@ inline void applyAndReload(const Result<std::vector<config::ConfigEntry>>& entri
   NodeConfigs reloaded;
   RMQ_FUZZ_CHECK(config::applyConfig(*again, reloaded.sections()).ok());
   RMQ_FUZZ_CHECK(config::renderToml(reloaded.sections()) == printed);
+}
+
+// An accepted file takes run-time updates as UPDATE_*_CONFIG writes them (config_file_update.h):
+// the edit is refused, or the edited file loads to the old config with the updated values.
+inline void updateAndReload(std::string_view text, config::ConfigFormat format) {
+  NodeConfigs cfg;
+  auto entries = config::parseConfigText(text, format, "fuzz");
+  if (!entries || !config::applyConfig(*entries, cfg.sections())) return;
+  cfg.broker.listenPort = 10999;
+  cfg.broker.brokerName = " a \"b\" \\ c\td\u00e9 ";
+  cfg.namesrv.orderMessageEnable = !cfg.namesrv.orderMessageEnable;
+  cfg.store.fileReservedTime = 48;
+  cfg.store.diskMaxUsedSpaceRatio = 80;
+  auto updates = config::keyUpdatesOf(
+      cfg.sections(), {"listenPort", "brokerName", "orderMessageEnable", "fileReservedTime", "diskMaxUsedSpaceRatio"});
+  auto edited = config::updateConfigText(text, format, updates, config::sectionKeysOf(cfg.sections()), "fuzz");
+  if (!edited) return;
+  auto again = config::parseConfigText(*edited, format, "fuzz");
+  RMQ_FUZZ_CHECK(again.ok());
+  NodeConfigs reloaded;
+  RMQ_FUZZ_CHECK(config::applyConfig(*again, reloaded.sections()).ok());
+  RMQ_FUZZ_CHECK(config::renderToml(reloaded.sections()) == config::renderToml(cfg.sections()));
 }
 
 }  // namespace rmq::fuzz

@@ -187,16 +187,11 @@ bool hasSection(const std::vector<ConfigSection>& sections, std::string_view tit
 
 // Effective scope of each entry: the TOML table, or a "title." key prefix naming a section.
 std::vector<std::string> resolveScopes(std::vector<ConfigEntry>& entries, const std::vector<ConfigSection>& sections) {
+  std::vector<std::string> titles;
+  for (auto& s : sections) titles.push_back(s.title);
+  scopeByKeyPrefix(entries, titles);
   std::vector<std::string> scopes;
-  for (auto& e : entries) {
-    std::string scope = e.scope;
-    auto dot = e.key.find('.');
-    if (scope.empty() && dot != std::string::npos && hasSection(sections, std::string_view(e.key).substr(0, dot))) {
-      scope = e.key.substr(0, dot);
-      e.key = e.key.substr(dot + 1);
-    }
-    scopes.push_back(std::move(scope));
-  }
+  for (auto& e : entries) scopes.push_back(e.scope);
   return scopes;
 }
 
@@ -288,6 +283,16 @@ std::string ConfigValue::describe() const {
   }
 }
 
+void scopeByKeyPrefix(std::vector<ConfigEntry>& entries, const std::vector<std::string>& titles) {
+  for (auto& e : entries) {
+    auto dot = e.key.find('.');
+    if (!e.scope.empty() || dot == std::string::npos) continue;
+    if (std::find(titles.begin(), titles.end(), std::string_view(e.key).substr(0, dot)) == titles.end()) continue;
+    e.scope = e.key.substr(0, dot);
+    e.key = e.key.substr(dot + 1);
+  }
+}
+
 std::vector<std::string> fieldKeys(const std::vector<ConfigSection>& sections) {
   std::vector<std::string> keys;
   KeyCollector collector(keys);
@@ -317,24 +322,31 @@ Result<std::vector<std::string>> applyEntries(const std::vector<ConfigEntry>& en
   return std::move(report->written);
 }
 
+std::optional<ConfigFormat> configFormatOf(std::string_view path) {
+  auto endsWith = [&](std::string_view suffix) {
+    return path.size() >= suffix.size() && lower(path.substr(path.size() - suffix.size())) == suffix;
+  };
+  if (endsWith(".toml")) return ConfigFormat::Toml;
+  if (endsWith(".properties") || endsWith(".conf") || endsWith(".cfg")) return ConfigFormat::Properties;
+  return std::nullopt;
+}
+
+Result<std::vector<ConfigEntry>> parseConfigText(std::string_view text, ConfigFormat format,
+                                                 const std::string& sourceName) {
+  return format == ConfigFormat::Toml ? parseToml(text, sourceName) : parseProperties(text, sourceName);
+}
+
 Result<ApplyReport> loadConfigFile(const std::string& path, const std::vector<ConfigSection>& sections) {
+  auto format = configFormatOf(path);
+  if (!format) {
+    return makeError(1, fmt::format("config file {}: unknown type (expected .toml, or .properties/.conf "
+                                    "for Java properties)", path));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return makeError(1, fmt::format("cannot read config file {}: {}", path, std::strerror(errno)));
   std::stringstream ss;
   ss << in.rdbuf();
-  std::string text = ss.str();
-  auto endsWith = [&](std::string_view suffix) {
-    return path.size() >= suffix.size() && lower(path.substr(path.size() - suffix.size())) == suffix;
-  };
-  Result<std::vector<ConfigEntry>> entries = std::vector<ConfigEntry>{};
-  if (endsWith(".toml")) {
-    entries = parseToml(text, path);
-  } else if (endsWith(".properties") || endsWith(".conf") || endsWith(".cfg")) {
-    entries = parseProperties(text, path);
-  } else {
-    return makeError(1, fmt::format("config file {}: unknown type (expected .toml, or .properties/.conf "
-                                    "for Java properties)", path));
-  }
+  auto entries = parseConfigText(ss.str(), *format, path);
   if (!entries) return entries.error();
   return applyConfig(*entries, sections);
 }

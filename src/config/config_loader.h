@@ -13,6 +13,7 @@
 // rmqnode does not use (config/ignored_keys.h) are accepted and reported, not written.
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -50,6 +51,8 @@ struct ConfigEntry {
   ConfigValue value;
   std::string scope;   // section title it is restricted to, or empty (= any section)
   std::string origin;  // "file.toml:12" for messages; may be empty
+  size_t valueBegin = 0;  // where the value is in the parsed text (bytes, end exclusive), for
+  size_t valueEnd = 0;    // editing it in place (config_file_update.h)
 };
 
 // Parsers: text -> entries (syntax errors only; keys are checked by applyEntries).
@@ -78,8 +81,20 @@ Result<ApplyReport> applyConfig(const std::vector<ConfigEntry>& entries, const s
 Result<std::vector<std::string>> applyEntries(const std::vector<ConfigEntry>& entries,
                                               const std::vector<ConfigSection>& sections);
 
+// Moves a "title." key prefix naming one of `titles` into the entry's scope (`broker.listenPort=`
+// in properties text); applyConfig does this itself.
+void scopeByKeyPrefix(std::vector<ConfigEntry>& entries, const std::vector<std::string>& titles);
+
 // Every key the sections implement (names and alias spellings), in declaration order.
 std::vector<std::string> fieldKeys(const std::vector<ConfigSection>& sections);
+
+// A config file's syntax, by its name: TOML for *.toml; Java properties for *.properties, *.conf,
+// *.cfg; nullopt for anything else.
+enum class ConfigFormat { Toml, Properties };
+std::optional<ConfigFormat> configFormatOf(std::string_view path);
+// Text -> entries by `format` (parseToml or parseProperties).
+Result<std::vector<ConfigEntry>> parseConfigText(std::string_view text, ConfigFormat format,
+                                                 const std::string& sourceName);
 
 // Reads `path` (TOML for *.toml; Java properties for *.properties, *.conf, *.cfg) and applies it.
 Result<ApplyReport> loadConfigFile(const std::string& path, const std::vector<ConfigSection>& sections);

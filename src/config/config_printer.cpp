@@ -5,13 +5,13 @@
 #include <cmath>
 
 namespace rmq::config {
-namespace {
-
 std::string tomlDouble(double d) {
   auto s = fmt::format("{}", d);
   if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // keep it a TOML float
   return s;
 }
+
+namespace {
 
 class TomlPrinter : public FieldVisitor {
  public:

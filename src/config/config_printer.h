@@ -19,5 +19,7 @@ std::string renderProperties(const std::vector<ConfigSection>& sections);
 std::string renderApplyReport(const ApplyReport& report, const std::string& source);
 // TOML literal for a string value (quoted, escaped).
 std::string tomlQuote(std::string_view s);
+// TOML literal for a double (always a float: 3 -> "3.0").
+std::string tomlDouble(double d);
 
 }  // namespace rmq::config

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "config/config_loader.h"
+#include "config/properties_lines.h"
 
 namespace rmq::config {
 namespace {
@@ -133,16 +134,31 @@ std::string_view trimRight(std::string_view s) {
   return s;
 }
 
+// One physical piece of a logical line: where it is in the text and how long.
+struct Piece {
+  size_t at;
+  size_t len;
+};
+
+// Maps an offset into the joined logical line back to the text.
+size_t textOffset(const std::vector<Piece>& pieces, size_t logicalOffset) {
+  for (const auto& p : pieces) {
+    if (logicalOffset < p.len) return p.at + logicalOffset;
+    logicalOffset -= p.len;
+  }
+  return pieces.empty() ? 0 : pieces.back().at + pieces.back().len;
+}
+
 }  // namespace
 
-Result<std::vector<ConfigEntry>> parseProperties(std::string_view text, const std::string& sourceName) {
-  std::vector<ConfigEntry> entries;
-  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // UTF-8 byte order mark of Windows editors
-  size_t pos = 0;
+std::vector<PropertyLine> scanPropertyLines(std::string_view text) {
+  std::vector<PropertyLine> lines;
+  size_t pos = text.starts_with("\xEF\xBB\xBF") ? 3 : 0;  // UTF-8 byte order mark of Windows editors
   int lineNo = 0;
   while (pos < text.size()) {
     // Gather one logical line (physical lines joined on trailing backslash).
     std::string logical;
+    std::vector<Piece> pieces;
     int firstLine = lineNo + 1;
     bool more = true;
     while (more && pos < text.size()) {
@@ -155,14 +171,35 @@ Result<std::vector<ConfigEntry>> parseProperties(std::string_view text, const st
       if (logical.empty() && (body.empty() || body.front() == '#' || body.front() == '!')) break;
       more = continues(body);
       if (more) body.remove_suffix(1);
+      pieces.push_back({static_cast<size_t>(body.data() - text.data()), body.size()});
       logical.append(body);
     }
     if (logical.empty()) continue;
-    std::string origin = fmt::format("{}:{}", sourceName, firstLine);
     auto [rawKey, rawValue] = splitKeyValue(logical);
-    auto key = unescape(rawKey, origin);
+    rawValue = trimRight(rawValue);
+    PropertyLine line;
+    line.rawKey = std::string(rawKey);
+    line.rawValue = std::string(rawValue);
+    line.firstLine = firstLine;
+    size_t valueAt = static_cast<size_t>(rawValue.data() - logical.data());
+    line.begin = textOffset(pieces, 0);
+    line.valueBegin = textOffset(pieces, valueAt);
+    // Just past the value's last character (an empty value: the end of the logical line).
+    line.end = rawValue.empty() ? textOffset(pieces, logical.size())
+                                : textOffset(pieces, valueAt + rawValue.size() - 1) + 1;
+    if (rawValue.empty()) line.valueBegin = line.end;
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+Result<std::vector<ConfigEntry>> parseProperties(std::string_view text, const std::string& sourceName) {
+  std::vector<ConfigEntry> entries;
+  for (const auto& line : scanPropertyLines(text)) {
+    std::string origin = fmt::format("{}:{}", sourceName, line.firstLine);
+    auto key = unescape(line.rawKey, origin);
     if (!key) return key.error();
-    auto value = unescape(trimRight(rawValue), origin);
+    auto value = unescape(line.rawValue, origin);
     if (!value) return value.error();
     if (!validUtf8(*key) || !validUtf8(*value))
       return makeError(1, fmt::format("config error at {}: key '{}': not valid UTF-8 (save the file as UTF-8)", origin,
@@ -172,6 +209,8 @@ Result<std::vector<ConfigEntry>> parseProperties(std::string_view text, const st
     e.value.kind = ConfigValue::Kind::Text;
     e.value.text = std::move(*value);
     e.origin = std::move(origin);
+    e.valueBegin = line.valueBegin;
+    e.valueEnd = line.end;
     entries.push_back(std::move(e));
   }
   return entries;

@@ -9,6 +9,7 @@
 #include "common/fault_point.h"
 #include "common/fd_limit.h"
 #include "common/log.h"
+#include "config/config_file_persister.h"
 #include "config/config_loader.h"
 #include "config/config_printer.h"
 #include "config/process_config.h"
@@ -50,6 +51,9 @@ struct Node::Impl {
   std::unique_ptr<broker::BrokerController> broker;
 #endif
   config::ApplyReport loadReport;  // keys the config file set and RocketMQ keys it ignored
+  // The --config file, which UPDATE_BROKER_CONFIG / UPDATE_NAMESRV_CONFIG write into (one writer
+  // for both roles of a namesrv,master process); without --config updates stay in memory.
+  std::shared_ptr<config::ConfigFilePersister> configFile = std::make_shared<config::ConfigFilePersister>();
   std::unique_ptr<net::IoPool> pool;
   std::unique_ptr<namesrv::NamesrvController> namesrv;
   std::unique_ptr<http::HttpServer> http;  // when httpListenPort > 0; stopped before the roles
@@ -147,6 +151,7 @@ Result<void> Node::Impl::load() {
     auto report = config::loadConfigFile(options.configFile, sections());
     if (!report) return usageError(report.error().message);
     loadReport = std::move(*report);
+    configFile = std::make_shared<config::ConfigFilePersister>(options.configFile, sections());
   }
   return applyRoleRules();
 }
@@ -221,9 +226,9 @@ Result<void> Node::start() {
   s.pool->start();
   std::string ports;
   if (has(s.options.roles, Role::Namesrv))
-    s.namesrv = std::make_unique<namesrv::NamesrvController>(*s.pool, s.namesrvConfig, s.process);
+    s.namesrv = std::make_unique<namesrv::NamesrvController>(*s.pool, s.namesrvConfig, s.process, s.configFile);
 #if RMQ_HAS_BROKER
-  if (s.hasBroker()) s.broker = std::make_unique<broker::BrokerController>(*s.pool, s.brokerConfig, s.storeConfig);
+  if (s.hasBroker()) s.broker = std::make_unique<broker::BrokerController>(*s.pool, s.brokerConfig, s.storeConfig, s.configFile);
 #endif
   if (auto r = s.startHttp(); !r) return r;
   if (s.namesrv) {

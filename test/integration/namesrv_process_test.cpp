@@ -71,7 +71,9 @@ TEST_CASE("namesrv: orderMessageEnable fills orderTopicConf; UPDATE/GET_NAMESRV_
   REQUIRE(codeOf(cfg) == 0);
   CHECK(cfg->body.find("orderMessageEnable=true\n") != std::string::npos);
   CHECK(cfg->body.find("listenPort=" + std::to_string(ns.port) + "\n") != std::string::npos);
-  CHECK(ns.node.readFile("namesrv/namesrv.properties").find("orderMessageEnable=true") != std::string::npos);
+  // Written into the -c file (Java: configStorePath = the -c file), not into configStorePath's own path.
+  CHECK(ns.node.readFile("ns.toml").find("\norderMessageEnable = true\n") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(ns.node.path("namesrv/namesrv.properties")));
   ns.node.stop();
 }
 

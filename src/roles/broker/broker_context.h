@@ -23,6 +23,7 @@
 #include <string>
 
 #include "common/message.h"
+#include "config/config_file_persister.h"
 #include "net/connection.h"
 #include "net/dispatcher.h"
 #include "net/io_pool.h"
@@ -91,6 +92,9 @@ struct BrokerContext {
   std::shared_ptr<RequestLatency> latency;
   // The ACL (aclEnable = true), set by the controller before any processor runs; null when off.
   acl::AclManager* acl = nullptr;
+  // The --config file UPDATE_BROKER_CONFIG writes its keys into (config/config_file_persister.h);
+  // without one (component tests, no --config) an update is applied in memory only.
+  std::shared_ptr<config::ConfigFilePersister> configFile = std::make_shared<config::ConfigFilePersister>();
 
   void registerProcessor(int code, net::RequestHandler handler) {
     dispatcher.registerProcessor(code, std::move(handler));

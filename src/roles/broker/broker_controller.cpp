@@ -39,8 +39,9 @@
 
 namespace rmq::broker {
 
-BrokerController::BrokerController(net::IoPool& io, BrokerConfig config, store::StoreConfig storeConfig)
-    : io_(io), config_(std::move(config)), storeConfig_(std::move(storeConfig)) {}
+BrokerController::BrokerController(net::IoPool& io, BrokerConfig config, store::StoreConfig storeConfig,
+                                   std::shared_ptr<config::ConfigFilePersister> configFile)
+    : io_(io), config_(std::move(config)), storeConfig_(std::move(storeConfig)), configFile_(std::move(configFile)) {}
 
 BrokerController::~BrokerController() { shutdown(); }
 
@@ -174,6 +175,7 @@ Result<void> BrokerController::start() {
                                schedule_.get(), *clients_, *pullHold_, background_.get_executor(),
                                store_->storeHost(), {false}, {}, {}});
   ctx_->latency = latency_;
+  if (configFile_) ctx_->configFile = configFile_;
   store_->setArrivalListener([hold = pullHold_.get()](const std::string& topic, int queueId, int64_t queueOffset,
                                                       int64_t tagsCode, int64_t, std::string_view props) {
     hold->notifyMessageArriving(topic, queueId, queueOffset + 1, tagsCode, props);

@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "common/result.h"
+#include "config/config_file_persister.h"
 #include "metrics/text_writer.h"
 #include "net/io_pool.h"
 #include "roles/broker/broker_config.h"
@@ -59,7 +60,9 @@ class ClientRuntimeStats;
 
 class BrokerController {
  public:
-  BrokerController(net::IoPool& io, BrokerConfig config, store::StoreConfig storeConfig);
+  // `configFile`: the --config file UPDATE_BROKER_CONFIG writes into (null: none).
+  BrokerController(net::IoPool& io, BrokerConfig config, store::StoreConfig storeConfig,
+                   std::shared_ptr<config::ConfigFilePersister> configFile = nullptr);
   ~BrokerController();  // shutdown() if started
 
   Result<void> start();
@@ -88,6 +91,7 @@ class BrokerController {
   bool started_ = false;
   std::atomic<bool> stopped_{false};  // read by notReadyReason() on the HTTP threads
   std::atomic<bool> serving_{false};  // start() completed, shutdown() not begun (HTTP threads read it)
+  std::shared_ptr<config::ConfigFilePersister> configFile_;  // null: none
   std::shared_ptr<RequestLatency> latency_;  // fed by the dispatcher's observer
   std::shared_ptr<ClientRuntimeStats> clientRuntime_;  // consumers' running info (masters; null when off)
 

@@ -21,7 +21,8 @@ void NamesrvConfig::visit(config::FieldVisitor& v) {
            .description = "KV config file (PUT_KV_CONFIG); written on every change, read at start"},
           kvConfigPath);
   v.field({.name = "configStorePath",
-           .description = "Where UPDATE_NAMESRV_CONFIG persists the effective config (properties)"},
+           .description = "No effect: UPDATE_NAMESRV_CONFIG writes into the --config file (RocketMQ too "
+                          "replaces this path by its -c file); without --config updates are not persisted"},
           configStorePath);
   v.field({.name = "bindAddress", .description = "Address the name server listens on"}, bindAddress);
   v.field({.name = "listenPort", .description = "Name server port", .min = 0, .max = 65535}, listenPort);

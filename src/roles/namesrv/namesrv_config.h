@@ -13,7 +13,7 @@ namespace rmq::namesrv {
 struct NamesrvConfig {
   std::string rocketmqHome;        // default: $ROCKETMQ_HOME
   std::string kvConfigPath;        // default: $HOME/namesrv/kvConfig.json
-  std::string configStorePath;     // default: $HOME/namesrv/namesrv.properties
+  std::string configStorePath;     // no effect: updates go into the --config file (RocketMQ: -c)
   std::string bindAddress = "0.0.0.0";
   int32_t listenPort = 9876;
   int32_t serverWorkerThreads = 1;               // blocking work (kvConfig.json writes)

@@ -13,13 +13,14 @@ int64_t steadyMillis() {
 }
 }  // namespace
 
-NamesrvController::NamesrvController(net::IoPool& pool, NamesrvConfig config, config::ProcessConfig process)
+NamesrvController::NamesrvController(net::IoPool& pool, NamesrvConfig config, config::ProcessConfig process,
+                                     std::shared_ptr<config::ConfigFilePersister> configFile)
     : pool_(pool),
       startConfig_(config),
       live_(config, process),
       kv_(config.kvConfigPath),
       worker_(static_cast<size_t>(config.serverWorkerThreads)),
-      processor_(routes_, kv_, live_, worker_),
+      processor_(routes_, kv_, live_, worker_, std::move(configFile)),
       scanTimer_(pool.at(0)),
       drain_(process.shutdownAwaitMillis) {}
 

@@ -22,7 +22,9 @@ namespace rmq::namesrv {
 
 class NamesrvController {
  public:
-  NamesrvController(net::IoPool& pool, NamesrvConfig config, config::ProcessConfig process = {});
+  // `configFile`: the --config file UPDATE_NAMESRV_CONFIG writes into (null: none).
+  NamesrvController(net::IoPool& pool, NamesrvConfig config, config::ProcessConfig process = {},
+                    std::shared_ptr<config::ConfigFilePersister> configFile = nullptr);
   ~NamesrvController();
 
   Result<void> start();

@@ -4,7 +4,6 @@
 #include <asio/use_awaitable.hpp>
 #include <chrono>
 
-#include "common/file_write.h"
 #include "common/log.h"
 #include "common/request_code.h"
 #include "common/response_code.h"
@@ -56,7 +55,7 @@ void LiveNamesrvConfig::refreshAtomicsLocked() {
   scanNotActiveBrokerInterval = ns_.scanNotActiveBrokerInterval;
 }
 
-Result<void> LiveNamesrvConfig::update(std::string_view text) {
+Result<config::PendingUpdate> LiveNamesrvConfig::update(std::string_view text, config::ConfigFilePersister& file) {
   auto entries = config::parseProperties(text, "UPDATE_NAMESRV_CONFIG");
   if (!entries) return entries.error();
   for (auto& e : *entries) {
@@ -65,13 +64,14 @@ Result<void> LiveNamesrvConfig::update(std::string_view text) {
     }
   }
   std::lock_guard lk(mu_);
-  auto applied = config::applyEntries(*entries, {config::section("process", process_), config::section("namesrv", ns_)});
+  std::vector<config::ConfigSection> sections{config::section("process", process_), config::section("namesrv", ns_)};
+  auto applied = config::applyEntries(*entries, sections);
   if (!applied) return applied.error();
   log::Level level;
   if (log::parseLevel(process_.logLevel, level)) log::setLevel(level);
   refreshAtomicsLocked();
   if (onConnectionLimits) onConnectionLimits(ns_.connection);
-  return {};
+  return file.capture(sections, *applied);
 }
 
 std::string LiveNamesrvConfig::renderProperties() {
@@ -85,8 +85,12 @@ NamesrvConfig LiveNamesrvConfig::snapshot() {
 }
 
 NamesrvProcessor::NamesrvProcessor(RouteInfoManager& routes, KvConfigManager& kv, LiveNamesrvConfig& config,
-                                   asio::thread_pool& worker)
-    : routes_(routes), kv_(kv), config_(config), worker_(worker) {}
+                                   asio::thread_pool& worker, std::shared_ptr<config::ConfigFilePersister> configFile)
+    : routes_(routes),
+      kv_(kv),
+      config_(config),
+      worker_(worker),
+      configFile_(configFile ? std::move(configFile) : std::make_shared<config::ConfigFilePersister>()) {}
 
 void NamesrvProcessor::onNetwork(net::Dispatcher& d, int code, std::function<Cmd(const Conn&, const Cmd&)> fn) {
   d.registerProcessor(code, [fn = std::move(fn)](Conn conn, Cmd req) -> asio::awaitable<std::optional<Cmd>> {
@@ -261,12 +265,11 @@ RemotingCommand NamesrvProcessor::deleteKvConfig(const Cmd& req) {
 
 RemotingCommand NamesrvProcessor::updateConfig(const Cmd& req) {
   if (req.body.empty()) return ok();
-  auto r = config_.update(req.body);
+  auto r = config_.update(req.body, *configFile_);
   if (!r) return fail(r.error().code, r.error().message);
   log::info("name server config updated: {}", req.body);
-  auto path = config_.snapshot().configStorePath;
-  // Like Java's Configuration.persist(): the effective config, as properties, at configStorePath.
-  if (auto w = replaceFileAtomically(path, config_.renderProperties()); !w) log::warn("{}", w.error().message);
+  // Like Java's Configuration.persist() into the -c file; SUCCESS even when that fails (logged).
+  configFile_->write(*r);
   return ok();
 }
 

@@ -6,9 +6,11 @@
 #include <asio/thread_pool.hpp>
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 
+#include "config/config_file_persister.h"
 #include "config/process_config.h"
 #include "net/dispatcher.h"
 #include "roles/namesrv/kv_config_manager.h"
@@ -23,7 +25,8 @@ class LiveNamesrvConfig {
  public:
   LiveNamesrvConfig(NamesrvConfig ns, config::ProcessConfig process);
   // Applies properties text (all-or-nothing); refuses kvConfigPath/configStorePath (code 16).
-  Result<void> update(std::string_view propertiesText);
+  // Returns the new values, captured by `file` for writing into the config file.
+  Result<config::PendingUpdate> update(std::string_view propertiesText, config::ConfigFilePersister& file);
   std::string renderProperties();
   NamesrvConfig snapshot();
 
@@ -43,8 +46,9 @@ class LiveNamesrvConfig {
 
 class NamesrvProcessor {
  public:
+  // `configFile`: the --config file UPDATE_NAMESRV_CONFIG writes into (null: none).
   NamesrvProcessor(RouteInfoManager& routes, KvConfigManager& kv, LiveNamesrvConfig& config,
-                   asio::thread_pool& worker);
+                   asio::thread_pool& worker, std::shared_ptr<config::ConfigFilePersister> configFile = nullptr);
   void registerAll(net::Dispatcher& dispatcher);
 
  private:
@@ -71,6 +75,7 @@ class NamesrvProcessor {
   KvConfigManager& kv_;
   LiveNamesrvConfig& config_;
   asio::thread_pool& worker_;
+  std::shared_ptr<config::ConfigFilePersister> configFile_;  // never null
 };
 
 }  // namespace rmq::namesrv

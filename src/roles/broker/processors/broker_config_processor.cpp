@@ -12,6 +12,11 @@
 // keys (config/connection_limits.h) then reach the open connections through
 // BrokerContext::applyConnectionLimits (atomics they read), and the store's live keys
 // (store/live_store_keys.h) its own StoreConfig through MessageStore::applyRuntimeConfig.
+// The accepted keys are then written into the --config file (BrokerContext::configFile, on the
+// background thread, before the answer) so a restart keeps them, as Java's Configuration.persist().
+#include <asio/co_spawn.hpp>
+#include <asio/use_awaitable.hpp>
+
 #include <algorithm>
 #include <mutex>
 #include <variant>
@@ -120,9 +125,15 @@ Reply getBrokerConfig(BrokerContext& ctx, ConfigVersion& cv) {
   co_return resp;
 }
 
+// Writes the updated keys into the --config file (Java: Configuration.persist()), on ctx.background.
+asio::awaitable<bool> persistJob(std::shared_ptr<config::ConfigFilePersister> file, config::PendingUpdate update) {
+  co_return static_cast<bool>(file->write(update));
+}
+
 Reply updateBrokerConfig(BrokerContext& ctx, ConfigVersion& cv, net::ConnectionPtr conn, RemotingCommand cmd) {
   log::info("updateBrokerConfig from {}: {}", conn->remoteAddress(), cmd.body);
   std::optional<Error> refused;
+  std::optional<config::PendingUpdate> pending;
   {
     std::lock_guard lk(cv.mu);
     BrokerConfig broker = ctx.config;  // copies: the live structs are read by other threads
@@ -136,9 +147,16 @@ Reply updateBrokerConfig(BrokerContext& ctx, ConfigVersion& cv, net::ConnectionP
       if (ctx.applyConnectionLimits) ctx.applyConnectionLimits();  // a no-op unless a connection key changed
       ctx.store.applyRuntimeConfig(ctx.storeConfig);
       logRestartOnlyStoreKeys(*applied, ctx.storeConfig);
+      pending = ctx.configFile->capture(updated, *applied);
     }
   }
   if (refused) co_return failure(ResponseCode::SYSTEM_ERROR, refused->message);
+  // Like Java, the answer is SUCCESS even when the file cannot be written (the write logs why).
+  if (pending && !ctx.background) ctx.configFile->write(*pending);
+  if (pending && ctx.background) {
+    auto job = persistJob(ctx.configFile, std::move(*pending));
+    co_await asio::co_spawn(ctx.background, std::move(job), asio::use_awaitable);
+  }
   co_return success();
 }
 
