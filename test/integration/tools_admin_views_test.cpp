@@ -228,7 +228,7 @@ TEST_CASE("rmqadmin exportMetrics: metrics.json with each master's runtime figur
   CHECK(admin(node, "exportMetrics", {"-f", dir}).exitCode == 2);  // -c is required
 }
 
-TEST_CASE("rmqadmin startMonitoring: undone messages of each online group, bounded by -r rounds") {
+TEST_CASE("rmqadmin startMonitoring: undone messages of each online group, offset-moved events, -r rounds") {
   DevNode node;
   REQUIRE(node.start());
   std::string topic = uniqueName("MonitorTopic");
@@ -287,6 +287,27 @@ TEST_CASE("rmqadmin startMonitoring: undone messages of each online group, bound
   CHECK(undone == 2);
   release = true;
   consumer.shutdown();
+
+  // A pull beyond the queue's end while the monitor runs: the broker's OffsetMovedEvent is reported.
+  auto puller = startPullConsumer(pullOptions(node, group + "_far"));
+  const std::string moved = "[MONITOR] reportDeleteMsgsEvent: DeleteMsgsEvent [offsetMovedEvent=OffsetMovedEvent "
+                            "[consumerGroup=" + group + "_far, messageQueue=MessageQueue [topic=" + topic +
+                            ", brokerName=broker-a, queueId=0], offsetRequest=1000000, offsetNew=";  // the store's nextBeginOffset
+  CHECK(eventually([&] {
+    std::atomic<bool> done{false};
+    RunResult run;
+    std::thread monitor([&] {
+      run = admin(node, "startMonitoring", {"-d", "3000", "-r", "1"});
+      done = true;
+    });
+    for (int i = 0; i < 100 && !done.load(); ++i) {
+      (void)puller->pull(client::MessageQueue{topic, "broker-a", 0}, "*", 1000000, 1);
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    monitor.join();
+    return run.exitCode == 0 && contains(run.out, moved) && contains(run.out, "], eventTimestamp=");
+  }, std::chrono::seconds(40)));
+  puller->shutdown();
 
   CHECK(admin(node, "startMonitoring", {"-r", "-1"}).exitCode == 2);
   CHECK(admin(node, "startMonitoring", {"-r", "x"}).exitCode == 2);

@@ -2,8 +2,10 @@
 // DefaultMonitorListener): every round, for each consumer group (a %RETRY% topic) that is online,
 // its undone messages per topic (UndoneMsgs: total lag, largest queue lag, how far the consumer's
 // last commit lags behind the newest message) and the running-info checks of its consumers
-// (subscriptions that differ, queues that seem blocked). The lines DefaultMonitorListener logs are
-// printed to stdout as they happen (--json: one object per line).
+// (subscriptions that differ, queues that seem blocked); between rounds, each OffsetMovedEvent the
+// brokers store (a pull beyond a queue's range; push consumer of group __MONITOR_CONSUMER on topic
+// OFFSET_MOVED_EVENT, from its last offset). The lines DefaultMonitorListener logs are printed to
+// stdout as they happen (--json: one object per line).
 // Rounds: the first after -d ms (default 20000, as MonitorService), then every -i ms (default
 // 60000); -r bounds the number of rounds (default 0: until killed), which mqadmin has no option for.
 #include <fmt/format.h>
@@ -11,7 +13,10 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <mutex>
 #include <thread>
+
+#include "client/consumer/push_consumer.h"
 
 #include "common/json.h"
 #include "tools/rmqadmin/consumer_verbs.h"
@@ -28,7 +33,8 @@ int64_t nowMs() {
       .count();
 }
 
-// Prints one listener event at once: the logged text, or with --json {"type": .., fields..}.
+// Prints one listener event at once: the logged text, or with --json {"type": .., fields..}. Called
+// from the rounds (main thread) and the event consumer's thread.
 class MonitorOutput {
  public:
   explicit MonitorOutput(bool json) : json_(json) {}
@@ -50,12 +56,14 @@ class MonitorOutput {
       out = text;
     }
     out += '\n';
+    std::lock_guard lk(mu_);
     std::fputs(out.c_str(), stdout);
     std::fflush(stdout);
   }
 
  private:
   bool json_;
+  std::mutex mu_;
 };
 
 struct UndoneMsgs {
@@ -170,6 +178,31 @@ void reportConsumerRunningInfo(client::AdminClient& admin, MonitorOutput& out, c
                                       groupName, clientId, result));
 }
 
+// DefaultMonitorListener.reportDeleteMsgsEvent of one OFFSET_MOVED_EVENT message (OffsetMovedEvent JSON).
+void reportDeleteMsgsEvent(MonitorOutput& out, const MessageExt& m) {
+  rapidjson::Document e;
+  if (!json::parse(m.body, e).ok() || !e.IsObject()) return;
+  std::string group(json::getString(e, "consumerGroup").value_or(""));
+  std::string topic, brokerName;
+  int64_t queueId = 0;
+  if (e.HasMember("messageQueue") && e["messageQueue"].IsObject()) {
+    const auto& mq = e["messageQueue"];
+    topic = json::getString(mq, "topic").value_or("");
+    brokerName = json::getString(mq, "brokerName").value_or("");
+    queueId = json::getInt64(mq, "queueId").value_or(0);
+  }
+  int64_t requested = json::getInt64(e, "offsetRequest").value_or(0);
+  int64_t moved = json::getInt64(e, "offsetNew").value_or(0);
+  out.event("deleteMsgsEvent",
+            fmt::format("{}reportDeleteMsgsEvent: DeleteMsgsEvent [offsetMovedEvent=OffsetMovedEvent [consumerGroup={}, "
+                        "messageQueue=MessageQueue [topic={}, brokerName={}, queueId={}], offsetRequest={}, "
+                        "offsetNew={}], eventTimestamp={}]",
+                        kPrefix, group, topic, brokerName, queueId, requested, moved, m.storeTimestamp),
+            {{"consumerGroup", group}, {"topic", topic}, {"brokerName", brokerName}},
+            {{"queueId", queueId}, {"offsetRequest", requested}, {"offsetNew", moved},
+             {"eventTimestamp", m.storeTimestamp}});
+}
+
 void monitorRound(client::AdminClient& admin, MonitorOutput& out) {
   out.event("beginRound", kPrefix + "=========================================beginRound");
   auto topics = admin.run(admin.asyncTopicList());
@@ -192,11 +225,24 @@ int startMonitoring(VerbContext& ctx) {
   if (ctx.badUsage()) return 2;
   auto& admin = ctx.admin();
   MonitorOutput out(ctx.json);
+  client::PushConsumerOptions po;
+  po.group = "__MONITOR_CONSUMER";  // MixAll.MONITOR_CONSUMER_GROUP
+  po.client = toolClientConfig(ctx);
+  po.client.instanceName += "-monitor";
+  po.consumeThreadMin = po.consumeThreadMax = 1;
+  client::PushConsumer events(po);
+  if (auto r = events.subscribe("OFFSET_MOVED_EVENT", "*"); !r) return ctx.fail(r.error());
+  events.registerListener([&out](const std::vector<MessageExt>& msgs, const client::MessageQueue&) {
+    for (const auto& m : msgs) reportDeleteMsgsEvent(out, m);
+    return client::ConsumeStatus::CONSUME_SUCCESS;
+  });
+  if (auto r = events.start(); !r) return ctx.fail(r.error());
   std::this_thread::sleep_for(std::chrono::milliseconds(firstDelay));
   for (int64_t round = 1; rounds == 0 || round <= rounds; ++round) {
     if (round > 1) std::this_thread::sleep_for(std::chrono::milliseconds(interval));
     monitorRound(admin, out);
   }
+  events.shutdown();
   return 0;
 }
 
