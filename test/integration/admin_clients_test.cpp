@@ -44,6 +44,9 @@ TEST_CASE("admin clients: consumer and producer connection lists, producer table
   auto all = parseBody(invoke(c, addr, request(RequestCode::GET_ALL_PRODUCER_INFO, {})));
   REQUIRE(all["data"].HasMember("pg_conn"));
   CHECK(std::string(all["data"]["pg_conn"][0]["clientId"].GetString()) == "127.0.0.1@conn");
+  // ProducerInfo.remoteIP is Netty's channel.remoteAddress().toString(), with the leading '/'.
+  CHECK(std::string(all["data"]["pg_conn"][0]["remoteIP"].GetString()).starts_with("/127.0.0.1:"));
+  CHECK(all["data"]["pg_conn"][0]["lastUpdateTimestamp"].GetInt64() > 0);
 }
 
 TEST_CASE("admin reset offset: computes offsets by time and pushes RESET_CONSUMER_CLIENT_OFFSET to consumers") {

@@ -109,6 +109,16 @@ struct ConnectionInfo {
   std::string language;
   int32_t version = 0;
 };
+// GET_ALL_PRODUCER_INFO entry (Java's ProducerInfo): remoteIP as Netty prints it ("/ip:port").
+struct ProducerInfo {
+  std::string clientId;
+  std::string remoteIP;
+  std::string language;
+  int32_t version = 0;
+  int64_t lastUpdateTimestamp = 0;
+};
+using ProducerTable = std::map<std::string, std::vector<ProducerInfo>>;  // producer group -> instances
+
 struct ConsumerConnectionInfo {
   std::vector<ConnectionInfo> connections;
   std::vector<SubscriptionData> subscriptions;
@@ -223,6 +233,8 @@ class AdminClient {
   // GET_PRODUCER_CONNECTION_LIST on each broker of `topic`'s route, merged (one entry per client id).
   // Brokers that do not know the group (or do not answer) are left out; an error only when none knows it.
   asio::awaitable<Result<std::vector<ConnectionInfo>>> asyncProducerConnection(std::string group, std::string topic);
+  // GET_ALL_PRODUCER_INFO: every producer group one broker knows, with its instances (ProducerTableInfo).
+  asio::awaitable<Result<ProducerTable>> asyncAllProducerInfo(std::string brokerAddr);
   asio::awaitable<Result<std::vector<std::string>>> asyncConsumerIds(std::string group, std::string topic);
   // Groups that consume `topic` (QUERY_TOPIC_CONSUME_BY_WHO on each master of its route), sorted.
   asio::awaitable<Result<std::vector<std::string>>> asyncTopicConsumeByWho(std::string topic);

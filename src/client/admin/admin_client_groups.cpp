@@ -169,6 +169,31 @@ asio::awaitable<Result<ConsumerConnectionInfo>> AdminClient::asyncConsumerConnec
   co_return info;
 }
 
+asio::awaitable<Result<ProducerTable>> AdminClient::asyncAllProducerInfo(std::string brokerAddr) {
+  auto resp = co_await callOk(brokerAddr, net::RemotingCommand::request(RequestCode::GET_ALL_PRODUCER_INFO));
+  if (!resp) co_return resp.error();
+  rapidjson::Document doc;
+  if (auto r = json::parse(resp->body, doc); !r) co_return r.error();
+  if (!doc.IsObject()) co_return makeError(ResponseCode::SYSTEM_ERROR, "malformed ProducerTableInfo body");
+  ProducerTable table;
+  if (!doc.HasMember("data") || !doc["data"].IsObject()) co_return table;
+  for (auto& g : doc["data"].GetObject()) {
+    auto& instances = table[std::string(json::keyView(g.name))];
+    if (!g.value.IsArray()) continue;
+    for (auto& v : g.value.GetArray()) {
+      if (!v.IsObject()) continue;
+      ProducerInfo p;
+      p.clientId = std::string(json::getString(v, "clientId").value_or(""));
+      p.remoteIP = std::string(json::getString(v, "remoteIP").value_or(""));
+      p.language = std::string(json::getString(v, "language").value_or(""));
+      p.version = static_cast<int32_t>(json::getInt64(v, "version").value_or(0));
+      p.lastUpdateTimestamp = json::getInt64(v, "lastUpdateTimestamp").value_or(0);
+      instances.push_back(std::move(p));
+    }
+  }
+  co_return table;
+}
+
 asio::awaitable<Result<std::vector<ConnectionInfo>>> AdminClient::asyncProducerConnection(std::string group,
                                                                                           std::string topic) {
   auto route = co_await instance_->route(topic, true);

@@ -18,15 +18,6 @@ std::string str(const rapidjson::Value& v, const char* name) {
   return std::string(json::getString(v, name).value_or(""));
 }
 
-// The subscriptions of a ConsumerRunningInfo as "topic@expression" strings, sorted.
-std::set<std::string> subscriptionsOf(const rapidjson::Document& doc) {
-  std::set<std::string> out;
-  if (doc.HasMember("subscriptionSet") && doc["subscriptionSet"].IsArray())
-    for (auto& s : doc["subscriptionSet"].GetArray())
-      if (s.IsObject()) out.insert(str(s, "topic") + "@" + str(s, "subString"));
-  return out;
-}
-
 // ConsumerRunningInfo.formatString(): properties, subscriptions, offsets, RT/TPS.
 void printRunningInfo(VerbContext& ctx, const rapidjson::Document& doc) {
   std::vector<std::pair<std::string, std::string>> props;
@@ -108,6 +99,14 @@ int consumerStatus(VerbContext& ctx) {
 }
 
 }  // namespace
+
+std::set<std::string> subscriptionsOf(const rapidjson::Document& doc) {
+  std::set<std::string> out;
+  if (doc.HasMember("subscriptionSet") && doc["subscriptionSet"].IsArray())
+    for (auto& s : doc["subscriptionSet"].GetArray())
+      if (s.IsObject()) out.insert(str(s, "topic") + "@" + str(s, "subString"));
+  return out;
+}
 
 int pushMessageToConsumer(VerbContext& ctx, const std::string& group, const std::string& clientId,
                           const std::string& topic, const std::string& msgId) {

@@ -218,6 +218,31 @@ int cloneGroupOffset(VerbContext& ctx) {
   return 0;
 }
 
+// mqadmin producer: every producer group of one broker (GET_ALL_PRODUCER_INFO), one line per
+// instance as ProducerSubCommand prints ProducerInfo.toString(); groups in name order.
+int producer(VerbContext& ctx) {
+  std::string broker = ctx.required({"b", "broker"});
+  if (ctx.badUsage()) return 2;
+  auto& admin = ctx.admin();
+  auto table = admin.run(admin.asyncAllProducerInfo(broker));
+  if (!table) return failAt(ctx, broker, table.error());
+  if (ctx.json) {
+    auto& t = ctx.report.table("producers", {"#ProducerGroup", "#ClientId", "#RemoteIP", "#Language", "#Version",
+                                             "#LastUpdateTimestamp"});
+    for (auto& [group, list] : *table)
+      for (auto& p : list) t.add({group, p.clientId, p.remoteIP, p.language, p.version, p.lastUpdateTimestamp});
+    return 0;
+  }
+  for (auto& [group, list] : *table) {
+    if (list.empty()) ctx.report.line(fmt::format("producer group ({}) instances are empty", group));
+    for (auto& p : list)
+      ctx.report.line(fmt::format(
+          "producer group ({}) instance : clientId={},remoteIP={}, language={}, version={}, lastUpdateTimestamp={}",
+          group, p.clientId, p.remoteIP, p.language, p.version, p.lastUpdateTimestamp));
+  }
+  return 0;
+}
+
 const OptionSpec kBroker{"-b, --brokerAddr <addr>", "one broker"};
 const OptionSpec kCluster{"-c, --clusterName <name>", "every master of the cluster"};
 constexpr auto kInt = ValueKind::Integer;
@@ -248,6 +273,8 @@ VerbRegistrar r5({"producerConnection", "Query producer's socket connection and 
                   {{"-g, --producerGroup <group>", "producer group (required)"},
                    {"-t, --topic <topic>", "a topic it sends to (required)"}},
                   &producerConnection});
+VerbRegistrar r5a({"producer", "Query producer's instances, connection, status, etc.",
+                   {{"-b, --broker <addr>", "broker address (required)"}}, &producer});
 VerbRegistrar r6({"resetOffsetByTime", "Reset consumer offset by timestamp (online consumers are told to follow)",
                   {{"-g, --group <group>", "consumer group (required)"}, {"-t, --topic <topic>", "topic (required)"},
                    {"-s, --timestamp <when>", "now | epoch ms | yyyy-MM-dd#HH:mm:ss:SSS (required)"},

@@ -46,13 +46,22 @@ bool boolOption(VerbContext& ctx, std::initializer_list<std::string> names, bool
   return s == "true";
 }
 
-std::string formatTimestamp(int64_t ms) {
+std::string mqVersionDesc(int32_t version) {
+  constexpr int32_t kV4_0_0_SNAPSHOT = 212, kHigherVersion = 612;  // MQVersion.Version ordinals
+  if (version >= kHigherVersion) return "HIGHER_VERSION";
+  if (version < kV4_0_0_SNAPSHOT) return std::to_string(version);
+  int32_t i = version - kV4_0_0_SNAPSHOT;  // two entries (SNAPSHOT, release) per x.y.z from 4.0.0
+  return fmt::format("V{}_{}_{}{}", 4 + i / 200, i % 200 / 20, i % 20 / 2, i % 2 == 0 ? "_SNAPSHOT" : "");
+}
+
+std::string formatTimestamp(int64_t ms, bool withMillis) {
   if (ms <= 0) return std::to_string(ms);
   std::time_t secs = static_cast<std::time_t>(ms / 1000);
   std::tm tm{};
   localtime_r(&secs, &tm);
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  if (!withMillis) return buf;
   return fmt::format("{},{:03d}", buf, static_cast<int>(ms % 1000));
 }
 

@@ -51,6 +51,10 @@ client::ClientConfig toolClientConfig(VerbContext& ctx);
 // Value of a ValueKind::Boolean option ("true"/"false", any case), dflt when absent.
 bool boolOption(VerbContext& ctx, std::initializer_list<std::string> names, bool dflt);
 
+// MQVersion.getVersionDesc: "V4_9_8" for 409, "HIGHER_VERSION" past V5_9_9; the irregular V3
+// names (ordinals below V4_0_0_SNAPSHOT, 212) as the number itself.
+std::string mqVersionDesc(int32_t version);
+
 // Body as text when it is printable UTF-8 (truncated to `limit` bytes), else "<N bytes, binary>".
 std::string bodyText(const std::string& body, size_t limit = 4096);
 

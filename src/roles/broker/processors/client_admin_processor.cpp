@@ -67,6 +67,8 @@ Reply producerConnectionList(BrokerContext& ctx, RemotingCommand cmd) {
   co_return success(w.take());
 }
 
+// ProducerTableInfo as Java's ProducerManager.getProducerTable builds it: remoteIP is Netty's
+// channel.remoteAddress().toString() ("/127.0.0.1:50000"), unlike the connection lists' clientAddr.
 Reply allProducerInfo(BrokerContext& ctx) {
   json::Writer w;
   w.beginObject().key("data").beginObject();
@@ -81,7 +83,7 @@ Reply allProducerInfo(BrokerContext& ctx) {
           .key("clientId").value(ch.clientId)
           .key("language").value(ch.language)
           .key("lastUpdateTimestamp").value(nowMillis() - ageMs)
-          .key("remoteIP").value(ch.conn ? ch.conn->remoteAddress() : std::string())
+          .key("remoteIP").value(ch.conn ? "/" + ch.conn->remoteAddress() : std::string())
           .key("version").value(ch.version)
           .endObject();
     }
