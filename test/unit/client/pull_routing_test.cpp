@@ -11,10 +11,12 @@
 #include "client/route.h"
 #include "common/request_code.h"
 #include "common/response_code.h"
+#include "unit/client/fake_namesrv.h"
 #include "unit/net/net_test_util.h"
 
 using namespace rmq;
 using namespace rmq::client;
+using rmq::client::test::FakeNamesrv;
 
 TEST_CASE("findBrokerInSubscribe: asked id, slave id + 1, else the lowest id unless onlyThisBroker") {
   std::map<int64_t, std::string> both{{0, "m:1"}, {1, "s:1"}};
@@ -118,33 +120,6 @@ struct FakeBroker {
   net::test::ServerFixture fx;
 };
 
-// A fake name server whose route for every topic is `brokers` (id -> addr) of broker "b".
-struct FakeNamesrv {
-  FakeNamesrv() {
-    fx.dispatcher->registerProcessor(
-        RequestCode::GET_ROUTEINFO_BY_TOPIC,
-        [this](net::ConnectionPtr, net::RemotingCommand) -> asio::awaitable<std::optional<net::RemotingCommand>> {
-          std::string addrs;
-          {
-            std::lock_guard lk(mu);
-            for (auto& [id, a] : brokers) addrs += (addrs.empty() ? "" : ",") + std::to_string(id) + ":\"" + a + "\"";
-          }
-          auto resp = net::RemotingCommand::response(ResponseCode::SUCCESS);
-          resp.body = R"({"brokerDatas":[{"brokerAddrs":{)" + addrs +
-                      R"(},"brokerName":"b","cluster":"C"}],"queueDatas":[{"brokerName":"b","perm":6,)"
-                      R"("readQueueNums":1,"writeQueueNums":1,"topicSysFlag":0}]})";
-          co_return resp;
-        });
-    REQUIRE(fx.start());
-  }
-  void setBrokers(std::map<int64_t, std::string> b) {
-    std::lock_guard lk(mu);
-    brokers = std::move(b);
-  }
-  std::mutex mu;
-  std::map<int64_t, std::string> brokers;
-  net::test::ServerFixture fx;
-};
 
 }  // namespace
 
