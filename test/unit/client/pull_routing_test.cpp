@@ -226,3 +226,34 @@ TEST_CASE("pullKernel clears the commit-offset flag only for a slave") {
   CHECK((s[0].sysFlag & kPullSubscription) != 0);
   c.shutdown();
 }
+
+TEST_CASE("pullKernel in InvokeMode::Async (the push consumer's pulls, Java pullMessageAsync) needs an async permit; Sync pulls do not") {
+  FakeBroker master(0);
+  FakeNamesrv ns;
+  ns.setBrokers({{0, master.fx.addr()}});
+  PullConsumerOptions o;
+  o.group = "g";
+  o.client.namesrvAddr = ns.fx.addr();
+  o.client.clientAsyncSemaphoreValue = 0;  // no async request may ever be in flight
+  PullConsumer c(o);  // used for its ClientInstance
+  REQUIRE(c.start().ok());
+  REQUIRE(c.fetchSubscribeMessageQueues("T").ok());
+  MessageQueue mq{"T", "b", 0};
+  PullFromWhichNode nodes;
+  PullMessageHeader h;
+  h.consumerGroup = "g";
+  h.topic = "T";
+  h.queueId = 0;
+  h.maxMsgNums = 1;
+  h.subscription = "*";
+  const std::chrono::milliseconds timeout(200);
+  auto async = c.instance().runSync(pullKernel(c.instance(), nodes, mq, h, timeout, nullptr, InvokeMode::Async));
+  REQUIRE_FALSE(async.ok());
+  CHECK(async.error().code == ResponseCode::CLIENT_TIMEOUT);
+  CHECK_MESSAGE(async.error().message.starts_with("invokeAsyncImpl tryAcquire semaphore timeout, "), async.error().message);
+  CHECK(master.take(RequestCode::PULL_MESSAGE).empty());
+  auto sync = c.instance().runSync(pullKernel(c.instance(), nodes, mq, h, timeout, nullptr));
+  CHECK(sync.ok());
+  CHECK(master.take(RequestCode::PULL_MESSAGE).size() == 1);
+  c.shutdown();
+}
