@@ -24,6 +24,7 @@ namespace rmq::net {
 
 class AsyncSemaphore : public std::enable_shared_from_this<AsyncSemaphore> {
  public:
+  // Create with make(): permits and waiters keep the semaphore alive through shared_from_this.
   static std::shared_ptr<AsyncSemaphore> make(int64_t permits);
   explicit AsyncSemaphore(int64_t permits);
   AsyncSemaphore(const AsyncSemaphore&) = delete;
