@@ -63,7 +63,8 @@ asio::awaitable<Result<void>> updateConsumerOffset(ClientInstance& inst, const s
     auto addr = co_await findOffsetBrokerAddr(inst, mq);
     if (!addr) co_return addr.error();
     cmd.extFields.set("bname", mq.brokerName);
-    co_return co_await inst.remoting().invokeOneway(*addr, std::move(cmd));
+    const std::chrono::milliseconds timeout(5000);  // Java updateConsumerOffsetOneway's
+    co_return co_await inst.remoting().invokeOneway(*addr, std::move(cmd), timeout);
   }
   auto resp = co_await call(inst, mq, std::move(cmd));
   if (!resp) co_return resp.error();
@@ -148,8 +149,9 @@ Result<PullResult> processPullResponse(const net::RemotingCommand& resp, const f
 }
 
 asio::awaitable<Result<PullResult>> pullMessage(ClientInstance& inst, const std::string& addr, PullMessageHeader header,
-                                                std::chrono::milliseconds timeout, const filter::Filter* recheck) {
-  auto resp = co_await inst.invoke(addr, makePullRequest(header), timeout);
+                                                std::chrono::milliseconds timeout, const filter::Filter* recheck,
+                                                InvokeMode mode) {
+  auto resp = co_await inst.invoke(addr, makePullRequest(header), timeout, mode);
   if (!resp) co_return resp.error();
   co_return processPullResponse(*resp, recheck);
 }

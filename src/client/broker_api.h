@@ -40,8 +40,10 @@ asio::awaitable<Result<void>> sendMessageBack(ClientInstance& inst, const std::s
 // PULL_MESSAGE and its response mapping (codes 0/19/20/21 -> FOUND/NO_NEW_MSG/NO_MATCHED_MSG/
 // OFFSET_ILLEGAL; anything else is an Error). Messages are decoded (bodies inflated), filtered
 // again by `recheck` (client-side tag re-check) and get MIN_OFFSET/MAX_OFFSET properties.
+// `mode`: Async for the push consumer's pulls (Java pullMessageAsync takes an async permit).
 asio::awaitable<Result<PullResult>> pullMessage(ClientInstance& inst, const std::string& addr, PullMessageHeader header,
-                                                std::chrono::milliseconds timeout, const filter::Filter* recheck);
+                                                std::chrono::milliseconds timeout, const filter::Filter* recheck,
+                                                InvokeMode mode = InvokeMode::Sync);
 // Maps a PULL_MESSAGE response (exposed for unit tests).
 Result<PullResult> processPullResponse(const net::RemotingCommand& resp, const filter::Filter* recheck);
 

@@ -18,6 +18,12 @@ struct ClientConfig {
   std::chrono::milliseconds pollNameServerInterval{30000};
   std::chrono::milliseconds heartbeatBrokerInterval{30000};
   std::chrono::milliseconds rpcTimeout{3000};  // name server and admin calls
+  // Java NettyClientConfig (system properties com.rocketmq.remoting.clientAsyncSemaphoreValue /
+  // clientOnewaySemaphoreValue there): at most this many asynchronous requests (sendAsync, the
+  // push consumer's pulls) / oneway requests (sendOneway, oneway offset updates, END_TRANSACTION)
+  // of this client in flight; more wait up to their timeout (net::RemotingClient::invokeAsync).
+  int64_t clientAsyncSemaphoreValue = 65535;
+  int64_t clientOnewaySemaphoreValue = 65535;
   // ACL 1.0 credentials (Java AclClientRPCHook): with an access key every request this client
   // sends carries AccessKey (+ SecurityToken) and its Signature.
   std::string accessKey;

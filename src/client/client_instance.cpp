@@ -19,7 +19,10 @@ std::shared_ptr<ClientInstance> ClientInstance::create(ClientConfig config, std:
 ClientInstance::ClientInstance(ClientConfig config, std::string clientId)
     : config_(std::move(config)), clientId_(std::move(clientId)), pool_(config_.ioThreads ? config_.ioThreads : 1) {
   namesrvs_ = resolveNamesrvAddr(config_);
-  remoting_ = std::make_unique<net::RemotingClient>(pool_);
+  net::ClientOptions remotingOptions;
+  remotingOptions.clientAsyncSemaphoreValue = config_.clientAsyncSemaphoreValue;
+  remotingOptions.clientOnewaySemaphoreValue = config_.clientOnewaySemaphoreValue;
+  remoting_ = std::make_unique<net::RemotingClient>(pool_, remotingOptions);
   if (!config_.accessKey.empty()) {
     acl::SessionCredentials credentials{config_.accessKey, config_.secretKey, config_.securityToken};
     remoting_->setRequestHook([credentials](net::RemotingCommand& cmd) { acl::signRequest(cmd, credentials); });
@@ -100,8 +103,10 @@ void ClientInstance::every(std::chrono::milliseconds period, std::function<asio:
 
 asio::awaitable<Result<net::RemotingCommand>> ClientInstance::invoke(const std::string& addr,
                                                                      net::RemotingCommand cmd,
-                                                                     std::chrono::milliseconds timeout) {
+                                                                     std::chrono::milliseconds timeout,
+                                                                     InvokeMode mode) {
   cmd.language = net::LanguageCode::CPP;
+  if (mode == InvokeMode::Async) co_return co_await remoting_->invokeAsync(addr, std::move(cmd), timeout);
   co_return co_await remoting_->invoke(addr, std::move(cmd), timeout);
 }
 

@@ -30,6 +30,11 @@
 
 namespace rmq::client {
 
+// Java's CommunicationMode for a request that expects an answer: Sync = the caller awaits it
+// (net::RemotingClient::invoke, uncapped); Async = Java's invokeAsync (sendAsync, the push
+// consumer's pulls), counted against ClientConfig::clientAsyncSemaphoreValue.
+enum class InvokeMode { Sync, Async };
+
 class ClientInstance : public std::enable_shared_from_this<ClientInstance> {
  public:
   // clientId: the id this client announces (see buildClientId).
@@ -57,7 +62,8 @@ class ClientInstance : public std::enable_shared_from_this<ClientInstance> {
   // one answers at the transport level.
   asio::awaitable<Result<net::RemotingCommand>> invokeNamesrv(net::RemotingCommand cmd);
   asio::awaitable<Result<net::RemotingCommand>> invoke(const std::string& addr, net::RemotingCommand cmd,
-                                                       std::chrono::milliseconds timeout);
+                                                       std::chrono::milliseconds timeout,
+                                                       InvokeMode mode = InvokeMode::Sync);
   // Route from the cache, fetched from the name server when absent (or when refresh is true).
   asio::awaitable<Result<TopicRouteData>> route(const std::string& topic, bool refresh = false);
   std::optional<TopicRouteData> cachedRoute(const std::string& topic) const;

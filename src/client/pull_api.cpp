@@ -17,7 +17,7 @@ int64_t PullFromWhichNode::recalculate(const MessageQueue& mq) const {
 
 asio::awaitable<Result<PullResult>> pullKernel(ClientInstance& inst, PullFromWhichNode& nodes, const MessageQueue& mq,
                                                PullMessageHeader header, std::chrono::milliseconds timeout,
-                                               const filter::Filter* recheck) {
+                                               const filter::Filter* recheck, InvokeMode mode) {
   auto found = inst.findBrokerAddressInSubscribe(mq.brokerName, nodes.recalculate(mq), false);
   if (!found) {
     co_await inst.route(mq.topic, true);
@@ -27,7 +27,7 @@ asio::awaitable<Result<PullResult>> pullKernel(ClientInstance& inst, PullFromWhi
     co_return makeError(ResponseCode::SERVICE_NOT_AVAILABLE, "The broker[" + mq.brokerName + "] not exist");
   if (found->slave) header.sysFlag &= ~kPullCommitOffset;  // a slave does not store consumer offsets from pulls
   header.brokerName = mq.brokerName;
-  auto r = co_await pullMessage(inst, found->addr, header, timeout, recheck);
+  auto r = co_await pullMessage(inst, found->addr, header, timeout, recheck, mode);
   if (r) nodes.update(mq, r->suggestWhichBrokerId);
   co_return r;
 }

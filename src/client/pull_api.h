@@ -34,6 +34,6 @@ class PullFromWhichNode {
 // broker is unknown), clears the commit-offset flag for a slave, pulls, records the suggestion.
 asio::awaitable<Result<PullResult>> pullKernel(ClientInstance& inst, PullFromWhichNode& nodes, const MessageQueue& mq,
                                                PullMessageHeader header, std::chrono::milliseconds timeout,
-                                               const filter::Filter* recheck);
+                                               const filter::Filter* recheck, InvokeMode mode = InvokeMode::Sync);
 
 }  // namespace rmq::client

@@ -42,4 +42,7 @@ inline constexpr int FLOW_CONTROL = 215;
 inline constexpr int CLIENT_TIMEOUT = -1;
 inline constexpr int CLIENT_CONNECT_FAILED = -2;
 inline constexpr int CLIENT_CONNECTION_CLOSED = -3;
+// Too many asynchronous / oneway requests in flight (Java RemotingTooMuchRequestException:
+// "invokeAsyncImpl invoke too fast", "invokeAsync call the addr[..] timeout").
+inline constexpr int CLIENT_TOO_MUCH_REQUEST = -4;
 }  // namespace rmq::ResponseCode

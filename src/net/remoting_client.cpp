@@ -3,6 +3,8 @@
 #include <asio/co_spawn.hpp>
 #include <asio/connect.hpp>
 #include <asio/detached.hpp>
+#include <fmt/format.h>
+
 #include <future>
 #include <mutex>
 #include <unordered_map>
@@ -111,14 +113,47 @@ asio::awaitable<void> connectTask(std::string addr, ClientOptions options, std::
 
 }  // namespace
 
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::chrono::milliseconds msSince(Clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+}
+
+// Why no permit came (Java NettyRemotingAbstract.invokeAsyncImpl / invokeOnewayImpl): `what` is
+// "invokeAsyncImpl" or "invokeOnewayImpl", `valueName` "semaphoreAsyncValue" / "semaphoreOnewayValue".
+Error noPermitError(const AsyncSemaphore& sem, std::string_view what, std::string_view valueName,
+                    std::chrono::milliseconds waited) {
+  if (waited.count() <= 0) return makeError(ResponseCode::CLIENT_TOO_MUCH_REQUEST, fmt::format("{} invoke too fast", what));
+  auto info = fmt::format("{} tryAcquire semaphore timeout, {}ms, waiting thread nums: {} {}: {}", what, waited.count(),
+                          sem.waiting(), valueName, sem.available());
+  log::warn("remoting: {}", info);
+  return makeError(ResponseCode::CLIENT_TIMEOUT, std::move(info));
+}
+
+// A oneway frame's permit rides with its body: TcpConnection releases bodyOwner once the frame is
+// written, or drops it with the frame when the connection is closed.
+struct OnewayInFlight {
+  AsyncPermit permit;
+  std::shared_ptr<const void> bodyOwner;
+};
+
+}  // namespace
+
 struct RemotingClient::Impl {
   IoPool& pool;
   ClientOptions options;
   std::shared_ptr<ClientState> state = std::make_shared<ClientState>();
+  std::shared_ptr<AsyncSemaphore> asyncPermits = AsyncSemaphore::make(options.clientAsyncSemaphoreValue);
+  std::shared_ptr<AsyncSemaphore> onewayPermits = AsyncSemaphore::make(options.clientOnewaySemaphoreValue);
 };
 
 RemotingClient::RemotingClient(IoPool& pool, ClientOptions options)
     : impl_(std::make_unique<Impl>(Impl{pool, options})) {}
+
+const AsyncSemaphore& RemotingClient::asyncPermits() const { return *impl_->asyncPermits; }
+const AsyncSemaphore& RemotingClient::onewayPermits() const { return *impl_->onewayPermits; }
 
 RemotingClient::~RemotingClient() { shutdown(); }
 
@@ -158,10 +193,40 @@ asio::awaitable<Result<RemotingCommand>> RemotingClient::invoke(const std::strin
   co_return co_await conn.value()->invoke(std::move(request), timeout - spent);
 }
 
-asio::awaitable<Result<void>> RemotingClient::invokeOneway(const std::string& addr, RemotingCommand request) {
+asio::awaitable<Result<RemotingCommand>> RemotingClient::invokeAsync(const std::string& addr,
+                                                                     RemotingCommand request,
+                                                                     std::chrono::milliseconds timeout) {
+  const auto start = Clock::now();
   auto conn = co_await connect(addr);
   if (!conn) co_return conn.error();
+  auto spent = msSince(start);
+  if (timeout < spent)
+    co_return makeError(ResponseCode::CLIENT_TOO_MUCH_REQUEST, "invokeAsync call the addr[" + addr + "] timeout");
+  const auto wait = timeout - spent;
+  auto permit = co_await impl_->asyncPermits->acquire(wait);
+  if (!permit) {
+    if (impl_->asyncPermits->closed()) co_return connectError(addr, "client shut down");
+    co_return noPermitError(*impl_->asyncPermits, "invokeAsyncImpl", "semaphoreAsyncValue", wait);
+  }
+  spent = msSince(start);
+  // Java sends even with 0 ms left (an answer that cannot come in time); we don't.
+  if (timeout <= spent) co_return makeError(ResponseCode::CLIENT_TIMEOUT, "invokeAsyncImpl call timeout");
   if (hook_) hook_(request);
+  co_return co_await conn.value()->invoke(std::move(request), timeout - spent);
+  // `permit` goes back as this frame ends: answered, timed out, connection closed, or destroyed.
+}
+
+asio::awaitable<Result<void>> RemotingClient::invokeOneway(const std::string& addr, RemotingCommand request,
+                                                           std::chrono::milliseconds timeout) {
+  auto conn = co_await connect(addr);
+  if (!conn) co_return conn.error();
+  auto permit = co_await impl_->onewayPermits->acquire(timeout);
+  if (!permit) {
+    if (impl_->onewayPermits->closed()) co_return connectError(addr, "client shut down");
+    co_return noPermitError(*impl_->onewayPermits, "invokeOnewayImpl", "semaphoreOnewayValue", timeout);
+  }
+  if (hook_) hook_(request);
+  request.bodyOwner = std::make_shared<OnewayInFlight>(OnewayInFlight{std::move(*permit), std::move(request.bodyOwner)});
   conn.value()->sendOneway(std::move(request));
   co_return Result<void>{};
 }
@@ -194,9 +259,10 @@ Result<RemotingCommand> RemotingClient::invokeSync(const std::string& addr, Remo
       });
 }
 
-Result<void> RemotingClient::invokeOnewaySync(const std::string& addr, RemotingCommand request) {
-  return runBlocking<Result<void>>(impl_->pool, [this, addr, request = std::move(request)]() mutable {
-    return invokeOneway(addr, std::move(request));
+Result<void> RemotingClient::invokeOnewaySync(const std::string& addr, RemotingCommand request,
+                                              std::chrono::milliseconds timeout) {
+  return runBlocking<Result<void>>(impl_->pool, [this, addr, request = std::move(request), timeout]() mutable {
+    return invokeOneway(addr, std::move(request), timeout);
   });
 }
 
@@ -220,7 +286,9 @@ void RemotingClient::shutdown() {
       if (e.conn) conns.push_back(std::move(e.conn));
     impl_->state->entries.clear();
   }
-  for (auto& c : conns) c->close();
+  for (auto& c : conns) c->close();  // their pending invokes fail: held permits come back
+  impl_->asyncPermits->close();      // requests still waiting for a permit give up
+  impl_->onewayPermits->close();
 }
 
 }  // namespace rmq::net

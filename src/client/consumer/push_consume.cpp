@@ -64,7 +64,9 @@ asio::awaitable<void> PushConsumer::pullLoop(MessageQueue mq, std::shared_ptr<Pr
     }
     const int64_t pullStart = nowMs();
     pq->lastPullTimestamp = pullStart;
-    auto r = co_await pullKernel(*instance_, pullNodes_, mq, h, options_.consumerTimeoutWhenSuspend, &sub->filter);
+    // CommunicationMode.ASYNC in Java: each pull holds one of clientAsyncSemaphoreValue permits.
+    auto r = co_await pullKernel(*instance_, pullNodes_, mq, h, options_.consumerTimeoutWhenSuspend, &sub->filter,
+                                 InvokeMode::Async);
     if (!running_ || pq->dropped) co_return;
     if (r && r->status == PullStatus::FOUND) {  // Java counts found pulls only
       stats_.pullRT(mq.topic, nowMs() - pullStart);

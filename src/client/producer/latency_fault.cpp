@@ -79,7 +79,7 @@ bool isRetryableSendCode(int code) {
   switch (code) {
     case TOPIC_NOT_EXIST: case SERVICE_NOT_AVAILABLE: case SYSTEM_ERROR: case NO_PERMISSION:
     case NO_BUYER_ID: case NOT_IN_CURRENT_UNIT:
-    case CLIENT_TIMEOUT: case CLIENT_CONNECT_FAILED: case CLIENT_CONNECTION_CLOSED:
+    case CLIENT_TIMEOUT: case CLIENT_CONNECT_FAILED: case CLIENT_CONNECTION_CLOSED: case CLIENT_TOO_MUCH_REQUEST:
       return true;
     default:
       return false;

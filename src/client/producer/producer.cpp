@@ -214,7 +214,7 @@ asio::awaitable<Result<SendResult>> Producer::sendTo(const Prepared& p, const Me
   auto cmd = makeSendRequest(h, p.body);
   cmd.language = net::LanguageCode::CPP;
   if (mode == Mode::Oneway) {
-    auto r = co_await instance_->remoting().invokeOneway(*addr, std::move(cmd));
+    auto r = co_await instance_->remoting().invokeOneway(*addr, std::move(cmd), timeout);
     if (!r) co_return r.error();
     SendResult sent;
     sent.msgId = p.msgId;
@@ -222,7 +222,8 @@ asio::awaitable<Result<SendResult>> Producer::sendTo(const Prepared& p, const Me
     sent.queueOffset = -1;
     co_return sent;
   }
-  auto resp = co_await instance_->invoke(*addr, std::move(cmd), timeout);
+  const auto invokeMode = mode == Mode::Async ? InvokeMode::Async : InvokeMode::Sync;
+  auto resp = co_await instance_->invoke(*addr, std::move(cmd), timeout, invokeMode);
   if (!resp) co_return resp.error();
   auto status = sendStatusOf(resp->code);
   if (!status) co_return responseError(*resp);
@@ -238,7 +239,7 @@ asio::awaitable<Result<SendResult>> Producer::sendTo(const Prepared& p, const Me
   co_return res;
 }
 
-asio::awaitable<Result<SendResult>> Producer::sendWithRetries(Prepared p, Mode mode) {
+asio::awaitable<Result<SendResult>> Producer::sendWithRetries(Prepared p, Mode mode, std::chrono::milliseconds timeout) {
   auto queues = co_await asyncFetchPublishQueues(p.topic);
   if (!queues) co_return queues.error();
   const int times = mode == Mode::Sync    ? 1 + options_.retryTimesWhenSendFailed
@@ -250,13 +251,18 @@ asio::awaitable<Result<SendResult>> Producer::sendWithRetries(Prepared p, Mode m
   std::optional<SendResult> lastResult;
   for (int attempt = 0; attempt < times; ++attempt) {
     auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - begin);
-    if (elapsed >= options_.sendMsgTimeout) {
+    // Java's async retries (MQClientAPIImpl.onExceptionImpl) have no time check of their own: the
+    // retry calls invokeAsync with what is left, <= 0, which fails with RemotingTooMuchRequestException
+    // ("invokeAsync call the addr[..] timeout", or "invokeAsyncImpl invoke too fast" while the
+    // clientAsyncSemaphoreValue permits are all taken): that is what the callback gets, as in Java.
+    const bool asyncRetry = mode == Mode::Async && attempt > 0;
+    if (elapsed >= timeout && !asyncRetry) {
       lastError = makeError(ResponseCode::CLIENT_TIMEOUT, "sendDefaultImpl call timeout");
       break;
     }
     MessageQueue mq = selector_.select(*queues, lastBroker, nowMs());
     auto callStart = std::chrono::steady_clock::now();
-    auto r = co_await sendTo(p, mq, mode, options_.sendMsgTimeout - elapsed);
+    auto r = co_await sendTo(p, mq, mode, timeout - elapsed);
     int64_t latency = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - callStart).count();
     lastBroker = mq.brokerName;
     if (r) {
@@ -270,8 +276,9 @@ asio::awaitable<Result<SendResult>> Producer::sendWithRetries(Prepared p, Mode m
     log::warn("send to {} failed (attempt {}/{}): {} {}", mq.toString(), attempt + 1, times, r.error().code,
               r.error().message);
     if (!isRetryableSendCode(r.error().code)) co_return r;
-    // The route may be stale (broker gone, queues changed): refresh it before the next attempt.
-    if (attempt + 1 < times) {
+    // The route may be stale (broker gone, queues changed): refresh it before the next attempt
+    // (not when no time is left for one).
+    if (attempt + 1 < times && std::chrono::steady_clock::now() - begin < timeout) {
       auto fresh = co_await instance_->route(p.topic, true);
       if (fresh) {
         auto q = publishQueues(p.topic, *fresh);
@@ -283,11 +290,13 @@ asio::awaitable<Result<SendResult>> Producer::sendWithRetries(Prepared p, Mode m
   co_return *lastError;
 }
 
-asio::awaitable<Result<SendResult>> Producer::asyncSend(Message msg) {
+asio::awaitable<Result<SendResult>> Producer::prepareAndSend(Message msg, Mode mode) {
   auto p = prepare(std::move(msg));
   if (!p) co_return p.error();
-  co_return co_await sendWithRetries(std::move(p.value()), Mode::Sync);
+  co_return co_await sendWithRetries(std::move(p.value()), mode, options_.sendMsgTimeout);
 }
+
+asio::awaitable<Result<SendResult>> Producer::asyncSend(Message msg) { return prepareAndSend(std::move(msg), Mode::Sync); }
 
 asio::awaitable<Result<SendResult>> Producer::asyncSend(Message msg, MessageQueue queue) {
   auto p = prepare(std::move(msg));
@@ -307,13 +316,13 @@ asio::awaitable<Result<SendResult>> Producer::asyncSend(Message msg, MessageQueu
 asio::awaitable<Result<SendResult>> Producer::asyncSendBatch(std::vector<Message> msgs) {
   auto p = prepareBatch(std::move(msgs));
   if (!p) co_return p.error();
-  co_return co_await sendWithRetries(std::move(p.value()), Mode::Sync);
+  co_return co_await sendWithRetries(std::move(p.value()), Mode::Sync, options_.sendMsgTimeout);
 }
 
 asio::awaitable<Result<void>> Producer::asyncSendOneway(Message msg) {
   auto p = prepare(std::move(msg));
   if (!p) co_return p.error();
-  auto r = co_await sendWithRetries(std::move(p.value()), Mode::Oneway);
+  auto r = co_await sendWithRetries(std::move(p.value()), Mode::Oneway, options_.sendMsgTimeout);
   if (!r) co_return r.error();
   co_return Result<void>{};
 }
@@ -334,14 +343,19 @@ Result<std::vector<MessageQueue>> Producer::fetchPublishQueues(const std::string
 }
 
 void Producer::sendAsync(Message msg, std::function<void(Result<SendResult>)> done) {
+  sendAsync(std::move(msg), std::move(done), options_.sendMsgTimeout);
+}
+
+void Producer::sendAsync(Message msg, std::function<void(Result<SendResult>)> done, std::chrono::milliseconds timeout) {
   auto p = prepare(std::move(msg));
   if (!p) {
     asio::post(instance_->io(), [done, err = p.error()] { done(err); });
     return;
   }
-  instance_->spawn([](Producer* self, Prepared prepared, std::function<void(Result<SendResult>)> cb) -> asio::awaitable<void> {
-    cb(co_await self->sendWithRetries(std::move(prepared), Mode::Async));
-  }(this, std::move(p.value()), std::move(done)));
+  instance_->spawn([](Producer* self, Prepared prepared, std::function<void(Result<SendResult>)> cb,
+                      std::chrono::milliseconds timeout) -> asio::awaitable<void> {
+    cb(co_await self->sendWithRetries(std::move(prepared), Mode::Async, timeout));
+  }(this, std::move(p.value()), std::move(done), timeout));
 }
 
 }  // namespace rmq::client

@@ -67,8 +67,14 @@ class Producer {
   Result<SendResult> sendBatch(std::vector<Message> msgs);
   Result<void> sendOneway(Message msg);
   Result<std::vector<MessageQueue>> fetchPublishQueues(const std::string& topic);
-  // Callback API: returns at once; `done` runs on the io thread with the result (after retries).
+  // Callback API (Java send(msg, SendCallback[, timeout])): returns at once; `done` runs on the io
+  // thread with the result (after retries), also for every failure (Java's onException; nothing
+  // throws). Counted against ClientConfig::clientAsyncSemaphoreValue: with every permit taken the
+  // send waits for one up to its timeout, then retries with no time left and reports
+  // CLIENT_TOO_MUCH_REQUEST ("invokeAsync call the addr[..] timeout" / "invokeAsyncImpl invoke
+  // too fast"), as a Java callback gets RemotingTooMuchRequestException.
   void sendAsync(Message msg, std::function<void(Result<SendResult>)> done);
+  void sendAsync(Message msg, std::function<void(Result<SendResult>)> done, std::chrono::milliseconds timeout);
 
   // ---- request-reply (request_reply.h; producer_request.cpp) ----
   // Sends `msg` with CORRELATION_ID / REPLY_TO_CLIENT / TTL and waits for the reply a consumer
@@ -84,7 +90,9 @@ class Producer {
   struct Prepared;
   Result<Prepared> prepare(Message msg) const;
   Result<Prepared> prepareBatch(std::vector<Message> msgs) const;
-  asio::awaitable<Result<SendResult>> sendWithRetries(Prepared p, Mode mode);
+  // `timeout` bounds all attempts together (sendMsgTimeout, or sendAsync's own).
+  asio::awaitable<Result<SendResult>> sendWithRetries(Prepared p, Mode mode, std::chrono::milliseconds timeout);
+  asio::awaitable<Result<SendResult>> prepareAndSend(Message msg, Mode mode);  // Sync or Async
   asio::awaitable<Result<SendResult>> sendTo(const Prepared& p, const MessageQueue& mq, Mode mode,
                                              std::chrono::milliseconds timeout);
   std::string heartbeatBody() const;

@@ -21,8 +21,9 @@ void Producer::requestAsync(Message msg, std::chrono::milliseconds timeout, Requ
   instance_->spawn(sendRequest(std::move(msg), std::move(id)));
 }
 
+// Java sends a request in CommunicationMode.ASYNC: it holds one of clientAsyncSemaphoreValue permits.
 asio::awaitable<void> Producer::sendRequest(Message msg, std::string correlationId) {
-  auto sent = co_await asyncSend(std::move(msg));
+  auto sent = co_await prepareAndSend(std::move(msg), Mode::Async);
   if (sent) requests_->markSent(correlationId);
   else requests_->fail(correlationId, sent.error());
 }

@@ -11,10 +11,12 @@
 #include "client/route.h"
 #include "common/request_code.h"
 #include "common/response_code.h"
+#include "unit/client/fake_namesrv.h"
 #include "unit/net/net_test_util.h"
 
 using namespace rmq;
 using namespace rmq::client;
+using rmq::client::test::FakeNamesrv;
 
 TEST_CASE("findBrokerInSubscribe: asked id, slave id + 1, else the lowest id unless onlyThisBroker") {
   std::map<int64_t, std::string> both{{0, "m:1"}, {1, "s:1"}};
@@ -118,33 +120,6 @@ struct FakeBroker {
   net::test::ServerFixture fx;
 };
 
-// A fake name server whose route for every topic is `brokers` (id -> addr) of broker "b".
-struct FakeNamesrv {
-  FakeNamesrv() {
-    fx.dispatcher->registerProcessor(
-        RequestCode::GET_ROUTEINFO_BY_TOPIC,
-        [this](net::ConnectionPtr, net::RemotingCommand) -> asio::awaitable<std::optional<net::RemotingCommand>> {
-          std::string addrs;
-          {
-            std::lock_guard lk(mu);
-            for (auto& [id, a] : brokers) addrs += (addrs.empty() ? "" : ",") + std::to_string(id) + ":\"" + a + "\"";
-          }
-          auto resp = net::RemotingCommand::response(ResponseCode::SUCCESS);
-          resp.body = R"({"brokerDatas":[{"brokerAddrs":{)" + addrs +
-                      R"(},"brokerName":"b","cluster":"C"}],"queueDatas":[{"brokerName":"b","perm":6,)"
-                      R"("readQueueNums":1,"writeQueueNums":1,"topicSysFlag":0}]})";
-          co_return resp;
-        });
-    REQUIRE(fx.start());
-  }
-  void setBrokers(std::map<int64_t, std::string> b) {
-    std::lock_guard lk(mu);
-    brokers = std::move(b);
-  }
-  std::mutex mu;
-  std::map<int64_t, std::string> brokers;
-  net::test::ServerFixture fx;
-};
 
 }  // namespace
 
@@ -249,5 +224,36 @@ TEST_CASE("pullKernel clears the commit-offset flag only for a slave") {
   REQUIRE(s.size() == 1);
   CHECK((s[0].sysFlag & kPullCommitOffset) == 0);
   CHECK((s[0].sysFlag & kPullSubscription) != 0);
+  c.shutdown();
+}
+
+TEST_CASE("pullKernel in InvokeMode::Async (the push consumer's pulls, Java pullMessageAsync) needs an async permit; Sync pulls do not") {
+  FakeBroker master(0);
+  FakeNamesrv ns;
+  ns.setBrokers({{0, master.fx.addr()}});
+  PullConsumerOptions o;
+  o.group = "g";
+  o.client.namesrvAddr = ns.fx.addr();
+  o.client.clientAsyncSemaphoreValue = 0;  // no async request may ever be in flight
+  PullConsumer c(o);  // used for its ClientInstance
+  REQUIRE(c.start().ok());
+  REQUIRE(c.fetchSubscribeMessageQueues("T").ok());
+  MessageQueue mq{"T", "b", 0};
+  PullFromWhichNode nodes;
+  PullMessageHeader h;
+  h.consumerGroup = "g";
+  h.topic = "T";
+  h.queueId = 0;
+  h.maxMsgNums = 1;
+  h.subscription = "*";
+  const std::chrono::milliseconds timeout(200);
+  auto async = c.instance().runSync(pullKernel(c.instance(), nodes, mq, h, timeout, nullptr, InvokeMode::Async));
+  REQUIRE_FALSE(async.ok());
+  CHECK(async.error().code == ResponseCode::CLIENT_TIMEOUT);
+  CHECK_MESSAGE(async.error().message.starts_with("invokeAsyncImpl tryAcquire semaphore timeout, "), async.error().message);
+  CHECK(master.take(RequestCode::PULL_MESSAGE).empty());
+  auto sync = c.instance().runSync(pullKernel(c.instance(), nodes, mq, h, timeout, nullptr));
+  CHECK(sync.ok());
+  CHECK(master.take(RequestCode::PULL_MESSAGE).size() == 1);
   c.shutdown();
 }

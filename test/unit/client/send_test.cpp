@@ -85,7 +85,8 @@ TEST_CASE("pull header carries every required field and round-trips") {
 }
 
 TEST_CASE("send retries happen only for the codes PROTOCOL.md 2.1 lists and transport errors") {
-  for (int code : {17, 14, 1, 16, 204, 205, rc::CLIENT_TIMEOUT, rc::CLIENT_CONNECT_FAILED, rc::CLIENT_CONNECTION_CLOSED})
+  for (int code : {17, 14, 1, 16, 204, 205, rc::CLIENT_TIMEOUT, rc::CLIENT_CONNECT_FAILED, rc::CLIENT_CONNECTION_CLOSED,
+                   rc::CLIENT_TOO_MUCH_REQUEST})
     CHECK_MESSAGE(isRetryableSendCode(code), code);
   for (int code : {13, 2, 3, 15, 23, 26, 215}) CHECK_FALSE_MESSAGE(isRetryableSendCode(code), code);
 }
