@@ -33,10 +33,9 @@ bool parseBool(std::string_view s) {  // Boolean.parseBoolean: "true" in any cas
   return true;
 }
 
-std::optional<TraceRecord> decodePub(const std::vector<std::string_view>& f) {
-  if (f.size() < 12) return std::nullopt;
-  TraceRecord r;
-  r.type = TraceType::Pub;
+// Fields 2..8 of a Pub and an EndTransaction record: region, group, the message's topic, id, tags,
+// keys and store host.
+void readMessageFields(const std::vector<std::string_view>& f, TraceRecord& r) {
   r.regionId = f[2];
   r.groupName = f[3];
   r.topic = f[4];
@@ -44,6 +43,13 @@ std::optional<TraceRecord> decodePub(const std::vector<std::string_view>& f) {
   r.tags = f[6];
   r.keys = f[7];
   r.storeHost = f[8];
+}
+
+std::optional<TraceRecord> decodePub(const std::vector<std::string_view>& f) {
+  if (f.size() < 12) return std::nullopt;
+  TraceRecord r;
+  r.type = TraceType::Pub;
+  readMessageFields(f, r);
   if (!parseInt(f[1], r.timeStamp) || !parseInt(f[9], r.bodyLength) || !parseInt(f[10], r.costTime) ||
       !parseInt(f[11], r.msgType))
     return std::nullopt;
@@ -91,13 +97,7 @@ std::optional<TraceRecord> decodeEndTransaction(const std::vector<std::string_vi
   if (f.size() < 13) return std::nullopt;
   TraceRecord r;
   r.type = TraceType::EndTransaction;
-  r.regionId = f[2];
-  r.groupName = f[3];
-  r.topic = f[4];
-  r.msgId = f[5];
-  r.tags = f[6];
-  r.keys = f[7];
-  r.storeHost = f[8];
+  readMessageFields(f, r);
   r.transactionId = f[10];
   r.transactionState = f[11];
   r.fromTransactionCheck = parseBool(f[12]);
