@@ -182,6 +182,27 @@ TEST_CASE("admin stats: topic stats, consume stats, time span, consumers of a to
   CHECK((*cq2[1])["consumerOffset"].GetInt64() == 10);  // raw, as Java
 }
 
+TEST_CASE("admin consume stats: GET_CONSUME_STATS walks the read queues, GET_BROKER_CONSUME_STATS the write queues") {
+  DevNode node;
+  REQUIRE(node.start());
+  TestClient c;
+  auto addr = node.brokerAddr;
+  auto create = createTopicRequest("RwTopic", 4);
+  create.extFields.set("readQueueNums", "2");  // Java 4.9.8 AdminBrokerProcessor: getReadQueueNums / getWriteQueueNums
+  REQUIRE(invoke(c, addr, create).code == 0);
+  for (int q = 0; q < 4; ++q) commit(c, addr, "cg_rw", "RwTopic", q, 0);
+  REQUIRE(invoke(c, addr, heartbeatRequest("127.0.0.1@rw", "cg_rw", {"RwTopic"})).code == 0);
+  auto cs = parseBody(invoke(c, addr, request(RequestCode::GET_CONSUME_STATS, {{"consumerGroup", "cg_rw"}})));
+  CHECK(byQueue(cs["offsetTable"], "RwTopic").size() == 2);
+  auto bcs = parseBody(invoke(c, addr, request(RequestCode::GET_BROKER_CONSUME_STATS, {{"isOrder", "false"}})));
+  size_t brokerWide = 0;
+  for (const auto& entry : bcs["consumeStatsList"].GetArray()) {
+    if (!entry.HasMember("cg_rw")) continue;
+    for (const auto& stats : entry["cg_rw"].GetArray()) brokerWide += byQueue(stats["offsetTable"], "RwTopic").size();
+  }
+  CHECK(brokerWide == 4);
+}
+
 TEST_CASE("admin runtime info: KVTable with the keys mqadmin brokerStatus and clusterList read") {
   DevNode node;
   REQUIRE(node.start());

@@ -47,12 +47,12 @@ Reply topicStats(BrokerContext& ctx, RemotingCommand cmd) {
 // sum of brokerOffset - consumerOffset, negative for a committed offset past a queue's end (the
 // per-queue lag shown elsewhere, common/consumer_lag.h, is clamped at 0).
 int64_t writeConsumeStats(BrokerContext& ctx, json::Writer& w, const std::string& group,
-                          const std::set<std::string>& topicSet) {
+                          const std::set<std::string>& topicSet, LagQueues which) {
   int64_t diff = 0;
   double tps = 0;
   for (auto& topic : topicSet) tps += getStats().groupTps(group, topic);
   w.beginObject().key("consumeTps").value(tps).key("offsetTable").beginObject();
-  for (const auto& lag : groupLag(ctx, group, topicSet)) {
+  for (const auto& lag : groupLag(ctx, group, topicSet, which)) {
     int64_t last = lag.consumerOffset > 0 ? ctx.store.messageStoreTime(lag.topic, lag.queueId, lag.consumerOffset - 1) : 0;
     diff += lag.brokerOffset - lag.consumerOffset;
     w.rawKey(mqJson(lag.topic, ctx.config.brokerName, lag.queueId));
@@ -67,7 +67,7 @@ Reply consumeStats(BrokerContext& ctx, RemotingCommand cmd) {
   auto group = requireString(cmd, "consumerGroup");
   if (!group) co_return failure(group.error());
   json::Writer w;
-  writeConsumeStats(ctx, w, *group, consumeStatsTopics(ctx, *group, optString(cmd, "topic")));
+  writeConsumeStats(ctx, w, *group, consumeStatsTopics(ctx, *group, optString(cmd, "topic")), LagQueues::Read);
   co_return success(w.take());
 }
 
@@ -85,7 +85,7 @@ Reply brokerConsumeStats(BrokerContext& ctx, RemotingCommand cmd) {
     for (auto& topic : consumeStatsTopics(ctx, group, "")) {
       auto config = ctx.topics.find(topic);
       if (!config || (isOrder && !config->order)) continue;
-      totalDiff += writeConsumeStats(ctx, w, group, {topic});
+      totalDiff += writeConsumeStats(ctx, w, group, {topic}, LagQueues::Write);
     }
     w.endArray().endObject();
   }

@@ -231,7 +231,7 @@ void writeGroups(BrokerContext& ctx, const LabelList& base, TextWriter& w) {
     size_t online = info ? info->channels.size() : 0;
     bool broadcasting = info && info->messageModel == "BROADCASTING";
     int64_t diff = 0, consumerTotal = 0;
-    auto lags = groupLag(ctx, gt.group, {gt.topic});
+    auto lags = groupLag(ctx, gt.group, {gt.topic}, LagQueues::Read);  // the exporter reads GET_CONSUME_STATS
     if (lags.empty()) continue;  // topic unknown here
     for (const auto& lag : lags) {
       diff += lag.diff();

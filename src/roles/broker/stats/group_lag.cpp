@@ -9,12 +9,14 @@
 
 namespace rmq::broker {
 
-std::vector<QueueLag> groupLag(BrokerContext& ctx, const std::string& group, const std::set<std::string>& topics) {
+std::vector<QueueLag> groupLag(BrokerContext& ctx, const std::string& group, const std::set<std::string>& topics,
+                               LagQueues which) {
   std::vector<QueueLag> out;
   for (const auto& topic : topics) {
     auto config = ctx.topics.find(topic);
     if (!config) continue;
-    for (int q = 0; q < config->writeQueueNums; ++q) {
+    int queues = which == LagQueues::Read ? config->readQueueNums : config->writeQueueNums;
+    for (int q = 0; q < queues; ++q) {
       QueueLag lag;
       lag.topic = topic;
       lag.queueId = q;

@@ -22,8 +22,14 @@ struct QueueLag {
   int64_t diff() const { return queueLag(brokerOffset, consumerOffset); }  // clamped at 0
 };
 
-// Every write queue of each topic (topics unknown to the broker are skipped).
-std::vector<QueueLag> groupLag(BrokerContext& ctx, const std::string& group, const std::set<std::string>& topics);
+// Which queues of a topic a lag walks. Java 4.9.8 is not uniform: GET_CONSUME_STATS (what
+// mqadmin consumerProgress and rocketmq-exporter read) walks the read queues,
+// GET_BROKER_CONSUME_STATS (fetchAllConsumeStatsInBroker) the write queues.
+enum class LagQueues { Read, Write };
+
+// Each queue of each topic (topics unknown to the broker are skipped).
+std::vector<QueueLag> groupLag(BrokerContext& ctx, const std::string& group, const std::set<std::string>& topics,
+                               LagQueues which);
 
 // Topics whose stats a group shows: the asked one, or every topic it committed offsets for —
 // minus topics an online group does not subscribe to (Java's GET_CONSUME_STATS rule).
