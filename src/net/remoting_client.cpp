@@ -278,6 +278,11 @@ void RemotingClient::closeConnection(const std::string& addr) {
 }
 
 void RemotingClient::shutdown() {
+  // Requests still waiting for a permit give up first ("client shut down"): closing the
+  // connections first would hand the permits their failed invokes give back to those waiters,
+  // which would then fail on a closed connection instead (seen under ASan in CI).
+  impl_->asyncPermits->close();
+  impl_->onewayPermits->close();
   std::vector<std::shared_ptr<TcpConnection>> conns;
   {
     std::lock_guard lk(impl_->state->mu);
@@ -287,8 +292,6 @@ void RemotingClient::shutdown() {
     impl_->state->entries.clear();
   }
   for (auto& c : conns) c->close();  // their pending invokes fail: held permits come back
-  impl_->asyncPermits->close();      // requests still waiting for a permit give up
-  impl_->onewayPermits->close();
 }
 
 }  // namespace rmq::net
