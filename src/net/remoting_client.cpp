@@ -121,10 +121,12 @@ std::chrono::milliseconds msSince(Clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
 }
 
-// Why no permit came (Java NettyRemotingAbstract.invokeAsyncImpl / invokeOnewayImpl): `what` is
-// "invokeAsyncImpl" or "invokeOnewayImpl", `valueName` "semaphoreAsyncValue" / "semaphoreOnewayValue".
-Error noPermitError(const AsyncSemaphore& sem, std::string_view what, std::string_view valueName,
-                    std::chrono::milliseconds waited) {
+// Why no permit came: the client shut down, or none was free in time (Java
+// NettyRemotingAbstract.invokeAsyncImpl / invokeOnewayImpl): `what` is "invokeAsyncImpl" or
+// "invokeOnewayImpl", `valueName` "semaphoreAsyncValue" / "semaphoreOnewayValue".
+Error noPermitError(const std::string& addr, const AsyncSemaphore& sem, std::string_view what,
+                    std::string_view valueName, std::chrono::milliseconds waited) {
+  if (sem.closed()) return connectError(addr, "client shut down");
   if (waited.count() <= 0) return makeError(ResponseCode::CLIENT_TOO_MUCH_REQUEST, fmt::format("{} invoke too fast", what));
   auto info = fmt::format("{} tryAcquire semaphore timeout, {}ms, waiting thread nums: {} {}: {}", what, waited.count(),
                           sem.waiting(), valueName, sem.available());
@@ -204,10 +206,8 @@ asio::awaitable<Result<RemotingCommand>> RemotingClient::invokeAsync(const std::
     co_return makeError(ResponseCode::CLIENT_TOO_MUCH_REQUEST, "invokeAsync call the addr[" + addr + "] timeout");
   const auto wait = timeout - spent;
   auto permit = co_await impl_->asyncPermits->acquire(wait);
-  if (!permit) {
-    if (impl_->asyncPermits->closed()) co_return connectError(addr, "client shut down");
-    co_return noPermitError(*impl_->asyncPermits, "invokeAsyncImpl", "semaphoreAsyncValue", wait);
-  }
+  if (!permit)
+    co_return noPermitError(addr, *impl_->asyncPermits, "invokeAsyncImpl", "semaphoreAsyncValue", wait);
   spent = msSince(start);
   // Java sends even with 0 ms left (an answer that cannot come in time); we don't.
   if (timeout <= spent) co_return makeError(ResponseCode::CLIENT_TIMEOUT, "invokeAsyncImpl call timeout");
@@ -221,10 +221,8 @@ asio::awaitable<Result<void>> RemotingClient::invokeOneway(const std::string& ad
   auto conn = co_await connect(addr);
   if (!conn) co_return conn.error();
   auto permit = co_await impl_->onewayPermits->acquire(timeout);
-  if (!permit) {
-    if (impl_->onewayPermits->closed()) co_return connectError(addr, "client shut down");
-    co_return noPermitError(*impl_->onewayPermits, "invokeOnewayImpl", "semaphoreOnewayValue", timeout);
-  }
+  if (!permit)
+    co_return noPermitError(addr, *impl_->onewayPermits, "invokeOnewayImpl", "semaphoreOnewayValue", timeout);
   if (hook_) hook_(request);
   request.bodyOwner = std::make_shared<OnewayInFlight>(OnewayInFlight{std::move(*permit), std::move(request.bodyOwner)});
   conn.value()->sendOneway(std::move(request));
