@@ -34,7 +34,7 @@ void replaceAll(std::string& text, const std::string& from, const std::string& t
 // broker's own address and log dir on loopback / in the temp dir.
 struct SeedBroker {
   NodeProcess proc;
-  uint16_t port = freePort();
+  uint16_t port = freeBrokerPort();  // the master binds port + 1 (HA) too
   std::string file;
 
   SeedBroker(const std::string& seedName, const std::string& role, const std::vector<std::string>& namesrvs) {
