@@ -31,16 +31,12 @@ struct HaPair {
   NodeProcess master;  // --role=namesrv,master, SYNC_MASTER
   NodeProcess slave;   // --role=slave, brokerId 1
   uint16_t nsPort = freePort();
-  uint16_t masterPort = freePort();
+  uint16_t masterPort = freeBrokerPort();
   uint16_t haPort = freePort();
-  uint16_t slavePort = freePort();
+  uint16_t slavePort = freeBrokerPort();
 
   // extraMaster: more [store] lines for the master (e.g. its flushDiskType).
   explicit HaPair(const std::string& extraMaster = "") {
-    // freePort() may hand out one port twice in a row: keep the four distinct.
-    while (masterPort == nsPort) masterPort = freePort();
-    while (haPort == nsPort || haPort == masterPort) haPort = freePort();
-    while (slavePort == nsPort || slavePort == masterPort || slavePort == haPort) slavePort = freePort();
     master.writeFile("node.toml",
                      namesrvToml(master, nsPort) +
                          brokerToml(master, {.port = masterPort, .name = "broker-ha", .role = "SYNC_MASTER",

@@ -142,7 +142,6 @@ TEST_CASE("http endpoint: a broker's /readyz is 503 until a name server accepts 
   uint16_t nsPort = freePort();
   uint16_t brokerPort = freeBrokerPort();
   uint16_t httpPort = freePort();
-  while (httpPort == nsPort) httpPort = freePort();
   NodeProcess broker;
   broker.writeFile("node.toml", logDirToml(broker, httpPort) +
                                     brokerToml(broker, {.port = brokerPort,

@@ -13,6 +13,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -48,25 +50,41 @@ bool onLoopbackSocket(uint16_t port, int (*op)(int, const sockaddr*, socklen_t))
   return ok;
 }
 
+// Ports this test process has handed out (a broker's p - 2 .. p + 1 as a block). Nothing is bound
+// between a pick and the node's start, and the kernel may return one port twice in a row, so two
+// picks of one test could otherwise collide; keeping them apart here removes that for every test.
+std::mutex handedMutex;
+std::set<uint16_t> handedPorts;
+
+// A port the kernel calls free now and this process has not handed out, with the ports [p - below,
+// p + above] bindable too; the whole block is then recorded as handed out.
+uint16_t pickPort(int below, int above) {
+  std::lock_guard lock(handedMutex);
+  for (int attempt = 0; attempt < 500; ++attempt) {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    auto a = loopback(0);
+    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) throw std::runtime_error("freePort: bind");
+    socklen_t len = sizeof a;
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+    ::close(fd);
+    const int p = ntohs(a.sin_port);
+    if (p - below < 1025 || p + above > 65535) continue;
+    bool usable = true;
+    for (int q = p - below; q <= p + above && usable; ++q) {
+      usable = !handedPorts.contains(static_cast<uint16_t>(q)) && (q == p || onLoopbackSocket(q, ::bind));
+    }
+    if (!usable) continue;
+    for (int q = p - below; q <= p + above; ++q) handedPorts.insert(static_cast<uint16_t>(q));
+    return static_cast<uint16_t>(p);
+  }
+  throw std::runtime_error("freePort: no usable port in 500 picks");
+}
+
 }  // namespace
 
-uint16_t freePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  auto a = loopback(0);
-  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) throw std::runtime_error("freePort: bind");
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
+uint16_t freePort() { return pickPort(0, 0); }
 
-uint16_t freeBrokerPort() {
-  for (int attempt = 0; attempt < 200; ++attempt) {
-    uint16_t p = freePort();
-    if (p > 1030 && p < 65000 && onLoopbackSocket(p - 2, ::bind) && onLoopbackSocket(p + 1, ::bind)) return p;
-  }
-  return freePort();
-}
+uint16_t freeBrokerPort() { return pickPort(2, 1); }
 
 bool eventually(const std::function<bool()>& cond, std::chrono::milliseconds timeout) {
   auto deadline = Clock::now() + timeout;

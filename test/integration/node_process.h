@@ -31,9 +31,11 @@
 
 namespace rmq::test {
 
-// A TCP port on 127.0.0.1 that was free a moment ago (bind to port 0, read it, close).
+// A TCP port on 127.0.0.1 that was free a moment ago (bind to port 0, read it, close) and that no
+// earlier freePort() / freeBrokerPort() of this process handed out.
 uint16_t freePort();
-// A free port p whose neighbours a broker also binds look free: p - 2 (VIP channel), p + 1 (HA).
+// A free port p whose neighbours a broker also binds look free: p - 2 (VIP channel), p + 1 (HA);
+// none of p - 2 .. p + 1 is handed out again by this process.
 uint16_t freeBrokerPort();
 // True when 127.0.0.1:port accepts a TCP connection.
 bool portAccepts(uint16_t port);

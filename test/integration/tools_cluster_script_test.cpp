@@ -79,8 +79,7 @@ TEST_CASE("cluster.sh: start, status with a slave's lag, stop NODE / start NODE,
   const uint16_t nsPort = freePort();
   const uint16_t masterPort = freeBrokerPort();
   const uint16_t slavePort = freeBrokerPort();
-  uint16_t httpPort = freePort();
-  while (httpPort == nsPort) httpPort = freePort();
+  const uint16_t httpPort = freePort();
   s.writeNode("namesrv-1", namesrvToml(s.shell, nsPort));  // logs etc. under the shell's folder
   // A long housekeeping interval: the master keeps the connection of its SIGSTOPped slave below.
   s.writeNode("broker-t", layoutBroker(s.masterDir, masterPort, 0, "SYNC_MASTER", nsPort, httpPort,
