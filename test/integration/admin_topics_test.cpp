@@ -157,3 +157,35 @@ TEST_CASE("admin broker config: GET renders properties with a version, UPDATE is
   CHECK(bodyOf(again).find("defaultTopicQueueNums=5\n") != std::string::npos);
   CHECK(again.extFields.get("version").find("\"counter\":1") != std::string::npos);
 }
+
+// mqadmin updateBrokerConfig -k brokerPermission -v 4 drains a broker's writes: as Java's
+// AdminBrokerProcessor, the update bumps the topic table's data version and registers at once, so
+// the name server's routes carry the new perm before the answer (the periodic registration here is
+// a minute away, and a name server only takes queue data from a changed data version).
+TEST_CASE("admin broker config: a brokerPermission update reaches the name server's routes at once") {
+  DevNode node({.extraBroker = "registerNameServerPeriod = 60000\n"});
+  REQUIRE_MESSAGE(node.start(), node.proc.stderrText());
+  TestClient c;
+  REQUIRE(invoke(c, node.brokerAddr, createTopicRequest("PermTopic", 2)).code == 0);
+  auto routePerm = [&] {
+    auto route = c.call(node.namesrvAddr, request(RequestCode::GET_ROUTEINFO_BY_TOPIC, {{"topic", "PermTopic"}}));
+    if (!route.ok() || route->code != 0) return -1;
+    auto doc = parseJson(route->body);
+    return doc["queueDatas"][0]["perm"].GetInt();
+  };
+  REQUIRE(routePerm() == 6);
+  auto before = parseBody(invoke(c, node.brokerAddr, request(RequestCode::GET_ALL_TOPIC_CONFIG, {})));
+  const int64_t counter = before["dataVersion"]["counter"].GetInt64();
+
+  REQUIRE(invoke(c, node.brokerAddr, request(RequestCode::UPDATE_BROKER_CONFIG, {}, "brokerPermission=4\n")).code == 0);
+  CHECK(routePerm() == 4);  // read-only: producers route elsewhere
+  auto after = parseBody(invoke(c, node.brokerAddr, request(RequestCode::GET_ALL_TOPIC_CONFIG, {})));
+  CHECK(after["dataVersion"]["counter"].GetInt64() == counter + 1);
+
+  REQUIRE(invoke(c, node.brokerAddr, request(RequestCode::UPDATE_BROKER_CONFIG, {}, "brokerPermission=6\n")).code == 0);
+  CHECK(routePerm() == 6);
+  // Other keys leave the topic table's version alone.
+  REQUIRE(invoke(c, node.brokerAddr, request(RequestCode::UPDATE_BROKER_CONFIG, {}, "defaultTopicQueueNums=5\n")).code == 0);
+  auto last = parseBody(invoke(c, node.brokerAddr, request(RequestCode::GET_ALL_TOPIC_CONFIG, {})));
+  CHECK(last["dataVersion"]["counter"].GetInt64() == counter + 2);
+}

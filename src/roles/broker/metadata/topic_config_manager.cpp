@@ -111,6 +111,14 @@ DataVersion TopicConfigManager::dataVersion() const {
   return version_;
 }
 
+void TopicConfigManager::nextDataVersion() {
+  {
+    std::lock_guard lk(mu_);
+    version_.next();
+  }
+  persistSoon_();
+}
+
 void TopicConfigManager::updateTopicConfig(const TopicConfig& config) {
   {
     std::lock_guard lk(mu_);

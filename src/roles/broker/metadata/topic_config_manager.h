@@ -53,6 +53,9 @@ class TopicConfigManager {
   std::vector<TopicConfig> all() const;
   std::vector<std::string> topicNames() const;
   DataVersion dataVersion() const;
+  // A new data version with the table unchanged (Java's getDataVersion().nextVersion() when the
+  // broker permission changes: the name servers then re-read every queue's perm).
+  void nextDataVersion();
 
   // Admin create/update (UPDATE_AND_CREATE_TOPIC): replaces, bumps the version, persists.
   void updateTopicConfig(const TopicConfig& config);

@@ -134,6 +134,7 @@ Reply updateBrokerConfig(BrokerContext& ctx, ConfigVersion& cv, net::ConnectionP
   log::info("updateBrokerConfig from {}: {}", conn->remoteAddress(), cmd.body);
   std::optional<Error> refused;
   std::optional<config::PendingUpdate> pending;
+  bool permissionUpdated = false;
   {
     std::lock_guard lk(cv.mu);
     BrokerConfig broker = ctx.config;  // copies: the live structs are read by other threads
@@ -148,9 +149,20 @@ Reply updateBrokerConfig(BrokerContext& ctx, ConfigVersion& cv, net::ConnectionP
       ctx.store.applyRuntimeConfig(ctx.storeConfig);
       logRestartOnlyStoreKeys(*applied, ctx.storeConfig);
       pending = ctx.configFile->capture(updated, *applied);
+      permissionUpdated = std::find(applied->begin(), applied->end(), "brokerPermission") != applied->end();
     }
   }
   if (refused) co_return failure(ResponseCode::SYSTEM_ERROR, refused->message);
+  // As Java: a new topic-table data version makes the name servers take the queue perms again
+  // (they skip queue data of an unchanged version), and the registration goes out now, not at the
+  // next period, so `updateBrokerConfig -k brokerPermission -v 4` drains writes at once.
+  if (permissionUpdated) {
+    ctx.topics.nextDataVersion();
+    if (ctx.registerBrokerAllNow) {
+      auto registered = ctx.registerBrokerAllNow();
+      co_await std::move(registered);
+    }
+  }
   // Like Java, the answer is SUCCESS even when the file cannot be written (the write logs why).
   if (pending && !ctx.background) ctx.configFile->write(*pending);
   if (pending && ctx.background) {
