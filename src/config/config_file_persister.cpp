@@ -75,6 +75,8 @@ Result<void> ConfigFilePersister::writeLocked(const std::vector<KeyUpdate>& keys
   auto edited = updateConfigText(*text, *format_, keys, sections_, path_);
   if (!edited) return edited.error();
   if (*edited == *text) return {};
+  // The previous content stays beside it as FILE.bak, as Java's MixAll.string2File leaves it.
+  if (auto backup = replaceFileAtomically(target + ".bak", *text); !backup) return backup.error();
   if (auto replaced = replaceFileAtomically(target, *edited); !replaced) return replaced.error();
   if (haveMode) ::chmod(target.c_str(), st.st_mode & 07777);  // the new file keeps the old one's permissions
   return {};

@@ -2,7 +2,8 @@
 // ConfigFilePersister: keeps the config file a node was started with (--config) up to date with
 // run-time updates (UPDATE_BROKER_CONFIG, UPDATE_NAMESRV_CONFIG), so a restart keeps them, as
 // Apache RocketMQ's Configuration.update() -> persist() does with the -c file. The file is edited
-// in place (config_file_update.h: comments, order and other keys kept) and replaced atomically.
+// in place (config_file_update.h: comments, order and other keys kept) and replaced atomically;
+// the previous content is kept as <file>.bak, as Java's MixAll.string2File does.
 //
 // One per process, shared by its roles (a namesrv,master node has one file): writes are
 // serialized. Without a config file an update is applied in memory only and a warning says it

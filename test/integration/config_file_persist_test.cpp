@@ -107,6 +107,7 @@ TEST_CASE("config file: UPDATE_NAMESRV_CONFIG edits a Java-style namesrv.propert
         "! order topics off for now\n"
         "orderMessageEnable true\n"
         "brokerExpiredMillis 60000\n");
+  CHECK(proc.readFile("namesrv.properties.bak") == original);  // as Java's MixAll.string2File
   REQUIRE(proc.stop() == 0);
   REQUIRE_MESSAGE(proc.start(), proc.stderrText());
   TestClient again;
