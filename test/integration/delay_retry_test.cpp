@@ -46,9 +46,18 @@ TEST_CASE("delay: a level-2 message is held in SCHEDULE_TOPIC_XXXX, then deliver
   REQUIRE(dispatched(c, addr, "SCHEDULE_TOPIC_XXXX", 1, 1));
   CHECK(maxOffset(c, addr, "DelayTopic", 1) == 0);
 
+  auto scheduleStat = [&](const char* key) {
+    auto info = parseBody(invoke(c, addr, request(RequestCode::GET_BROKER_RUNTIME_INFO, {})));
+    return info["table"].HasMember(key) ? std::string(info["table"][key].GetString()) : std::string("absent");
+  };
+  CHECK(scheduleStat("scheduleMessageOffset_2") == "absent");  // as Java: levels appear once they deliver
+
   REQUIRE(eventually([&] { return maxOffset(c, addr, "DelayTopic", 1) == 1; }, std::chrono::seconds(10)));
   auto elapsed = std::chrono::steady_clock::now() - t0;
   CHECK(elapsed >= std::chrono::milliseconds(1900));  // never before its delay
+  // The level's offset moves right after the delivered copy is stored (which the check above saw).
+  CHECK(eventually([&] { return scheduleStat("scheduleMessageOffset_2") == "1,1"; }, std::chrono::seconds(5)));
+  CHECK(scheduleStat("scheduleMessageOffset_1") == "absent");
   auto msgs = pullMessages(c, addr, {.topic = "DelayTopic", .queueId = 1});
   REQUIRE(msgs.size() == 1);
   CHECK(msgs[0].topic == "DelayTopic");

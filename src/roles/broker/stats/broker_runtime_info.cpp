@@ -301,13 +301,12 @@ RuntimeTable runtimeInfoTable(BrokerContext& ctx, const PutStatsSampler* sampler
   put("pullThreadPoolQueueCapacity", 100000);
   put("queryThreadPoolQueueCapacity", 20000);
   put("EndTransactionThreadPoolQueueCapacity", 100000);
+  // As Java's ScheduleMessageService.buildRunningStats: only the levels of the offset table, i.e.
+  // levels that delivered (or were corrected) since delayOffset.json began; a fresh broker has none.
   if (ctx.schedule) {
-    auto offsets = ctx.schedule->offsets();
-    for (int32_t level = 1; level <= ctx.schedule->levels().maxLevel(); ++level) {
+    for (auto [level, offset] : ctx.schedule->offsets()) {
       int64_t max = ctx.store.maxOffsetInQueue(topics::SCHEDULE_TOPIC, level - 1);
-      auto it = offsets.find(level);
-      put(fmt::format("scheduleMessageOffset_{}", level),
-          fmt::format("{},{}", it == offsets.end() ? 0 : it->second, std::max<int64_t>(max, 0)));
+      put(fmt::format("scheduleMessageOffset_{}", level), fmt::format("{},{}", offset, std::max<int64_t>(max, 0)));
     }
   }
   if (ctx.replication) ctx.replication->appendRuntimeInfo(kv);
