@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "broker_calls.h"
+#include "broker_transaction_helpers.h"
 #include "common/request_code.h"
 #include "common/response_code.h"
 #include "tools_util.h"
@@ -145,4 +146,30 @@ TEST_CASE("admin broker stats: rmqadmin statsAll prints topic and group rows") {
   REQUIRE_MESSAGE(text.exitCode == 0, describe(text));
   CHECK(text.out.find("#InMsg24Hour") != std::string::npos);
   CHECK(text.out.find(group) != std::string::npos);
+}
+
+// As Java 4.9.8 counts them: SendMessageProcessor counts the topic the message was stored to
+// (CommitLog / parseHalfMessageInner moved it), ScheduleMessageService counts the delivered copy on
+// its real topic and a get of SCHEDULE_TOPIC_XXXX by SCHEDULE_CONSUMER.
+TEST_CASE("admin broker stats: delayed and half messages count on the topic they are stored to, as Java") {
+  DevNode node;  // delay levels of 1 s
+  REQUIRE(node.start());
+  TestClient c;
+  const std::string topic = uniqueName("StatsDelay");
+  createTopic(c, node.brokerAddr, topic, 2);
+  constexpr int kN = 3;
+  for (int i = 0; i < kN; ++i) {
+    sendOk(c, node.brokerAddr, {.topic = topic, .body = "later-" + std::to_string(i), .extraProps = {{"DELAY", "1"}}});
+  }
+  REQUIRE(eventually([&] { return maxOffset(c, node.brokerAddr, topic, 0) == kN; }, std::chrono::seconds(15)));
+  sendOk(c, node.brokerAddr, tx::halfSpec(topic, "half-0", "pg_stats"));
+
+  CHECK(eventually([&] { return minuteSum(c, node, "TOPIC_PUT_NUMS", "SCHEDULE_TOPIC_XXXX") == kN; }, kSampleWait));
+  CHECK(eventually([&] { return minuteSum(c, node, "TOPIC_PUT_NUMS", tx::kHalf) == 1; }, kSampleWait));
+  // Counted once, by the delivery (a count at send time too would make it 2 * kN).
+  CHECK(eventually([&] { return minuteSum(c, node, "TOPIC_PUT_NUMS", topic) == kN; }, kSampleWait));
+  CHECK(eventually([&] { return minuteSum(c, node, "GROUP_GET_NUMS", "SCHEDULE_TOPIC_XXXX@SCHEDULE_CONSUMER") == kN; },
+                   kSampleWait));
+  // Sends and deliveries both count as broker puts (Java's incBrokerPutNums in both places).
+  CHECK(eventually([&] { return minuteSum(c, node, "BROKER_PUT_NUMS", "DefaultCluster") == 2 * kN + 1; }, kSampleWait));
 }

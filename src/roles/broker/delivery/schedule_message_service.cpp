@@ -9,6 +9,7 @@
 #include "roles/broker/metadata/config_file.h"
 #include "roles/broker/metadata/json_text.h"
 #include "roles/broker/metadata/topic_config.h"
+#include "roles/broker/stats/broker_stats.h"
 #include "store/message_store.h"
 
 namespace rmq::broker {
@@ -20,6 +21,7 @@ constexpr auto kIdlePoll = 100ms;      // empty level queue: look again (Java's 
 constexpr auto kRetryAfterFailure = 1s;
 constexpr int kBatch = 32;
 constexpr int kMaxPerRun = 1024;       // then yield to the other levels
+constexpr std::string_view kScheduleConsumerGroup = "SCHEDULE_CONSUMER";  // Java MixAll.SCHEDULE_CONSUMER_GROUP
 
 int64_t nowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -172,6 +174,11 @@ bool ScheduleMessageService::deliverOne(std::string_view record) {
     return false;
   }
   delivered_.fetch_add(1, std::memory_order_relaxed);
+  // As Java 4.9.8's PutResultProcess.onSuccess (enableScheduleMessageStats, on by default): the
+  // delivered copy counts as a put of its real topic and as a get of SCHEDULE_TOPIC_XXXX by the
+  // internal group SCHEDULE_CONSUMER (not in the broker's get totals, as in Java).
+  putStats().stored(res.topic, res.msgNum, res.wroteBytes);
+  getStats().groups.add(topics::SCHEDULE_TOPIC, kScheduleConsumerGroup, res.msgNum, res.wroteBytes);
   return true;
 }
 

@@ -118,7 +118,7 @@ asio::awaitable<std::optional<RemotingCommand>> ReplyProcessor::handle(net::Conn
     m.reconsumeTimes = h.reconsumeTimes;
     auto res = ctx_.store.append(m);
     if (res.ok()) {
-      putStats().stored(target.topic, res.msgNum, res.wroteBytes);  // Java: incTopicPutNums / incTopicPutSize
+      putStats().stored(res.topic, res.msgNum, res.wroteBytes);  // Java: incTopicPutNums / incTopicPutSize
       resp.extFields.set("msgId", std::move(res.msgId));
       resp.extFields.set("queueId", int64_t{target.queueId});
       resp.extFields.set("queueOffset", res.queueOffset);

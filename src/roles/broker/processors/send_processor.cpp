@@ -164,7 +164,9 @@ asio::awaitable<std::optional<RemotingCommand>> SendProcessor::handle(net::Conne
     putStats().failed();
     co_return sendResponse(cfg, store::toResponseCode(res.status), ctx_.store.remarkFor(res.status, res.error));
   }
-  putStats().stored(target.topic, res.msgNum, res.wroteBytes);  // Java: incTopicPutNums / incTopicPutSize
+  // Java: incTopicPutNums / incTopicPutSize of the topic stored to: SCHEDULE_TOPIC_XXXX for a delayed
+  // message (its real topic counts when it is delivered), RMQ_SYS_TRANS_HALF_TOPIC for a half message.
+  putStats().stored(res.topic, res.msgNum, res.wroteBytes);
   // Not `waitStore ? co_await ... : SUCCESS`: GCC 12 mishandles co_await inside ?: (temporaries).
   int code = ResponseCode::SUCCESS;
   if (waitStore) code = co_await awaitDurability(res.endOffset());
