@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <random>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -51,33 +52,39 @@ bool onLoopbackSocket(uint16_t port, int (*op)(int, const sockaddr*, socklen_t))
 }
 
 // Ports this test process has handed out (a broker's p - 2 .. p + 1 as a block). Nothing is bound
-// between a pick and the node's start, and the kernel may return one port twice in a row, so two
-// picks of one test could otherwise collide; keeping them apart here removes that for every test.
+// between a pick and the node's start, so two picks of one test could otherwise collide; keeping
+// them apart here removes that for every test.
 std::mutex handedMutex;
 std::set<uint16_t> handedPorts;
 
-// A port the kernel calls free now and this process has not handed out, with the ports [p - below,
-// p + above] bindable too; the whole block is then recorded as handed out.
+// First port of the kernel's ephemeral range (ip_local_port_range; 32768 when unreadable). Ports
+// are picked below it: a kernel-chosen port (any process's outgoing connection, a bind to port 0)
+// is never one of them, so nothing takes a picked port between the pick and the node's start.
+int ephemeralLow() {
+  std::ifstream in("/proc/sys/net/ipv4/ip_local_port_range");
+  int low = 32768;
+  if (!(in >> low) || low <= 12000) low = 32768;
+  return low;
+}
+
+// A port in [10000, ephemeral low) bindable now and not handed out before, with the ports
+// [p - below, p + above] bindable and never handed out too; the whole block is then recorded.
 uint16_t pickPort(int below, int above) {
+  static const int high = ephemeralLow();
+  static std::mt19937 random{std::random_device{}()};
+  std::uniform_int_distribution<int> candidate(10000 + below, high - 1 - above);
   std::lock_guard lock(handedMutex);
-  for (int attempt = 0; attempt < 500; ++attempt) {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    auto a = loopback(0);
-    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) throw std::runtime_error("freePort: bind");
-    socklen_t len = sizeof a;
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-    ::close(fd);
-    const int p = ntohs(a.sin_port);
-    if (p - below < 1025 || p + above > 65535) continue;
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    const int p = candidate(random);
     bool usable = true;
     for (int q = p - below; q <= p + above && usable; ++q) {
-      usable = !handedPorts.contains(static_cast<uint16_t>(q)) && (q == p || onLoopbackSocket(q, ::bind));
+      usable = !handedPorts.contains(static_cast<uint16_t>(q)) && onLoopbackSocket(static_cast<uint16_t>(q), ::bind);
     }
     if (!usable) continue;
     for (int q = p - below; q <= p + above; ++q) handedPorts.insert(static_cast<uint16_t>(q));
     return static_cast<uint16_t>(p);
   }
-  throw std::runtime_error("freePort: no usable port in 500 picks");
+  throw std::runtime_error("freePort: no usable port in 1000 picks");
 }
 
 }  // namespace

@@ -31,8 +31,9 @@
 
 namespace rmq::test {
 
-// A TCP port on 127.0.0.1 that was free a moment ago (bind to port 0, read it, close) and that no
-// earlier freePort() / freeBrokerPort() of this process handed out.
+// A TCP port on 127.0.0.1 that was free a moment ago, below the kernel's ephemeral range (so no
+// outgoing connection takes it meanwhile), that no earlier freePort() / freeBrokerPort() of this
+// process handed out.
 uint16_t freePort();
 // A free port p whose neighbours a broker also binds look free: p - 2 (VIP channel), p + 1 (HA);
 // none of p - 2 .. p + 1 is handed out again by this process.
