@@ -12,6 +12,7 @@
 
 #include "client/consumer/pull_consumer.h"
 #include "client/consumer/push_consumer.h"
+#include "broker_calls.h"
 #include "client_fixture.h"
 #include "common/request_code.h"
 #include "common/response_code.h"
@@ -24,6 +25,11 @@ using namespace rmq::test;
 using namespace rmq::test::tools;
 
 namespace {
+
+int64_t nowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
 struct Counter {
   std::mutex mu;
@@ -63,6 +69,7 @@ TEST_CASE("rmqadmin consumer verbs: consumerStatus and pushing a message to a li
     if (counter.answerThrow) throw std::runtime_error("listener refused " + msgs.front().body);
     return counter.answerLater ? ConsumeStatus::RECONSUME_LATER : ConsumeStatus::CONSUME_SUCCESS;
   });
+  const int64_t startedAt = nowMillis();
   REQUIRE(consumer.start().ok());
   REQUIRE(eventually([&] { return counter.total() == 3; }, std::chrono::seconds(30)));
   const std::string group = o.group;
@@ -88,6 +95,41 @@ TEST_CASE("rmqadmin consumer verbs: consumerStatus and pushing a message to a li
     int topicQueues = 0;
     for (auto& q : rows(one, "offsets").GetArray()) topicQueues += str(q, "#Topic") == topic;
     CHECK(topicQueues == 2);
+    // Java's ProcessQueueInfo, every field (ProcessQueue.fillProcessQueueInfo), as the consumer
+    // answered it through the broker, and its toString() under "#Consumer MQ Detail#".
+    TestClient raw;
+    auto info = invoke(raw, node.brokerAddr, request(RequestCode::GET_CONSUMER_RUNNING_INFO,
+                                                     {{"consumerGroup", group}, {"clientId", clientId}}));
+    REQUIRE(info.code == 0);
+    auto doc = parseBody(info);
+    int detailed = 0;
+    for (auto& m : doc["mqTable"].GetObject()) {
+      if (std::string(m.name.GetString()).find("\"topic\":\"" + topic + "\"") == std::string::npos) continue;
+      ++detailed;
+      auto& pq = m.value;
+      for (const char* key : {"cachedMsgMinOffset", "cachedMsgMaxOffset", "cachedMsgSizeInMiB", "transactionMsgMinOffset",
+                              "transactionMsgMaxOffset", "tryUnlockTimes"}) {
+        CHECK_MESSAGE(pq.HasMember(key), key);
+      }
+      CHECK(pq["cachedMsgCount"].GetInt64() == 0);  // all 3 consumed
+      CHECK(pq["transactionMsgCount"].GetInt64() == 0);
+      // Set when the queue was taken, then by each consumed batch.
+      CHECK(pq["lastConsumeTimestamp"].GetInt64() >= startedAt);
+      CHECK(pq["lastConsumeTimestamp"].GetInt64() <= nowMillis());
+    }
+    CHECK(detailed == 2);
+    int detailRows = 0;
+    for (auto& d : rows(one, "details").GetArray()) {
+      if (str(d, "#Topic") != topic) continue;
+      ++detailRows;
+      std::string text = str(d, "#ProcessQueueInfo");
+      CHECK_MESSAGE(text.rfind("ProcessQueueInfo [commitOffset=", 0) == 0, text);
+      CHECK_MESSAGE(contains(text, ", cachedMsgCount=0, cachedMsgSizeInMiB=0, "), text);
+      auto at = text.find("lastConsumeTimestamp=");
+      REQUIRE(at != std::string::npos);
+      CHECK_MESSAGE(text.size() - at == std::string("lastConsumeTimestamp=").size() + 17 + 1, text);  // yyyyMMddHHmmssSSS]
+    }
+    CHECK(detailRows == 2);
     // RT/TPS from the consumer's counters (Java's ConsumeStatus per topic): 3 pulled and consumed.
     bool counted = false;
     for (auto& st : rows(one, "status").GetArray()) {

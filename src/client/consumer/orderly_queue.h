@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <set>
 #include <vector>
 
 #include "common/message.h"
@@ -30,6 +31,7 @@ class OrderlyQueue {
     while (out.size() < n && !waiting_.empty()) {
       auto it = waiting_.begin();
       out.push_back(it->second);
+      consuming_.insert(it->first);
       waiting_.erase(it);
     }
     if (out.empty()) running_ = false;
@@ -38,7 +40,26 @@ class OrderlyQueue {
   // A batch back in front (retry in place), with its updated reconsume counts.
   void rollback(const std::vector<MessageExt>& batch) {
     std::lock_guard lk(mu_);
-    for (const auto& m : batch) waiting_.insert_or_assign(m.queueOffset, m);
+    for (const auto& m : batch) {
+      consuming_.erase(m.queueOffset);
+      waiting_.insert_or_assign(m.queueOffset, m);
+    }
+  }
+  // A taken batch is done (consumed, or sent back): no longer "consuming".
+  void commit(const std::vector<MessageExt>& batch) {
+    std::lock_guard lk(mu_);
+    for (const auto& m : batch) consuming_.erase(m.queueOffset);
+  }
+  // Java's transactionMsgMinOffset / MaxOffset / Count: the batch the listener holds (zeros: none).
+  struct Consuming {
+    int64_t minOffset = 0;
+    int64_t maxOffset = 0;
+    int64_t count = 0;
+  };
+  Consuming consuming() const {
+    std::lock_guard lk(mu_);
+    if (consuming_.empty()) return {};
+    return {*consuming_.begin(), *consuming_.rbegin(), static_cast<int64_t>(consuming_.size())};
   }
   // The consume task stops (queue dropped); the next put() starts a new one.
   void stop() { std::lock_guard lk(mu_); running_ = false; }
@@ -47,8 +68,9 @@ class OrderlyQueue {
   std::atomic<bool> inListener{false};
 
  private:
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::map<int64_t, MessageExt> waiting_;
+  std::set<int64_t> consuming_;  // offsets taken and not yet committed or rolled back
   bool running_ = false;
 };
 

@@ -203,6 +203,7 @@ asio::awaitable<void> PushConsumer::updateQueues(const std::string& topic, const
   for (const auto& [mq, pq] : removed) {  // hand the queue over with its latest progress
     bool idle = true;
     if (locking) idle = co_await waitListenerDone(pq);
+    if (!idle) pq->tryUnlockTimes.fetch_add(1);  // Java's incTryUnlockTimes: the unlock was given up
     co_await offsets_->persist(mq);
     if (options_.messageModel == MessageModel::CLUSTERING) offsets_->remove(mq);
     if (locking && idle) {  // a listener still running keeps the lock until it expires at the broker
@@ -323,14 +324,7 @@ void PushConsumer::registerServerRequests() {
                           std::lock_guard lk(mu_);
                           for (const auto& [mq, st] : queues_) {
                             json::writeMessageQueueKey(w, {mq.topic, mq.brokerName, mq.queueId});
-                            w.StartObject();
-                            w.Key("cachedMsgCount"); w.Int64(static_cast<int64_t>(st.pq->count()));
-                            w.Key("commitOffset"); w.Int64(offsets_->readMemory(mq));
-                            w.Key("droped"); w.Bool(st.pq->dropped);
-                            w.Key("lastPullTimestamp"); w.Int64(st.pq->lastPullTimestamp);
-                            w.Key("locked"); w.Bool(st.pq->locked);
-                            w.Key("lastLockTimestamp"); w.Int64(st.pq->lastLockTimestamp);
-                            w.EndObject();
+                            writeProcessQueueInfo(w, *st.pq, offsets_->readMemory(mq));
                           }
                           w.EndObject();
                           parts.mqTableJson.assign(buf.GetString(), buf.GetSize());

@@ -37,4 +37,25 @@ std::string encodeRunningInfo(const RunningInfoParts& parts) {
   return std::string(buf.GetString(), buf.GetSize());
 }
 
+void writeProcessQueueInfo(json::Writer& w, const ProcessQueue& pq, int64_t commitOffset) {
+  const CachedMessages cached = pq.cached();
+  const OrderlyQueue::Consuming consuming = pq.orderly.consuming();
+  w.StartObject();
+  w.Key("cachedMsgCount"); w.Int64(cached.count);
+  w.Key("cachedMsgMaxOffset"); w.Int64(cached.maxOffset);
+  w.Key("cachedMsgMinOffset"); w.Int64(cached.minOffset);
+  w.Key("cachedMsgSizeInMiB"); w.Int64(cached.sizeInMiB);
+  w.Key("commitOffset"); w.Int64(commitOffset);
+  w.Key("droped"); w.Bool(pq.dropped);
+  w.Key("lastConsumeTimestamp"); w.Int64(pq.lastConsumeTimestamp);
+  w.Key("lastLockTimestamp"); w.Int64(pq.lastLockTimestamp);
+  w.Key("lastPullTimestamp"); w.Int64(pq.lastPullTimestamp);
+  w.Key("locked"); w.Bool(pq.locked);
+  w.Key("transactionMsgCount"); w.Int64(consuming.count);
+  w.Key("transactionMsgMaxOffset"); w.Int64(consuming.maxOffset);
+  w.Key("transactionMsgMinOffset"); w.Int64(consuming.minOffset);
+  w.Key("tryUnlockTimes"); w.Int64(pq.tryUnlockTimes);
+  w.EndObject();
+}
+
 }  // namespace rmq::client

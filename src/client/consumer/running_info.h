@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "client/client_instance.h"
+#include "client/consumer/process_queue.h"
+#include "common/json.h"
 
 namespace rmq::client {
 
@@ -22,5 +24,7 @@ struct RunningInfoParts {
 // PROP_NAMESERVER_ADDR ("a;b;"), PROP_CONSUME_TYPE and PROP_CLIENT_VERSION as MQClientInstance adds them.
 void addInstanceProperties(RunningInfoParts& parts, const ClientInstance& instance, bool push);
 std::string encodeRunningInfo(const RunningInfoParts& parts);
+// One mqTable value: Java's ProcessQueueInfo, every field, as ProcessQueue.fillProcessQueueInfo fills it.
+void writeProcessQueueInfo(json::Writer& w, const ProcessQueue& pq, int64_t commitOffset);
 
 }  // namespace rmq::client

@@ -18,7 +18,21 @@ std::string str(const rapidjson::Value& v, const char* name) {
   return std::string(json::getString(v, name).value_or(""));
 }
 
-// ConsumerRunningInfo.formatString(): properties, subscriptions, offsets, RT/TPS.
+// ProcessQueueInfo.toString() of one mqTable value (absent fields as Java's defaults).
+std::string processQueueInfoText(const rapidjson::Value& pq) {
+  auto num = [&](const char* k) { return json::getInt64(pq, k).value_or(0); };
+  auto flag = [&](const char* k) { return json::getBool(pq, k).value_or(false) ? "true" : "false"; };
+  return fmt::format(
+      "ProcessQueueInfo [commitOffset={}, cachedMsgMinOffset={}, cachedMsgMaxOffset={}, cachedMsgCount={}, "
+      "cachedMsgSizeInMiB={}, transactionMsgMinOffset={}, transactionMsgMaxOffset={}, transactionMsgCount={}, "
+      "locked={}, tryUnlockTimes={}, lastLockTimestamp={}, droped={}, lastPullTimestamp={}, lastConsumeTimestamp={}]",
+      num("commitOffset"), num("cachedMsgMinOffset"), num("cachedMsgMaxOffset"), num("cachedMsgCount"),
+      num("cachedMsgSizeInMiB"), num("transactionMsgMinOffset"), num("transactionMsgMaxOffset"),
+      num("transactionMsgCount"), flag("locked"), num("tryUnlockTimes"), javaHumanTime(num("lastLockTimestamp")),
+      flag("droped"), javaHumanTime(num("lastPullTimestamp")), javaHumanTime(num("lastConsumeTimestamp")));
+}
+
+// ConsumerRunningInfo.formatString(): properties, subscriptions, offsets, MQ details, RT/TPS.
 void printRunningInfo(VerbContext& ctx, const rapidjson::Document& doc) {
   std::vector<std::pair<std::string, std::string>> props;
   if (doc.HasMember("properties") && doc["properties"].IsObject())
@@ -40,15 +54,20 @@ void printRunningInfo(VerbContext& ctx, const rapidjson::Document& doc) {
   ctx.report.line("");
   ctx.report.line("#Consumer Offset#");
   auto& offs = ctx.report.table("offsets", {"#Topic", "#Broker Name", "#QID", "#Consumer Offset"});
-  std::vector<std::pair<client::MessageQueue, int64_t>> rows;
+  std::vector<std::pair<client::MessageQueue, const rapidjson::Value*>> rows;
   if (doc.HasMember("mqTable") && doc["mqTable"].IsObject())
     for (auto& m : doc["mqTable"].GetObject()) {
       auto key = json::parseMessageQueueKey(json::keyView(m.name));
       if (!key || !m.value.IsObject()) continue;
-      rows.push_back({{key->topic, key->brokerName, key->queueId}, json::getInt64(m.value, "commitOffset").value_or(-1)});
+      rows.push_back({{key->topic, key->brokerName, key->queueId}, &m.value});
     }
-  std::sort(rows.begin(), rows.end());
-  for (auto& [mq, off] : rows) offs.add({mq.topic, mq.brokerName, mq.queueId, off});
+  std::sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.first < b.first; });
+  for (auto& [mq, pq] : rows)
+    offs.add({mq.topic, mq.brokerName, mq.queueId, json::getInt64(*pq, "commitOffset").value_or(-1)});
+  ctx.report.line("");
+  ctx.report.line("#Consumer MQ Detail#");
+  auto& details = ctx.report.table("details", {"#Topic", "#Broker Name", "#QID", "#ProcessQueueInfo"});
+  for (auto& [mq, pq] : rows) details.add({mq.topic, mq.brokerName, mq.queueId, processQueueInfoText(*pq)});
   ctx.report.line("");
   ctx.report.line("#Consumer RT&TPS#");
   auto& rt = ctx.report.table("status", {"#Topic", "#Pull RT", "#Pull TPS", "#Consume RT", "#ConsumeOK TPS",

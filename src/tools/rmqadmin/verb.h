@@ -57,6 +57,8 @@ struct VerbRegistrar {
 // Helpers shared by verb groups.
 // "2024-01-02 03:04:05,678" (local time); without the ",678" when !withMillis.
 std::string formatTimestamp(int64_t epochMillis, bool withMillis = true);
+// "20240102030405678" (local time): Java's UtilAll.timeMillisToHumanString.
+std::string javaHumanTime(int64_t epochMillis);
 // Parses "now", epoch millis, or "yyyy-MM-dd#HH:mm:ss:SSS" (mqadmin's resetOffsetByTime form).
 std::optional<int64_t> parseTimestamp(const std::string& text);
 

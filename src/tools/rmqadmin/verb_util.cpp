@@ -65,6 +65,14 @@ std::string formatTimestamp(int64_t ms, bool withMillis) {
   return fmt::format("{},{:03d}", buf, static_cast<int>(ms % 1000));
 }
 
+std::string javaHumanTime(int64_t ms) {
+  std::time_t secs = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  localtime_r(&secs, &tm);
+  return fmt::format("{:04d}{:02d}{:02d}{:02d}{:02d}{:02d}{:03d}", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                     tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000));
+}
+
 std::optional<int64_t> parseTimestamp(const std::string& text) {
   if (text == "now")
     return std::chrono::duration_cast<std::chrono::milliseconds>(

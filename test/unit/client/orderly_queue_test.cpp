@@ -64,3 +64,21 @@ TEST_CASE("maxReconsumeTimes -1 resolves as Java's getMaxReconsumeTimes: 16 conc
       OrderlyListener([](const std::vector<MessageExt>&, const MessageQueue&) { return ConsumeOrderlyStatus::SUCCESS; }));
   CHECK(set.maxReconsumeTimes() == 3);
 }
+
+TEST_CASE("orderly queue: the batch the listener holds is 'consuming' until committed or rolled back") {
+  OrderlyQueue q;
+  q.put(messagesAt({8, 9, 10}));
+  CHECK(q.consuming().count == 0);
+  auto b = q.take(2);
+  auto c = q.consuming();  // Java's transactionMsgMinOffset / MaxOffset / Count
+  CHECK(c.minOffset == 8);
+  CHECK(c.maxOffset == 9);
+  CHECK(c.count == 2);
+  q.rollback(b);
+  CHECK(q.consuming().count == 0);
+  b = q.take(3);
+  CHECK(q.consuming().count == 3);
+  q.commit(b);
+  CHECK(q.consuming().count == 0);
+  CHECK(q.consuming().maxOffset == 0);
+}

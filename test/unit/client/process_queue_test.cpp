@@ -22,3 +22,28 @@ TEST_CASE("process queue commits the lowest offset still in flight, or one past 
   CHECK(pq.maxOffset() == 14);
   CHECK(pq.minOffset() == 14);
 }
+
+TEST_CASE("process queue info: cached offsets, count and body MiB, and when consumed messages last left") {
+  ProcessQueue pq;
+  const int64_t created = pq.lastConsumeTimestamp;
+  CHECK(created > 0);  // Java: the creation time until something is consumed
+  auto empty = pq.cached();
+  CHECK(empty.count == 0);
+  CHECK(empty.minOffset == 0);
+  CHECK(empty.maxOffset == 0);
+  auto msgs = messagesAt({20, 21, 22});
+  for (auto& m : msgs) m.body.assign(700 * 1024, 'x');  // 2.05 MiB in all
+  pq.put(msgs);
+  pq.put(messagesAt({21}));  // pulled again: neither counted nor sized twice
+  auto c = pq.cached();
+  CHECK(c.minOffset == 20);
+  CHECK(c.maxOffset == 22);
+  CHECK(c.count == 3);
+  CHECK(c.sizeInMiB == 2);
+  pq.remove({msgs[0], msgs[2]});
+  c = pq.cached();
+  CHECK(c.minOffset == 21);
+  CHECK(c.maxOffset == 21);
+  CHECK(c.sizeInMiB == 0);  // 700 KiB left
+  CHECK(pq.lastConsumeTimestamp >= created);
+}
