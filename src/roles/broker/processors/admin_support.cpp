@@ -75,6 +75,15 @@ void postBackground(BrokerContext& ctx, std::function<void()> job) {
   asio::post(ctx.background, std::move(job));
 }
 
+asio::awaitable<void> registerWithNameServersNow(BrokerContext& ctx) {
+  if (ctx.registerBrokerAllNow) {
+    auto registered = ctx.registerBrokerAllNow();
+    co_await std::move(registered);
+  } else if (ctx.registerBrokerAllSoon) {
+    ctx.registerBrokerAllSoon();
+  }
+}
+
 void persistManagersInBackground(BrokerContext& ctx) {
   if (!ctx.background) return;
   auto exec = [ex = ctx.background](std::function<void()> job) { asio::post(ex, std::move(job)); };

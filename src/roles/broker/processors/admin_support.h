@@ -42,6 +42,9 @@ std::string mqJson(std::string_view topic, std::string_view brokerName, int32_t 
 // Hands `job` to ctx.background (file writes and deletes must not block network threads);
 // inline when there is no background executor. Fire-and-forget: the answer does not wait.
 void postBackground(BrokerContext& ctx, std::function<void()> job);
+// Registers with every name server now and completes when they answered (or timed out), as
+// Java's registerBrokerAll from an admin request; without a registrar, asks for one soon.
+asio::awaitable<void> registerWithNameServersNow(BrokerContext& ctx);
 // Makes the metadata managers persist on ctx.background instead of the calling thread.
 void persistManagersInBackground(BrokerContext& ctx);
 

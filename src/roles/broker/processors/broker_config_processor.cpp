@@ -158,10 +158,7 @@ Reply updateBrokerConfig(BrokerContext& ctx, ConfigVersion& cv, net::ConnectionP
   // next period, so `updateBrokerConfig -k brokerPermission -v 4` drains writes at once.
   if (permissionUpdated) {
     ctx.topics.nextDataVersion();
-    if (ctx.registerBrokerAllNow) {
-      auto registered = ctx.registerBrokerAllNow();
-      co_await std::move(registered);
-    }
+    co_await registerWithNameServersNow(ctx);
   }
   // Like Java, the answer is SUCCESS even when the file cannot be written (the write logs why).
   if (pending && !ctx.background) ctx.configFile->write(*pending);

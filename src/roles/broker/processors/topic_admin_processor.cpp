@@ -64,12 +64,7 @@ Reply updateAndCreateTopic(BrokerContext& ctx, net::ConnectionPtr conn, Remoting
   ctx.topics.updateTopicConfig(*config);
   // Java's registerIncrementBrokerData: the answer comes after the name servers know the topic
   // (or registerBrokerTimeoutMills passed), so a route lookup right after the create finds it.
-  if (ctx.registerBrokerAllNow) {
-    auto registered = ctx.registerBrokerAllNow();
-    co_await std::move(registered);
-  } else if (ctx.registerBrokerAllSoon) {
-    ctx.registerBrokerAllSoon();
-  }
+  co_await registerWithNameServersNow(ctx);
   co_return success();
 }
 
