@@ -13,6 +13,7 @@
 #include "roles/broker/metadata/consumer_offset_manager.h"
 #include "roles/broker/metadata/topic_config.h"
 #include "roles/broker/metadata/topic_config_manager.h"
+#include "roles/broker/stats/broker_stats.h"
 #include "roles/broker/transaction/transactional_message.h"
 #include "store/message_store.h"
 #include "store/store_config.h"
@@ -128,9 +129,17 @@ std::string TransactionalMessageService::uniqKeyOfHalf(int64_t halfQueueOffset) 
   return std::string(findEncodedProperty(half.properties, prop::UNIQ_KEY).value_or(""));
 }
 
+store::GetMessageResult TransactionalMessageService::readQueue(std::string_view topic, int64_t offset,
+                                                               int maxBytes) const {
+  auto g = ctx_.store.getMessages(topic, 0, offset, kBatch, maxBytes, nullptr);
+  if (g.status == store::GetStatus::FOUND && !g.records.empty())
+    getStats().found(tx::SYS_GROUP, topic, static_cast<int64_t>(g.records.size()), g.totalBytes);
+  return g;
+}
+
 bool TransactionalMessageService::readOps(OpScan& s) {
   for (;;) {
-    auto g = ctx_.store.getMessages(kOp, 0, s.end, kBatch, 1 << 20, nullptr);
+    auto g = readQueue(kOp, s.end, 1 << 20);
     if (g.status == store::GetStatus::OFFSET_TOO_SMALL && g.nextBeginOffset > s.end) {
       s.end = g.nextBeginOffset;  // the queue's start moved past our offset
       continue;
@@ -224,7 +233,7 @@ void TransactionalMessageService::checkRound() {
   const int64_t maxAgeMs = static_cast<int64_t>(ctx_.storeConfig.fileReservedTime) * 3600 * 1000;
   bool stop = false;
   while (!stop && halfOffset < halfEnd) {
-    auto g = st.getMessages(kHalf, 0, halfOffset, kBatch, 4 << 20, nullptr);
+    auto g = readQueue(kHalf, halfOffset, 4 << 20);
     if (g.status != store::GetStatus::FOUND || g.records.empty()) {
       if (g.nextBeginOffset > halfOffset) {  // removed or unreadable units: move past them
         halfOffset = g.nextBeginOffset;

@@ -79,6 +79,9 @@ class TransactionalMessageService {
     int64_t end = 0;                      // op queue offset after the last op read
     bool exhausted = false;               // no op record after `end` (yet)
   };
+  // Up to 32 messages of the half or op queue from `offset`, counted as a get of group
+  // CID_RMQ_SYS_TRANS when found (Java's TransactionalMessageBridge.getMessage).
+  store::GetMessageResult readQueue(std::string_view topic, int64_t offset, int maxBytes) const;
   // Reads the next batch of op records into `s` (their transactions become decided); false when
   // there was none.
   bool readOps(OpScan& s);
