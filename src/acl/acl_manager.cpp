@@ -13,15 +13,11 @@
 #include "common/json.h"
 #include "common/log.h"
 #include "common/response_code.h"
+#include "common/wall_clock.h"
 
 namespace rmq::acl {
 namespace fs = std::filesystem;
 namespace {
-
-int64_t nowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 Error failed(std::string message) { return makeError(ResponseCode::SYSTEM_ERROR, std::move(message)); }
 
@@ -71,7 +67,7 @@ Result<void> AclManager::start() {
     for (const auto& path : order_) {
       auto text = readWholeFile(path);
       if (!text) return failed("cannot read ACL file " + path);
-      auto parsed = parseAclFile(path, *text, nowMs());
+      auto parsed = parseAclFile(path, *text, nowMillis());
       if (!parsed) return parsed.error();
       files_[path] = FileState{*text, std::move(*parsed)};
     }
@@ -114,7 +110,7 @@ bool AclManager::pollOnce() {
     FileState state = old != files_.end() ? old->second : FileState{};
     if (text && (old == files_.end() || *text != state.text)) {
       state.text = *text;  // remembered even when bad: the error is logged once per content
-      auto parsed = parseAclFile(path, *text, nowMs());
+      auto parsed = parseAclFile(path, *text, nowMillis());
       if (parsed) {
         state.good = std::move(*parsed);
         changed = true;
@@ -177,7 +173,7 @@ Result<bool> AclManager::editLocked(const std::string& path, const std::function
   edited.root = YAML::Clone(state.good->root);
   if (!edit(edited)) return false;
   std::string text = emitAclFile(edited);
-  auto reparsed = parseAclFile(path, text, nowMs());
+  auto reparsed = parseAclFile(path, text, nowMillis());
   if (!reparsed) return reparsed.error();
   reparsed->dataVersion = edited.dataVersion;
   if (auto r = replaceFileAtomically(path, text); !r) return failed(r.error().message);
@@ -205,7 +201,7 @@ Result<void> AclManager::updateAccount(const AccountConfig& account) {
   std::lock_guard lk(filesMu_);
   std::string path = fileOf(account.accessKey);
   auto r = editLocked(path.empty() ? defaultFile_ : path, [&](AclFile& f) {
-    upsertAccount(f, account, nowMs());
+    upsertAccount(f, account, nowMillis());
     return true;
   });
   if (!r) return r.error();
@@ -217,7 +213,7 @@ Result<bool> AclManager::deleteAccount(const std::string& accessKey) {
   std::lock_guard lk(filesMu_);
   std::string path = fileOf(accessKey);
   if (path.empty()) return false;
-  return editLocked(path, [&](AclFile& f) { return acl::deleteAccount(f, accessKey, nowMs()); });
+  return editLocked(path, [&](AclFile& f) { return acl::deleteAccount(f, accessKey, nowMillis()); });
 }
 
 Result<bool> AclManager::updateGlobalWhiteAddrs(const std::vector<std::string>& addrs, std::string path) {
@@ -229,7 +225,7 @@ Result<bool> AclManager::updateGlobalWhiteAddrs(const std::vector<std::string>& 
     if (auto p = RemoteAddressPattern::parse(a); !p) return p.error();
   std::lock_guard lk(filesMu_);
   return editLocked(path, [&](AclFile& f) {
-    setGlobalWhiteAddresses(f, addrs, nowMs());
+    setGlobalWhiteAddresses(f, addrs, nowMillis());
     return true;
   });
 }

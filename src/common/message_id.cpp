@@ -8,6 +8,7 @@
 #include <random>
 
 #include "common/bytes.h"
+#include "common/wall_clock.h"
 
 namespace rmq {
 
@@ -28,10 +29,6 @@ int hexValue(char c) {
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   return -1;
-}
-int64_t nowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch()).count();
 }
 // Local-time start of the month containing `ms`, shifted by `monthDelta` months.
 int64_t monthStart(int64_t ms, int monthDelta) {
@@ -107,7 +104,7 @@ void UniqIdGenerator::refreshMonth(int64_t now) {
 }
 
 std::string UniqIdGenerator::next() {
-  int64_t now = nowMs();
+  int64_t now = nowMillis();
   uint8_t tail[6];
   {
     std::lock_guard lock(mu_);
@@ -124,7 +121,7 @@ int64_t uniqIdNearlyTime(std::string_view uniqId) {
   size_t ipLen = uniqId.size() == 32 ? 4 : 16;
   // Read unsigned: late in a 31-day month the span exceeds 2^31 ms (Java would wrap negative).
   int64_t span = loadBE32(raw.data() + ipLen + 2 + 4);
-  int64_t now = nowMs();
+  int64_t now = nowMillis();
   int64_t start = monthStart(now, 0);
   if (start + span > now) start = monthStart(now, -1);  // in the future: generated last month
   return start + span;

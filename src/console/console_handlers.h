@@ -13,6 +13,7 @@
 
 #include "client/admin/admin_client.h"
 #include "client/producer/producer.h"
+#include "common/wall_clock.h"
 #include "console/console.h"
 #include "http/http_message.h"
 
@@ -58,7 +59,6 @@ std::optional<int64_t> intField(const http::HttpRequest& req, std::string_view n
 int httpStatusOf(int rocketmqCode);
 http::HttpResponse failure(const Error& e);
 http::HttpResponse badRequest(std::string_view message);
-int64_t nowMillis();
 
 // ---- cluster, brokers, topics (console_topics.cpp) ----
 asio::awaitable<http::HttpResponse> getConsoleInfo(Console::State&, const http::HttpRequest&);

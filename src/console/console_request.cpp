@@ -55,9 +55,4 @@ http::HttpResponse badRequest(std::string_view message) { return http::HttpRespo
 
 std::chrono::milliseconds brokerCallTimeout(const Console::State& s) { return s.admin->instance().config().rpcTimeout; }
 
-int64_t nowMillis() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
-
 }  // namespace rmq::console

@@ -1,4 +1,5 @@
 #include "store/commit_log.h"
+#include "common/wall_clock.h"
 #include "store/live_store_keys.h"
 
 #include <chrono>
@@ -12,10 +13,6 @@
 namespace rmq::store {
 
 namespace {
-int64_t nowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch()).count();
-}
 AppendResult fail(PutStatus s, std::string why) {
   AppendResult r;
   r.status = s;
@@ -106,7 +103,7 @@ AppendResult CommitLog::append(const MessageToStore& m) {
     int64_t& next = queueOffsetSlot(m.topic, m.queueId);
     f.queueOffset = toQueue ? next : 0;
     f.physicalOffset = mf.fromOffset() + pos;
-    f.storeTimestamp = nowMs();  // inside the lock: non-decreasing in file order
+    f.storeTimestamp = nowMillis();  // inside the lock: non-decreasing in file order
     encodeRecord(f, mf.data() + pos);
     mf.setWrote(pos + size);
     publish(mf);
@@ -161,7 +158,7 @@ AppendResult CommitLog::appendBatch(const BatchToStore& b) {
     MappedFile& mf = *file.value();
     int64_t start = mf.wrote(), pos = start;
     int64_t& next = queueOffsetSlot(b.topic, b.queueId);
-    int64_t now = nowMs();
+    int64_t now = nowMillis();
     r.queueOffset = next;
     for (auto& f : recs) {
       f.queueOffset = next++;

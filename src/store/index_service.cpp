@@ -1,4 +1,5 @@
 #include "store/index_service.h"
+#include "common/wall_clock.h"
 #include "store/live_store_keys.h"
 
 #include <fmt/format.h>
@@ -25,10 +26,6 @@ std::string timeFileName(int64_t ms) {
   localtime_r(&secs, &t);
   return fmt::format("{:04d}{:02d}{:02d}{:02d}{:02d}{:02d}{:03d}", t.tm_year + 1900, t.tm_mon + 1, t.tm_mday,
                      t.tm_hour, t.tm_min, t.tm_sec, static_cast<int>(ms % 1000));
-}
-int64_t nowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch()).count();
 }
 }  // namespace
 
@@ -110,7 +107,7 @@ Result<IndexFilePtr> IndexService::writableFile(int64_t phyOffset, int64_t store
     beginTs = files_.back()->endTimestamp();
     if (fullUnflushed_.empty() || fullUnflushed_.back() != files_.back()) fullUnflushed_.push_back(files_.back());
   }
-  int64_t t = nowMs();
+  int64_t t = nowMillis();
   std::string path = dir_ + "/" + timeFileName(t);
   while (fs::exists(path)) path = dir_ + "/" + timeFileName(++t);  // two rolls in one ms
   auto f = IndexFile::create(path, cfg_.maxHashSlotNum, cfg_.maxIndexNum, beginPhy, beginTs);

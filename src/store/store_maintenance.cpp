@@ -8,18 +8,12 @@
 #include <utility>
 
 #include "common/log.h"
+#include "common/wall_clock.h"
 #include "store/disk_space.h"
 #include "store/store_engine.h"
 #include "store/live_store_keys.h"
 
 namespace rmq::store {
-
-namespace {
-int64_t nowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch()).count();
-}
-}  // namespace
 
 void StoreEngine::startMaintenance() {
   {
@@ -147,7 +141,7 @@ void StoreEngine::retention(bool force) {
   bool spaceToDelete = used > liveRead(cfg.diskMaxUsedSpaceRatio) / 100.0;
   bool cleanImmediately = used > liveRead(cfg.diskSpaceCleanForciblyRatio) / 100.0;  // ignore file age
   if (!(force || spaceToDelete || isTimeToDelete())) return;
-  int64_t expireBefore = nowMs() - int64_t(liveRead(cfg.fileReservedTime)) * 3600 * 1000;
+  int64_t expireBefore = nowMillis() - int64_t(liveRead(cfg.fileReservedTime)) * 3600 * 1000;
   int64_t dispatched = dispatcher.position();
   int deleted = commitLog.files().deleteFirstWhile(
       [&](const MappedFile& f) {

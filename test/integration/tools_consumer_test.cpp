@@ -16,6 +16,7 @@
 #include "client_fixture.h"
 #include "common/request_code.h"
 #include "common/response_code.h"
+#include "common/wall_clock.h"
 #include "test_client.h"
 #include "tools_util.h"
 
@@ -25,11 +26,6 @@ using namespace rmq::test;
 using namespace rmq::test::tools;
 
 namespace {
-
-int64_t nowMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 struct Counter {
   std::mutex mu;

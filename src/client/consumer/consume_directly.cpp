@@ -9,6 +9,7 @@
 #include "common/message_codec.h"
 #include "common/request_code.h"
 #include "common/response_code.h"
+#include "common/wall_clock.h"
 
 namespace rmq::client {
 namespace {
@@ -18,11 +19,6 @@ constexpr const char* kResultNames[] = {"CR_SUCCESS", "CR_LATER", "CR_ROLLBACK",
 
 int64_t steadyMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-int64_t wallMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
 
@@ -56,7 +52,7 @@ asio::awaitable<std::optional<net::RemotingCommand>> handle(std::string group, c
   if (!msg) co_return net::RemotingCommand::response(ResponseCode::SYSTEM_ERROR, "bad message: " + msg.error().message);
   const std::string retry = retryTopic(group);
   if (auto* origin = msg->property(prop::RETRY_TOPIC); origin && msg->topic == retry) msg->topic = *origin;
-  msg->putProperty(prop::CONSUME_START_TIME, std::to_string(wallMs()));
+  msg->putProperty(prop::CONSUME_START_TIME, std::to_string(nowMillis()));
   MessageQueue mq{msg->topic, std::string(req.extFields.get("brokerName")), msg->queueId};
   std::vector<MessageExt> msgs;
   msgs.push_back(std::move(*msg));

@@ -13,6 +13,7 @@
 #include "client/consumer/orderly_lock.h"
 #include "client/consumer/push_consumer.h"
 #include "common/log.h"
+#include "common/wall_clock.h"
 
 namespace rmq::client {
 
@@ -22,11 +23,6 @@ namespace {
 constexpr int64_t kLockExpiredMs = 30000;              // client side: a lock older than this is not trusted
 constexpr auto kMaxConsumeContinuously = std::chrono::seconds(60);  // then yield the thread
 constexpr auto kRelockDelay = std::chrono::milliseconds(3000);      // lock lost: try again after
-
-int64_t nowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 asio::awaitable<void> sleepFor(std::chrono::milliseconds d) {
   asio::steady_timer t(co_await asio::this_coro::executor, d);
@@ -48,7 +44,7 @@ asio::awaitable<bool> PushConsumer::lockQueue(const MessageQueue& mq, const std:
   if (!r) log::warn("{}: lock {} failed: {}", clientId(), mq.toString(), r.error().message);
   if (ok && pq) {
     pq->locked = true;
-    pq->lastLockTimestamp = nowMs();
+    pq->lastLockTimestamp = nowMillis();
   }
   co_return ok;
 }
@@ -73,7 +69,7 @@ asio::awaitable<void> PushConsumer::lockAll() {
       auto& pq = pqs[mq];
       if (got.count(mq)) {
         pq->locked = true;
-        pq->lastLockTimestamp = nowMs();
+        pq->lastLockTimestamp = nowMillis();
       } else if (pq->locked.exchange(false)) {
         log::warn("{}: lost the lock of {}", clientId(), mq.toString());
       }
@@ -146,7 +142,7 @@ void PushConsumer::consumeOrderly(const MessageQueue& mq, const std::shared_ptr<
       pq->orderly.stop();
       return;
     }
-    if (clustering && (!pq->locked || nowMs() - pq->lastLockTimestamp > kLockExpiredMs)) {
+    if (clustering && (!pq->locked || nowMillis() - pq->lastLockTimestamp > kLockExpiredMs)) {
       consumeOrderlyLater(mq, pq, std::chrono::milliseconds(10), true);
       return;
     }
@@ -156,7 +152,7 @@ void PushConsumer::consumeOrderly(const MessageQueue& mq, const std::shared_ptr<
     }
     auto batch = pq->orderly.take(batchSize);
     if (batch.empty()) return;
-    const std::string startTime = std::to_string(nowMs());
+    const std::string startTime = std::to_string(nowMillis());
     for (auto& m : batch) {
       if (auto* origin = m.property(prop::RETRY_TOPIC); origin && m.topic == retry) m.topic = *origin;
       m.putProperty(prop::CONSUME_START_TIME, startTime);
@@ -170,14 +166,14 @@ void PushConsumer::consumeOrderly(const MessageQueue& mq, const std::shared_ptr<
       return;
     }
     ConsumeOrderlyStatus status;
-    const int64_t consumeStart = nowMs();
+    const int64_t consumeStart = nowMillis();
     try {
       status = orderlyListener_(batch, mq);
     } catch (const std::exception& e) {
       log::warn("orderly listener threw for {}: {}", mq.toString(), e.what());
       status = ConsumeOrderlyStatus::SUSPEND_CURRENT_QUEUE_A_MOMENT;
     }
-    stats_.consumeRT(mq.topic, nowMs() - consumeStart);
+    stats_.consumeRT(mq.topic, nowMillis() - consumeStart);
     if (status == ConsumeOrderlyStatus::SUSPEND_CURRENT_QUEUE_A_MOMENT)
       stats_.consumeFailed(mq.topic, static_cast<int64_t>(batch.size()));
     else

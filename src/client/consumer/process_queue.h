@@ -2,7 +2,6 @@
 // ProcessQueue: the messages pulled from one queue and not yet consumed (Java ProcessQueue).
 // Filled by the pull loop (io thread), drained by consume threads; guarded by its own mutex.
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -10,6 +9,7 @@
 
 #include "client/consumer/orderly_queue.h"
 #include "common/message.h"
+#include "common/wall_clock.h"
 
 namespace rmq::client {
 
@@ -33,7 +33,7 @@ class ProcessQueue {
   // Removes consumed messages; returns the offset to commit (the smallest still in flight, or
   // one past the highest seen when nothing is left), -1 if nothing was ever put.
   int64_t remove(const std::vector<MessageExt>& msgs) {
-    lastConsumeTimestamp = wallMillis();
+    lastConsumeTimestamp = nowMillis();
     std::lock_guard lk(mu_);
     for (const auto& m : msgs) {
       if (auto it = msgs_.find(m.queueOffset); it != msgs_.end()) {
@@ -61,7 +61,7 @@ class ProcessQueue {
   std::atomic<int64_t> lastPullTimestamp{0};
   // Last time consumed messages left the queue (Java: set at creation, then by each removal or
   // orderly commit); startMonitoring judges a queue "blocked" by it.
-  std::atomic<int64_t> lastConsumeTimestamp{wallMillis()};
+  std::atomic<int64_t> lastConsumeTimestamp{nowMillis()};
   // Orderly consumption: the broker lock of this queue (granted / last renewed, ms) and its messages.
   std::atomic<bool> locked{false};
   std::atomic<int64_t> lastLockTimestamp{0};
@@ -69,11 +69,6 @@ class ProcessQueue {
   OrderlyQueue orderly;
 
  private:
-  static int64_t wallMillis() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
-  }
-
   mutable std::mutex mu_;
   std::map<int64_t, int64_t> msgs_;  // queue offset in flight -> body size (bodies live in the consume tasks)
   int64_t bodyBytes_ = 0;

@@ -11,6 +11,7 @@
 #include "client/request_headers.h"
 #include "common/log.h"
 #include "common/response_code.h"
+#include "common/wall_clock.h"
 
 namespace rmq::client {
 
@@ -19,11 +20,6 @@ namespace {
 asio::awaitable<void> sleepFor(std::chrono::milliseconds d) {
   asio::steady_timer t(co_await asio::this_coro::executor, d);
   co_await t.async_wait(asio::experimental::as_tuple(asio::use_awaitable));
-}
-
-int64_t nowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 }  // namespace
@@ -62,14 +58,14 @@ asio::awaitable<void> PushConsumer::pullLoop(MessageQueue mq, std::shared_ptr<Pr
       h.subscription = sub->data.subString;
       h.expressionType = sub->data.expressionType;
     }
-    const int64_t pullStart = nowMs();
+    const int64_t pullStart = nowMillis();
     pq->lastPullTimestamp = pullStart;
     // CommunicationMode.ASYNC in Java: each pull holds one of clientAsyncSemaphoreValue permits.
     auto r = co_await pullKernel(*instance_, pullNodes_, mq, h, options_.consumerTimeoutWhenSuspend, &sub->filter,
                                  InvokeMode::Async);
     if (!running_ || pq->dropped) co_return;
     if (r && r->status == PullStatus::FOUND) {  // Java counts found pulls only
-      stats_.pullRT(mq.topic, nowMs() - pullStart);
+      stats_.pullRT(mq.topic, nowMillis() - pullStart);
       if (!r->messages.empty()) stats_.pullTPS(mq.topic, static_cast<int64_t>(r->messages.size()));
     }
     if (!r) {
@@ -118,20 +114,20 @@ void PushConsumer::submitConsume(const MessageQueue& mq, std::shared_ptr<Process
 void PushConsumer::consume(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq, std::vector<MessageExt> msgs) {
   if (pq->dropped) return;
   const std::string retry = retryTopic(options_.group);
-  const std::string startTime = std::to_string(nowMs());
+  const std::string startTime = std::to_string(nowMillis());
   for (auto& m : msgs) {
     if (auto* origin = m.property(prop::RETRY_TOPIC); origin && m.topic == retry) m.topic = *origin;
     m.putProperty(prop::CONSUME_START_TIME, startTime);
   }
   ConsumeStatus status;
-  const int64_t consumeStart = nowMs();
+  const int64_t consumeStart = nowMillis();
   try {
     status = listener_(msgs, mq);
   } catch (const std::exception& e) {
     log::warn("listener threw for {}: {}", mq.toString(), e.what());
     status = ConsumeStatus::RECONSUME_LATER;
   }
-  stats_.consumeRT(mq.topic, nowMs() - consumeStart);
+  stats_.consumeRT(mq.topic, nowMillis() - consumeStart);
   if (status == ConsumeStatus::CONSUME_SUCCESS) stats_.consumeOK(mq.topic, static_cast<int64_t>(msgs.size()));
   else stats_.consumeFailed(mq.topic, static_cast<int64_t>(msgs.size()));
   if (pq->dropped) return;  // the queue moved to another member: its new owner re-consumes

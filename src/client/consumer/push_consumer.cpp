@@ -18,17 +18,9 @@
 #include "common/log.h"
 #include "common/request_code.h"
 #include "common/response_code.h"
+#include "common/wall_clock.h"
 
 namespace rmq::client {
-
-namespace {
-
-int64_t nowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
 
 PushConsumer::PushConsumer(PushConsumerOptions options) : options_(std::move(options)) {
   ClientConfig cfg = options_.client;
@@ -64,7 +56,7 @@ Result<void> PushConsumer::start() {
   if (subscriptions_.empty()) return makeError(ResponseCode::SYSTEM_ERROR, "no subscription");
   if (options_.messageModel == MessageModel::CLUSTERING && !subscriptions_.count(retryTopic(options_.group)))
     subscribe(retryTopic(options_.group), "*");
-  startTimestamp_ = nowMs();
+  startTimestamp_ = nowMillis();
   if (options_.consumeTimestampMs == 0) options_.consumeTimestampMs = startTimestamp_ - 30 * 60 * 1000;
   if (options_.messageModel == MessageModel::BROADCASTING) {
     std::string dir = options_.offsetStoreDir;

@@ -10,15 +10,11 @@
 #include "common/message_codec.h"
 #include "common/message_id.h"
 #include "common/response_code.h"
+#include "common/wall_clock.h"
 
 namespace rmq::client {
 
 namespace {
-
-int64_t nowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 UniqIdGenerator& uniqIds(const std::string& ip) {
   static UniqIdGenerator gen([&] {
@@ -204,7 +200,7 @@ asio::awaitable<Result<SendResult>> Producer::sendTo(const Prepared& p, const Me
   h.defaultTopicQueueNums = options_.defaultTopicQueueNums;
   h.queueId = mq.queueId;
   h.sysFlag = p.sysFlag;
-  h.bornTimestamp = nowMs();
+  h.bornTimestamp = nowMillis();
   h.flag = p.flag;
   h.properties = p.properties;
   h.reconsumeTimes = p.reconsumeTimes;
@@ -260,18 +256,18 @@ asio::awaitable<Result<SendResult>> Producer::sendWithRetries(Prepared p, Mode m
       lastError = makeError(ResponseCode::CLIENT_TIMEOUT, "sendDefaultImpl call timeout");
       break;
     }
-    MessageQueue mq = selector_.select(*queues, lastBroker, nowMs());
+    MessageQueue mq = selector_.select(*queues, lastBroker, nowMillis());
     auto callStart = std::chrono::steady_clock::now();
     auto r = co_await sendTo(p, mq, mode, timeout - elapsed);
     int64_t latency = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - callStart).count();
     lastBroker = mq.brokerName;
     if (r) {
-      selector_.update(mq.brokerName, latency, false, nowMs());
+      selector_.update(mq.brokerName, latency, false, nowMillis());
       if (r->status == SendStatus::SEND_OK || !options_.retryAnotherBrokerWhenNotStoreOK) co_return r;
       lastResult = r.value();
       continue;
     }
-    selector_.update(mq.brokerName, latency, true, nowMs());
+    selector_.update(mq.brokerName, latency, true, nowMillis());
     lastError = r.error();
     log::warn("send to {} failed (attempt {}/{}): {} {}", mq.toString(), attempt + 1, times, r.error().code,
               r.error().message);

@@ -8,17 +8,13 @@
 #include "common/message_codec.h"
 #include "common/request_code.h"
 #include "common/response_code.h"
+#include "common/wall_clock.h"
 
 namespace rmq::client {
 
 namespace {
 constexpr std::string_view kReplyFlag = "reply";        // Java MixAll.REPLY_MESSAGE_FLAG
 constexpr std::string_view kReplyTopicSuffix = "_REPLY_TOPIC";
-
-int64_t nowMillis() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
 // Timers are not thread-safe: cancel (and release) on the io thread that waits on them.
 void cancelOnItsThread(std::shared_ptr<asio::steady_timer> timer) {
   if (!timer) return;

@@ -12,6 +12,7 @@
 
 #include "common/file_write.h"
 #include "common/json.h"
+#include "common/wall_clock.h"
 #include "net/remoting_command.h"
 #include "tools/rmqadmin/verb_util.h"
 
@@ -19,11 +20,6 @@ namespace rmq::admin {
 namespace {
 
 const std::string kDefaultExportPath = "/tmp/rocketmq/export";
-
-int64_t nowMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // TopicConfig as fastjson writes it (keys sorted).
 void writeTopicConfig(json::Writer& w, const client::TopicConfigSpec& t) {

@@ -19,6 +19,7 @@
 #include "client/consumer/push_consumer.h"
 
 #include "common/json.h"
+#include "common/wall_clock.h"
 #include "tools/rmqadmin/consumer_verbs.h"
 #include "tools/rmqadmin/verb_util.h"
 
@@ -27,11 +28,6 @@ namespace {
 
 const std::string kPrefix = "[MONITOR] ";
 const std::string kNotify = kPrefix + " [NOTIFY] ";
-
-int64_t nowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // Prints one listener event at once: the logged text, or with --json {"type": .., fields..}. Called
 // from the rounds (main thread) and the event consumer's thread.
@@ -117,7 +113,7 @@ bool subscriptionsAgree(const std::map<std::string, rapidjson::Document>& infos)
   if (property(first, "PROP_CONSUME_TYPE") != "CONSUME_PASSIVELY") return true;
   int64_t started = 0;
   try { started = std::stoll(property(first, "PROP_CONSUMER_START_TIMESTAMP")); } catch (...) { return true; }
-  if (nowMs() - started <= 2 * 60 * 1000) return true;
+  if (nowMillis() - started <= 2 * 60 * 1000) return true;
   auto expected = subscriptionsOf(first);
   for (auto& [_, info] : infos)
     if (subscriptionsOf(info) != expected) return false;
@@ -131,7 +127,7 @@ std::string analyzeProcessQueues(const std::string& clientId, const rapidjson::D
   bool orderly = property(info, "PROP_CONSUMEORDERLY") == "true";
   if (!info.HasMember("mqTable") || !info["mqTable"].IsObject()) return {};
   std::string out;
-  int64_t now = nowMs();
+  int64_t now = nowMillis();
   for (auto& m : info["mqTable"].GetObject()) {
     auto mq = json::parseMessageQueueKey(json::keyView(m.name));
     if (!mq || !m.value.IsObject()) continue;

@@ -104,10 +104,4 @@ inline uint64_t nowMicros() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
              std::chrono::steady_clock::now().time_since_epoch()).count();
 }
-// Wall-clock milliseconds since the Unix epoch (message born/store timestamps).
-inline int64_t wallMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 }  // namespace rmq::bench

@@ -19,15 +19,11 @@
 
 #include "client/consumer/pull_consumer.h"
 #include "client/producer/producer.h"
+#include "common/wall_clock.h"
 #include "tools/rmqbench/bench_registry.h"
 
 namespace rmq::bench {
 namespace {
-
-int64_t epochMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // One log file written by several threads, a line at a time, flushed per line (a kill of the
 // drill tool loses at most the line being written).
@@ -102,10 +98,10 @@ int runDrillProduce(OptionValues& args) {
         auto r = producer.send(std::move(m));
         if (r.ok()) {
           log.write(fmt::format("S {} {} {} {} {} {}\n", id, sendStatusText(r->status), r->queue.brokerName,
-                                r->queue.queueId, r->queueOffset, epochMs()));
+                                r->queue.queueId, r->queueOffset, nowMillis()));
           (r->status == client::SendStatus::SEND_OK ? ok : failed).fetch_add(1);
         } else {
-          log.write(fmt::format("S {} ERR{} - -1 -1 {}\n", id, r.error().code, epochMs()));
+          log.write(fmt::format("S {} ERR{} - -1 -1 {}\n", id, r.error().code, nowMillis()));
           failed.fetch_add(1);
         }
         next += std::chrono::duration_cast<std::chrono::steady_clock::duration>(interval);
@@ -164,7 +160,7 @@ int runDrillConsume(OptionValues& args) {
           std::string_view body(m.body);
           auto colon = body.find(':');
           log.write(fmt::format("R {} {} {} {} {}\n", body.substr(0, colon), q.brokerName, q.queueId, m.queueOffset,
-                                epochMs()));
+                                nowMillis()));
         }
         received += static_cast<int64_t>(r->messages.size());
         got = !r->messages.empty() || got;

@@ -10,6 +10,7 @@
 
 #include "common/request_code.h"
 #include "common/response_code.h"
+#include "common/wall_clock.h"
 #include "net/remoting_server.h"
 #include "net/tcp_connection.h"
 #include "tools/rmqbench/bench_driver.h"
@@ -27,7 +28,7 @@ net::RemotingCommand sendShapedRequest(const std::string& body, int queueId) {
   f.set("d", int64_t{4});
   f.set("e", int64_t{queueId});
   f.set("f", int64_t{0});
-  f.set("g", wallMillis());
+  f.set("g", nowMillis());
   f.set("h", int64_t{0});
   f.set("i", std::string("KEYS\x01key-000000000\x02UNIQ_KEY\x01""7F00000100002A9F0000000000000000\x02WAIT\x01true\x02TAGS\x01TagA\x02"));
   f.set("j", int64_t{0});

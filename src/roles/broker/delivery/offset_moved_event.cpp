@@ -28,7 +28,7 @@ void storeOffsetMovedEvent(BrokerContext& ctx, const OffsetMovedEvent& e) {
   m.queueId = 0;
   m.body = body;
   m.properties = encodedProps;
-  m.bornTimestamp = admin::nowMillis();
+  m.bornTimestamp = nowMillis();
   m.bornHost = ctx.storeHost;
   auto res = ctx.store.append(m);
   if (!res.ok())

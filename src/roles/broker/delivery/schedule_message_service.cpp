@@ -6,6 +6,7 @@
 
 #include "common/log.h"
 #include "common/message_codec.h"
+#include "common/wall_clock.h"
 #include "roles/broker/metadata/config_file.h"
 #include "roles/broker/metadata/json_text.h"
 #include "roles/broker/metadata/topic_config.h"
@@ -22,12 +23,6 @@ constexpr auto kRetryAfterFailure = 1s;
 constexpr int kBatch = 32;
 constexpr int kMaxPerRun = 1024;       // then yield to the other levels
 constexpr std::string_view kScheduleConsumerGroup = "SCHEDULE_CONSUMER";  // Java MixAll.SCHEDULE_CONSUMER_GROUP
-
-int64_t nowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 }  // namespace
 
 struct ScheduleMessageService::LevelTask {
@@ -138,7 +133,7 @@ std::chrono::milliseconds ScheduleMessageService::deliverDue(int32_t level) {
     }
     const int64_t delay = levels_.delayMillis(level);
     for (size_t i = 0; i < r.records.size(); ++i, ++done) {
-      int64_t now = nowMs();
+      int64_t now = nowMillis();
       int64_t dueAt = r.tagsCodes[i];
       if (dueAt > now + delay) dueAt = now;  // clock skew: deliver now (Java's correction)
       if (dueAt > now) {

@@ -100,12 +100,6 @@ void writeSubscription(json::Writer& w, const SubscriptionData& s) {
   w.endArray().key("topic").value(s.topic).endObject();
 }
 
-int64_t nowMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 std::string humanTime(int64_t millis) {
   if (millis <= 0) return {};
   std::time_t secs = static_cast<std::time_t>(millis / 1000);

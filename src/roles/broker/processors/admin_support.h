@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "common/result.h"
+#include "common/wall_clock.h"
 #include "net/remoting_command.h"
 #include "roles/broker/broker_context.h"
 
@@ -51,7 +52,6 @@ void persistManagersInBackground(BrokerContext& ctx);
 // SubscriptionData as fastjson writes it (sorted keys).
 void writeSubscription(json::Writer& w, const SubscriptionData& s);
 
-int64_t nowMillis();
 // "yyyy-MM-dd HH:mm:ss,SSS" in local time (UtilAll.timeMillisToHumanString2), "" for <= 0.
 std::string humanTime(int64_t millis);
 

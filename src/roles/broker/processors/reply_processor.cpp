@@ -8,6 +8,7 @@
 #include "common/message_codec.h"
 #include "common/request_code.h"
 #include "common/response_code.h"
+#include "common/wall_clock.h"
 #include "roles/broker/clients/client_manager.h"
 #include "roles/broker/delivery/stored_message.h"
 #include "roles/broker/processors/request_header.h"
@@ -22,11 +23,6 @@ namespace {
 using net::RemotingCommand;
 
 constexpr std::chrono::milliseconds kPushTimeout{10000};  // Java Broker2Client.callClient
-
-int64_t nowMillis() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
 
 struct PushOutcome {
   bool ok = false;

@@ -8,6 +8,7 @@
 #include "common/message_codec.h"
 #include "common/request_code.h"
 #include "common/response_code.h"
+#include "common/wall_clock.h"
 #include "roles/broker/metadata/subscription_group_manager.h"
 #include "roles/broker/stats/broker_stats.h"
 #include "roles/broker/metadata/topic_config_manager.h"
@@ -24,11 +25,6 @@ using net::RemotingCommand;
 int32_t randomInt() {
   thread_local std::minstd_rand rng(std::random_device{}());
   return static_cast<int32_t>(rng() % 99999999);
-}
-
-int64_t nowMillis() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace

@@ -179,7 +179,7 @@ void writeTopics(BrokerContext& ctx, const std::map<std::string, int64_t>& offse
 // here (the exporter's rocketmq_group_get_latency_by_storetime: now - store time of the message
 // at the committed offset, or at the queue's min offset when that one is gone; 0 without backlog).
 int64_t latencyByStoreTime(BrokerContext& ctx, const std::vector<QueueLag>& lags) {
-  int64_t now = admin::nowMillis(), worst = 0;
+  int64_t now = nowMillis(), worst = 0;
   for (const auto& lag : lags) {
     if (lag.diff() <= 0) continue;
     int64_t stored = ctx.store.messageStoreTime(lag.topic, lag.queueId, lag.consumerOffset);

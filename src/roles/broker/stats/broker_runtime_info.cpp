@@ -36,7 +36,7 @@ int64_t storedMessages(BrokerContext& ctx, std::map<std::string, int64_t>* perTo
 
 class PutStatsSampler : public std::enable_shared_from_this<PutStatsSampler> {
  public:
-  explicit PutStatsSampler(BrokerContext& ctx) : ctx_(ctx), bootMs_(admin::nowMillis()), windows_(bootMs_) {}
+  explicit PutStatsSampler(BrokerContext& ctx) : ctx_(ctx), bootMs_(nowMillis()), windows_(bootMs_) {}
 
   void start() {
     sample();
@@ -162,7 +162,7 @@ class PutStatsSampler : public std::enable_shared_from_this<PutStatsSampler> {
 
   void sample() {
     if (ctx_.isShuttingDown()) return;
-    int64_t now = admin::nowMillis();
+    int64_t now = nowMillis();
     std::map<std::string, int64_t> perTopic;
     Counts counts = countAll(perTopic);
     sampleKeyedCounters(now, windows_.due(now));
@@ -233,7 +233,7 @@ std::string tpsTriple(const PutStatsSampler* s, std::initializer_list<StatKind> 
 }  // namespace
 
 RuntimeTable runtimeInfoTable(BrokerContext& ctx, const PutStatsSampler* sampler) {
-  int64_t now = admin::nowMillis();
+  int64_t now = nowMillis();
   RuntimeTable kv;
   auto put = [&](std::string k, auto v) { kv.emplace_back(std::move(k), fmt::format("{}", v)); };
   put("brokerVersion", 407);

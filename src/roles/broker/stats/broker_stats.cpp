@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "common/atomic_max.h"
+#include "common/wall_clock.h"
 
 namespace rmq::broker {
 
@@ -14,11 +15,6 @@ struct StringHash {
 };
 template <typename V>
 using StringMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
-
-int64_t nowMillis() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
 }  // namespace
 
 GetStats& getStats() {

@@ -9,6 +9,7 @@
 #include "common/message_id.h"
 #include "common/request_code.h"
 #include "common/response_code.h"
+#include "common/wall_clock.h"
 #include "roles/broker/clients/client_manager.h"
 #include "roles/broker/metadata/consumer_offset_manager.h"
 #include "roles/broker/metadata/topic_config.h"
@@ -27,12 +28,6 @@ constexpr size_t kMaxDecided = 200000;  // remembered decisions (oldest half off
 const std::string kHalf(topics::TRANS_HALF_TOPIC);
 const std::string kOp(topics::TRANS_OP_HALF_TOPIC);
 const std::string kGroup(tx::SYS_GROUP);
-
-int64_t nowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 bool parseRecordView(std::string_view bytes, RecordView& out) {
   return !bytes.empty() && parseRecord(bytes.data(), bytes.size(), out, false) == RecordParse::Ok;
@@ -67,7 +62,7 @@ bool TransactionalMessageService::isDecided(const std::string& uniqKey) const {
 bool TransactionalMessageService::writeOp(int64_t halfQueueOffset) {
   ctx_.topics.createTopicInSendMessageBackMethod(kOp, 1, perm::READ | perm::WRITE, 0);
   std::string body;
-  auto op = tx::opMessage(halfQueueOffset, ctx_.storeHost, nowMs(), body);
+  auto op = tx::opMessage(halfQueueOffset, ctx_.storeHost, nowMillis(), body);
   auto res = ctx_.store.append(op);
   if (!res.ok()) log::error("transaction op record for half offset {} not stored: {}", halfQueueOffset, res.error);
   return res.ok();
@@ -218,7 +213,7 @@ bool TransactionalMessageService::checkBack(const RecordView& half, int32_t chec
 
 void TransactionalMessageService::checkRound() {
   auto& st = ctx_.store;
-  const int64_t roundStart = nowMs();
+  const int64_t roundStart = nowMillis();
   int64_t halfOffset = ctx_.offsets.queryOffset(kGroup, kHalf, 0);
   int64_t opOffset = ctx_.offsets.queryOffset(kGroup, kOp, 0);
   if (halfOffset < 0) halfOffset = st.minOffsetInQueue(kHalf, 0);
@@ -254,7 +249,7 @@ void TransactionalMessageService::checkRound() {
         std::lock_guard lk(mu_);
         decided = isDecided(uniq);
       }
-      const int64_t now = nowMs();
+      const int64_t now = nowMillis();
       const int64_t age = now - half.bornTimestamp;
       const int32_t times = tx::checkTimesOf(half);
       const auto immunity = tx::checkImmunityMs(half, timeout);
