@@ -184,7 +184,7 @@ void PushConsumer::consumeOrderly(const MessageQueue& mq, const std::shared_ptr<
       consumeOrderlyLater(mq, pq, options_.suspendCurrentQueueTime, false);
       return;
     }
-    pq->orderly.commit(batch);
+    pq->orderly.commit();
     int64_t offset = pq->remove(batch);  // consumed (or sent to the DLQ): commit past it
     if (offset >= 0) offsets_->update(mq, offset, false);
     pq->orderly.inListener = false;

@@ -2,12 +2,12 @@
 // OrderlyQueue: the message side of a ProcessQueue for orderly consumption (Java ProcessQueue's
 // msgTreeMap / consumingMsgOrderlyTreeMap / consuming flag). Messages wait in queue-offset order;
 // take() moves the first batch to "consuming", commit() drops it, rollback() puts it back in front
-// (SUSPEND_CURRENT_QUEUE_A_MOMENT). At most one consume task runs per queue (tryStart/take).
+// (SUSPEND_CURRENT_QUEUE_A_MOMENT). At most one consume task runs per queue (tryStart/take), and it
+// holds at most one batch: each taken batch is committed or rolled back before the next take().
 #include <atomic>
 #include <cstdint>
 #include <map>
 #include <mutex>
-#include <set>
 #include <vector>
 
 #include "common/message.h"
@@ -16,6 +16,13 @@ namespace rmq::client {
 
 class OrderlyQueue {
  public:
+  // Java's transactionMsgMinOffset / MaxOffset / Count: the batch the listener holds (zeros: none).
+  struct Consuming {
+    int64_t minOffset = 0;
+    int64_t maxOffset = 0;
+    int64_t count = 0;
+  };
+
   // Adds pulled messages; true when no consume task runs, the caller must start one.
   bool put(const std::vector<MessageExt>& msgs) {
     std::lock_guard lk(mu_);
@@ -31,35 +38,26 @@ class OrderlyQueue {
     while (out.size() < n && !waiting_.empty()) {
       auto it = waiting_.begin();
       out.push_back(it->second);
-      consuming_.insert(it->first);
       waiting_.erase(it);
     }
     if (out.empty()) running_ = false;
+    else consuming_ = {out.front().queueOffset, out.back().queueOffset, static_cast<int64_t>(out.size())};
     return out;
   }
   // A batch back in front (retry in place), with its updated reconsume counts.
   void rollback(const std::vector<MessageExt>& batch) {
     std::lock_guard lk(mu_);
-    for (const auto& m : batch) {
-      consuming_.erase(m.queueOffset);
-      waiting_.insert_or_assign(m.queueOffset, m);
-    }
+    for (const auto& m : batch) waiting_.insert_or_assign(m.queueOffset, m);
+    consuming_ = {};
   }
-  // A taken batch is done (consumed, or sent back): no longer "consuming".
-  void commit(const std::vector<MessageExt>& batch) {
+  // The taken batch is done (consumed, or sent back): no longer "consuming".
+  void commit() {
     std::lock_guard lk(mu_);
-    for (const auto& m : batch) consuming_.erase(m.queueOffset);
+    consuming_ = {};
   }
-  // Java's transactionMsgMinOffset / MaxOffset / Count: the batch the listener holds (zeros: none).
-  struct Consuming {
-    int64_t minOffset = 0;
-    int64_t maxOffset = 0;
-    int64_t count = 0;
-  };
   Consuming consuming() const {
     std::lock_guard lk(mu_);
-    if (consuming_.empty()) return {};
-    return {*consuming_.begin(), *consuming_.rbegin(), static_cast<int64_t>(consuming_.size())};
+    return consuming_;
   }
   // The consume task stops (queue dropped); the next put() starts a new one.
   void stop() { std::lock_guard lk(mu_); running_ = false; }
@@ -70,7 +68,7 @@ class OrderlyQueue {
  private:
   mutable std::mutex mu_;
   std::map<int64_t, MessageExt> waiting_;
-  std::set<int64_t> consuming_;  // offsets taken and not yet committed or rolled back
+  Consuming consuming_;  // the batch taken and not yet committed or rolled back
   bool running_ = false;
 };
 

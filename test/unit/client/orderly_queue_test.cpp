@@ -78,7 +78,7 @@ TEST_CASE("orderly queue: the batch the listener holds is 'consuming' until comm
   CHECK(q.consuming().count == 0);
   b = q.take(3);
   CHECK(q.consuming().count == 3);
-  q.commit(b);
+  q.commit();
   CHECK(q.consuming().count == 0);
   CHECK(q.consuming().maxOffset == 0);
 }
