@@ -86,4 +86,8 @@ inline constexpr int PUSH_REPLY_MESSAGE_TO_CLIENT = 326;
 inline constexpr int ADD_WRITE_PERM_OF_BROKER = 327;
 inline constexpr int GET_ALL_PRODUCER_INFO = 328;
 inline constexpr int DELETE_EXPIRED_COMMITLOG = 329;
+// rmqnode's own codes (no RocketMQ code uses them): automatic failover's admin requests to a broker
+// (src/roles/broker/failover). Answered only with failoverEnable; elsewhere REQUEST_CODE_NOT_SUPPORTED.
+inline constexpr int RMQNODE_FAILOVER_STATUS = 9101;  // body: the broker's view of its group (JSON)
+inline constexpr int RMQNODE_FAILOVER_SWITCH = 9102;  // ext: brokerId (target), timeoutMillis; master only
 }  // namespace rmq::RequestCode

@@ -38,6 +38,7 @@ class HaClient::Session : public std::enable_shared_from_this<Session> {
   // Runs until the connection ends (error, refused stream, silence, close()).
   asio::awaitable<void> run() {
     auto self = shared_from_this();
+    if (c_.handshakeId_ >= 0 && !co_await handshake()) co_return;
     asio::co_spawn(link_.executor(), reportLoop(self), asio::detached);
     auto drop = [self](const std::string& why) { self->close(why); };
     asio::co_spawn(link_.executor(), link_.dropWhenSilent(milliseconds(c_.cfg_.haHousekeepingInterval), drop),
@@ -50,6 +51,36 @@ class HaClient::Session : public std::enable_shared_from_this<Session> {
   }
 
  private:
+  // Failover mode: {our brokerId, the epoch we follow} out, {master epoch, its start} back.
+  asio::awaitable<bool> handshake() {
+    const int64_t follows = c_.followEpoch_.load();
+    const auto out = encodeHandshake({c_.handshakeId_, follows});
+    const auto outBuf = asio::buffer(out);
+    auto [ec, n] = co_await asio::async_write(link_.socket(), outBuf, as_tuple(use_awaitable));
+    if (ec) {
+      close("handshake write failed: " + ec.message());
+      co_return false;
+    }
+    std::array<char, kEpochHandshakeSize> in;
+    auto inBuf = asio::buffer(in);
+    auto got = co_await link_.readExactly(inBuf);
+    if (!got.failure.empty()) {
+      close(got.failure);
+      co_return false;
+    }
+    auto master = decodeHandshake(in.data());
+    if (master.first < follows) {
+      ++c_.refused_;
+      log::warn("HA: master {} is at epoch {}, below the epoch {} this slave follows: stream refused",
+                link_.address(), master.first, follows);
+      close("master of a lower epoch");
+      co_return false;
+    }
+    c_.masterEpoch_ = master.first;
+    log::info("HA: master {} at epoch {} (began at offset {})", link_.address(), master.first, master.second);
+    co_return true;
+  }
+
   asio::awaitable<void> readLoop() {
     FrameReader frames;
     while (!link_.closed()) {
@@ -80,6 +111,7 @@ class HaClient::Session : public std::enable_shared_from_this<Session> {
 
   // Appends one frame; false (connection closed) when it does not continue our commit log.
   bool apply(const Frame& f) {
+    if (link_.closed()) return false;  // detach() closed us while frames were buffered
     auto& store = c_.store_;
     int64_t end = store.maxPhyOffset();
     if (end != 0 && end != f.phyOffset) {
@@ -172,6 +204,37 @@ void HaClient::setMasterAddress(const std::string& haAddress) {
     idle_.cancel();
     if (session_) session_->close("master address changed");
   });
+}
+
+void HaClient::enableEpochHandshake(int64_t brokerId) { handshakeId_ = brokerId; }
+
+void HaClient::follow(const std::string& haAddress, int64_t epoch) {
+  std::lock_guard lock(mu_);
+  if (haAddress == masterAddress_ && epoch == followEpoch_.load()) return;
+  log::info("HA: follow {} at epoch {}", haAddress.empty() ? "(none)" : haAddress, epoch);
+  followEpoch_ = epoch;
+  masterAddress_ = haAddress;
+  ++addressVersion_;
+  asio::post(io_, [this] {
+    idle_.cancel();
+    if (session_) session_->close("master changed");
+  });
+}
+
+void HaClient::detach() {
+  {
+    std::lock_guard lock(mu_);
+    masterAddress_.clear();
+    ++addressVersion_;
+  }
+  if (!running_) return;
+  auto done = std::make_shared<std::promise<void>>();
+  asio::post(io_, [this, done] {
+    idle_.cancel();
+    if (session_) session_->close("this broker becomes master");
+    done->set_value();
+  });
+  done->get_future().wait_for(std::chrono::seconds(5));
 }
 
 std::string HaClient::masterAddress() const {

@@ -38,6 +38,16 @@ class HaClient {
 
   // "ip:port" of the master's HA service; a change drops the current connection. Empty = none.
   void setMasterAddress(const std::string& haAddress);
+  // Failover mode (before start()): every connection begins with the epoch handshake
+  // (ha_protocol.h) as `brokerId`; a master below the followed epoch is refused.
+  void enableEpochHandshake(int64_t brokerId);
+  // Failover: follow `haAddress`, the master of `epoch` (one call, so no connection pairs the new
+  // address with the old epoch).
+  void follow(const std::string& haAddress, int64_t epoch);
+  int64_t masterEpoch() const { return masterEpoch_.load(); }
+  // Failover, before this broker becomes master: follows nobody, and returns once no frame can be
+  // appended any more (the session closed on the HA thread). Not on the HA thread.
+  void detach();  // from the last handshake (0: none)
   std::string masterAddress() const;
   bool connected() const { return connected_.load(); }
   // End offset (offset + size) of the newest frame received from the master, -1 before any.
@@ -59,6 +69,9 @@ class HaClient {
   std::atomic<bool> connected_{false};
   std::atomic<int64_t> masterOffsetSeen_{-1};
   std::atomic<uint64_t> refused_{0};
+  std::atomic<int64_t> masterEpoch_{0};
+  std::atomic<int64_t> followEpoch_{0};
+  int64_t handshakeId_ = -1;  // failover mode: our brokerId (-1: 4.x stream, no handshake)
   mutable std::mutex mu_;
   std::string masterAddress_;
   uint64_t addressVersion_ = 0;  // bumped by setMasterAddress (guarded by mu_)

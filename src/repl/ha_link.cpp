@@ -41,6 +41,17 @@ asio::awaitable<HaLink::Read> HaLink::readSome(asio::mutable_buffer buf) {
   co_return r;
 }
 
+asio::awaitable<HaLink::Read> HaLink::readExactly(asio::mutable_buffer buf) {
+  Read total;
+  while (total.n < buf.size()) {
+    auto rest = buf + total.n;
+    auto r = co_await readSome(rest);
+    if (!r.failure.empty()) co_return r;
+    total.n += r.n;
+  }
+  co_return total;
+}
+
 asio::awaitable<void> HaLink::dropWhenSilent(milliseconds limit, std::function<void(const std::string&)> drop) {
   const auto period = std::clamp<Clock::duration>(limit / 4, milliseconds(50), milliseconds(1000));
   while (!closed_) {

@@ -35,6 +35,8 @@ class HaLink {
   };
   // Reads what the peer sent; every read restarts the silence clock.
   asio::awaitable<Read> readSome(asio::mutable_buffer buf);
+  // Reads exactly buf.size() bytes (the failover handshake); a failure as readSome's.
+  asio::awaitable<Read> readExactly(asio::mutable_buffer buf);
 
   // The watchdog: checks every limit/4 (50 ms .. 1 s) until the link is closed; once the peer has
   // been silent for more than `limit`, one warning and drop("housekeeping: <role> silent") (the

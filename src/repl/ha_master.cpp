@@ -51,6 +51,7 @@ class HaMaster::Connection : public std::enable_shared_from_this<Connection> {
   void close(const std::string& why) {
     if (!link_.close(why)) return;
     wakeTimer_.cancel();
+    if (token_ != 0) m_.replicas_->onDisconnected(slaveId_, token_);
     if (parked_.exchange(false)) m_.idleWriters_.fetch_sub(1);
     m_.removeConnection(this);
   }
@@ -68,9 +69,42 @@ class HaMaster::Connection : public std::enable_shared_from_this<Connection> {
   int64_t ackOffset() const { return ackOffset_.load(); }
 
  private:
+  // Failover mode: the slave's {brokerId, epoch} first, our {epoch, epochStart} back (before the
+  // writer may send anything: it waits for the first report, which follows our answer).
+  asio::awaitable<bool> handshake() {
+    std::array<char, kEpochHandshakeSize> in;
+    auto inBuf = asio::buffer(in);
+    auto got = co_await link_.readExactly(inBuf);
+    if (!got.failure.empty()) {
+      close(got.failure);
+      co_return false;
+    }
+    auto slave = decodeHandshake(in.data());
+    int64_t epoch = m_.replicas_->epoch();
+    if (slave.second > epoch) {
+      log::warn("HA: slave {} (brokerId {}) follows epoch {}, above this master's {}: this master is stale",
+                link_.address(), slave.first, slave.second, epoch);
+      m_.replicas_->noteEpochHeard(slave.second);
+      close("stale master");
+      co_return false;
+    }
+    slaveId_ = slave.first;
+    const auto out = encodeHandshake({epoch, m_.replicas_->epochStart()});
+    const auto outBuf = asio::buffer(out);
+    auto [ec, n] = co_await asio::async_write(link_.socket(), outBuf, as_tuple(use_awaitable));
+    if (ec) {
+      close("handshake write failed: " + ec.message());
+      co_return false;
+    }
+    token_ = m_.replicas_->onConnected(slaveId_);
+    log::info("HA: slave {} is brokerId {} (epoch {})", link_.address(), slaveId_, epoch);
+    co_return true;
+  }
+
   asio::awaitable<void> readLoop(std::shared_ptr<Connection> self) {
     std::array<char, 4096> buf;
     ReportReader reports;
+    if (m_.replicas_ && !co_await handshake()) co_return;
     for (;;) {
       auto readBuf = asio::buffer(buf);
       auto got = co_await link_.readSome(readBuf);
@@ -91,7 +125,8 @@ class HaMaster::Connection : public std::enable_shared_from_this<Connection> {
         log::info("HA: slave {} requests offset {}", link_.address(), *report);
         wakeTimer_.cancel();  // the writer waits for this first report
       }
-      m_.store_.notifySlaveAck(*report);
+      if (m_.replicas_) m_.replicas_->onReport(slaveId_, *report);
+      else m_.store_.notifySlaveAck(*report);
     }
   }
 
@@ -198,9 +233,24 @@ class HaMaster::Connection : public std::enable_shared_from_this<Connection> {
   std::atomic<int64_t> requestOffset_{-1};
   std::atomic<int64_t> ackOffset_{-1};
   std::atomic<int64_t> nextTransfer_{-1};
+  int64_t slaveId_ = -1;  // failover mode: from the handshake
+  uint64_t token_ = 0;    // failover mode: ReplicaSet connection token (0 = not registered)
 };
 
-HaMaster::HaMaster(store::MessageStore& store, const store::StoreConfig& cfg) : store_(store), cfg_(cfg) {}
+HaMaster::HaMaster(store::MessageStore& store, const store::StoreConfig& cfg, ReplicaSet* replicas)
+    : store_(store), cfg_(cfg), replicas_(replicas) {}
+
+void HaMaster::setAccepting(bool accepting) {
+  if (accepting_.exchange(accepting) == accepting || accepting || !running_) return;
+  asio::post(io_, [this] {
+    std::vector<std::shared_ptr<Connection>> all;
+    {
+      std::lock_guard lock(mu_);
+      all = connections_;
+    }
+    for (auto& c : all) c->close("this broker is no longer the master");
+  });
+}
 
 HaMaster::~HaMaster() { stop(); }
 
@@ -225,6 +275,10 @@ asio::awaitable<void> HaMaster::acceptLoop() {
     if (ec) {
       if (ec == asio::error::operation_aborted) co_return;
       co_await net::pauseAfterAcceptError(acceptor_, ec, "HA");
+      continue;
+    }
+    if (!accepting_) {
+      socket.close(ec);  // failover: not the master now
       continue;
     }
     socket.set_option(asio::ip::tcp::no_delay(true), ec);

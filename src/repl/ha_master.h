@@ -29,6 +29,7 @@
 
 #include "common/result.h"
 #include "net/tcp_listener.h"
+#include "repl/replica_set.h"
 #include "store/message_store.h"
 
 namespace rmq::repl {
@@ -42,7 +43,9 @@ struct SlaveInfo {
 
 class HaMaster {
  public:
-  HaMaster(store::MessageStore& store, const store::StoreConfig& cfg);
+  // replicas: failover mode (replica_set.h): the epoch handshake, acks per slave id through the
+  // in-sync set; null: the 4.x stream exactly (every report is the store's ack).
+  HaMaster(store::MessageStore& store, const store::StoreConfig& cfg, ReplicaSet* replicas = nullptr);
   ~HaMaster();  // stop()
   HaMaster(const HaMaster&) = delete;
   HaMaster& operator=(const HaMaster&) = delete;
@@ -52,6 +55,10 @@ class HaMaster {
   Result<void> start(const std::string& host, uint16_t port);
   void stop();  // closes every slave connection; idempotent; not on the HA thread
   uint16_t port() const { return port_; }
+
+  // Failover: while false (this broker is no master) slave connections are refused and the
+  // current ones closed. Always true without failover. Any thread.
+  void setAccepting(bool accepting);
 
   // Any thread: new commit log bytes exist; wakes idle slave writers.
   void onAppended();
@@ -70,6 +77,8 @@ class HaMaster {
 
   store::MessageStore& store_;
   const store::StoreConfig& cfg_;
+  ReplicaSet* replicas_;
+  std::atomic<bool> accepting_{true};
   asio::io_context io_;
   net::AcceptorPtr acceptor_;  // net::listenTcp
   std::thread thread_;

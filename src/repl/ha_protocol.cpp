@@ -13,6 +13,17 @@ std::array<char, kReportSize> encodeReport(int64_t slaveMaxOffset) {
   return out;
 }
 
+std::array<char, kEpochHandshakeSize> encodeHandshake(EpochHandshake h) {
+  std::array<char, kEpochHandshakeSize> out;
+  storeBE64(out.data(), static_cast<uint64_t>(h.first));
+  storeBE64(out.data() + 8, static_cast<uint64_t>(h.second));
+  return out;
+}
+
+EpochHandshake decodeHandshake(const char* bytes) {
+  return {static_cast<int64_t>(loadBE64(bytes)), static_cast<int64_t>(loadBE64(bytes + 8))};
+}
+
 std::array<char, kFrameHeaderSize> encodeFrameHeader(int64_t phyOffset, int32_t bodySize) {
   std::array<char, kFrameHeaderSize> out;
   storeBE64(out.data(), static_cast<uint64_t>(phyOffset));

@@ -22,6 +22,20 @@ inline constexpr size_t kFrameHeaderSize = 12;
 inline constexpr int32_t kMaxFrameBody = 64 * 1024 * 1024;
 
 std::array<char, kReportSize> encodeReport(int64_t slaveMaxOffset);
+
+// Failover mode only (both ends rmqnode with failoverEnable; never sent otherwise, so the 4.x
+// stream above stays byte-compatible with Java): right after connecting, the slave sends
+// {int64 its brokerId, int64 the epoch it follows} and waits; the master answers {int64 its
+// epoch, int64 the commit-log offset where that epoch began}; then the 4.x stream as above. A
+// slave refuses a master whose epoch is lower than the one it follows; a master that hears of a
+// higher epoch than its own learns it is stale.
+inline constexpr size_t kEpochHandshakeSize = 16;
+struct EpochHandshake {
+  int64_t first = 0;   // slave: its brokerId; master: its epoch
+  int64_t second = 0;  // slave: the epoch it follows; master: the epoch's start offset
+};
+std::array<char, kEpochHandshakeSize> encodeHandshake(EpochHandshake h);
+EpochHandshake decodeHandshake(const char* bytes);  // kEpochHandshakeSize bytes
 std::array<char, kFrameHeaderSize> encodeFrameHeader(int64_t phyOffset, int32_t bodySize);
 
 // Master side: slave reports arrive as a byte stream; like Java's ReadSocketService only the last

@@ -175,6 +175,11 @@ Result<void> Node::Impl::applyRoleRules() {
   if (brokerConfig.namesrvAddr.empty() && has(options.roles, Role::Namesrv)) {
     brokerConfig.namesrvAddr = fmt::format("127.0.0.1:{}", namesrvConfig.listenPort);  // dev mode: our own
   }
+  if (brokerConfig.failover.failoverEnable && brokerConfig.brokerId <= 0)
+    return usageError("failoverEnable: every broker of the group needs its own brokerId > 0 (the master registers "
+                      "as brokerId 0 while it is master; set brokerId in the config)");
+  if (brokerConfig.failover.failoverEnable && brokerConfig.failover.etcdEndpoints().empty())
+    return usageError("failoverEnable: failoverEtcdEndpoints names no etcd endpoint");
   if (has(options.roles, Role::Slave)) {
     storeConfig.brokerRole = "SLAVE";
     if (brokerConfig.brokerId <= 0) return usageError("role slave: brokerId must be > 0 (set brokerId in the config)");

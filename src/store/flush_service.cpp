@@ -114,6 +114,11 @@ void FlushService::notifySlaveAck(int64_t offset) {
   slaveWaiters_.completeUpTo(atomicRaise(slaveAcked_, offset));
 }
 
+void FlushService::resetSlaveAck(int64_t offset) {
+  slaveAcked_.store(offset);
+  slaveWaiters_.completeUpTo(offset);
+}
+
 void FlushService::flushOnce(bool overlapped) {
   using namespace std::chrono;
   int64_t ts = log_.lastStoreTimestamp();  // read before: it belongs to bytes at or below the flush

@@ -71,6 +71,7 @@ class FlushService {
   void waitFlushed(int64_t end, Completion done);
   void waitSlaveAck(int64_t end, Completion done);
   void notifySlaveAck(int64_t offset);
+  void resetSlaveAck(int64_t offset);  // exactly `offset`, lower or higher (failover)
   int64_t slaveAckedOffset() const { return slaveAcked_.load(); }
   void wake();
   GroupCommitStats groupCommitStats() const;

@@ -23,6 +23,8 @@ StoreEngine::StoreEngine(StoreConfig config, HostAddress host)
       cqs(cfg.consumeQueueDir(), cfg.cqFileSize()), index(cfg), dispatcher(cfg, commitLog, cqs, index, checkpoint),
       flusher(cfg, commitLog, checkpoint) {
   ramBytes = static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+  slaveRole = cfg.isSlave();
+  syncMasterRole = cfg.isSyncMaster();
 }
 
 int64_t StoreEngine::hotDataBytes() const { return ramBytes / 100 * liveRead(cfg.accessMessageInMemoryMaxRatio); }
@@ -124,16 +126,17 @@ void MessageStore::addWaiter(WaitKind kind, int64_t endOffset, Completion done) 
     if (!e.cfg.syncFlush()) return done(PutStatus::PUT_OK);
     return e.flusher.waitFlushed(endOffset, std::move(done));
   }
-  if (!e.slaveAvailable || endOffset - e.flusher.slaveAckedOffset() >= liveRead(e.cfg.haSlaveFallbehindMax))
+  if (!e.inSyncSetAcks &&
+      (!e.slaveAvailable || endOffset - e.flusher.slaveAckedOffset() >= liveRead(e.cfg.haSlaveFallbehindMax)))
     return done(PutStatus::SLAVE_NOT_AVAILABLE);
   e.flusher.waitSlaveAck(endOffset, std::move(done));
 }
 
-bool MessageStore::needsStoredWait() const { return engine_->cfg.syncFlush() || engine_->cfg.isSyncMaster(); }
+bool MessageStore::needsStoredWait() const { return engine_->cfg.syncFlush() || engine_->syncMasterRole; }
 
 void MessageStore::addStoredWaiter(int64_t endOffset, Completion done) {
   const auto& cfg = engine_->cfg;
-  if (!cfg.isSyncMaster()) return addWaiter(WaitKind::Flush, endOffset, std::move(done));
+  if (!engine_->syncMasterRole) return addWaiter(WaitKind::Flush, endOffset, std::move(done));
   if (!cfg.syncFlush()) return addWaiter(WaitKind::SlaveAck, endOffset, std::move(done));
   // Both: one part in each waiter list, on the send's executor, so each is released in its
   // list's batch (one post per network thread) and the last part answers the send in place.
@@ -147,6 +150,13 @@ void MessageStore::addStoredWaiter(int64_t endOffset, Completion done) {
 void MessageStore::notifySlaveAck(int64_t ackedOffset) { engine_->flusher.notifySlaveAck(ackedOffset); }
 int64_t MessageStore::slaveAckedOffset() const { return engine_->flusher.slaveAckedOffset(); }
 void MessageStore::setSlaveAvailable(bool available) { engine_->slaveAvailable = available; }
+void MessageStore::setRole(std::string_view brokerRole) {
+  engine_->syncMasterRole = brokerRole == "SYNC_MASTER";
+  engine_->slaveRole = brokerRole == "SLAVE";
+}
+bool MessageStore::isSlaveRole() const { return engine_->slaveRole; }
+void MessageStore::setInSyncSetAcks(bool on) { engine_->inSyncSetAcks = on; }
+void MessageStore::resetSlaveAck(int64_t confirmedOffset) { engine_->flusher.resetSlaveAck(confirmedOffset); }
 
 int64_t MessageStore::minPhyOffset() const { return engine_->commitLog.minOffset(); }
 int64_t MessageStore::maxPhyOffset() const { return engine_->commitLog.maxOffset(); }

@@ -142,6 +142,18 @@ class MessageStore {
   void notifySlaveAck(int64_t ackedOffset);  // master: slave reported this durable offset
   int64_t slaveAckedOffset() const;          // master: highest offset any slave acked (0 = none)
   void setSlaveAvailable(bool available);
+  // Failover (src/roles/broker/failover): a broker changes role at run time. setSlaveRole(true)
+  // setRole("SLAVE") refuses appends (SERVICE_NOT_AVAILABLE); "SYNC_MASTER" / "ASYNC_MASTER" take
+  // them, sends waiting for the slave ack or not (the store's brokerRole until then).
+  void setRole(std::string_view brokerRole);
+  bool isSlaveRole() const;
+  // Failover: SYNC_MASTER sends wait for the in-sync set's confirmed offset (repl/replica_set.h
+  // feeds notifySlaveAck / resetSlaveAck), never SLAVE_NOT_AVAILABLE.
+  void setInSyncSetAcks(bool on);
+  // Sets the acked offset to exactly `confirmedOffset`, lower or higher (notifySlaveAck only
+  // raises it): the in-sync set changed, or this broker became master at a new epoch. Waiters at
+  // or below it complete.
+  void resetSlaveAck(int64_t confirmedOffset);
 
   // ---- topic/queue management ----
   std::map<std::string, std::set<int>> queues() const;  // every topic with a consume queue

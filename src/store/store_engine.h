@@ -38,6 +38,12 @@ class StoreEngine {
   std::atomic<bool> shutDown{false};
   std::atomic<bool> diskFull{false};
   std::atomic<bool> slaveAvailable{false};
+  // A slave refuses appends. Set from brokerRole at construction; failover flips it at run time.
+  std::atomic<bool> slaveRole{false};
+  std::atomic<bool> syncMasterRole{false};  // SYNC_MASTER: sends wait for the slave ack
+  // Failover (MessageStore::setInSyncSetAcks): the SYNC_MASTER wait is for the in-sync set's
+  // confirmed offset only (no SLAVE_NOT_AVAILABLE for a missing or far-behind slave).
+  std::atomic<bool> inSyncSetAcks{false};
   std::function<void()> appendListener;  // set before start (MessageStore::setAppendListener)
   int64_t ramBytes = 0;
   int64_t hotDataBytes() const;  // RAM × accessMessageInMemoryMaxRatio (a live key)

@@ -16,7 +16,7 @@ AppendResult unavailable(const StoreEngine& e) {
   AppendResult r;
   r.status = PutStatus::SERVICE_NOT_AVAILABLE;
   if (e.shutDown || !e.running) r.error = "message store is not running";
-  else if (e.cfg.isSlave()) r.error = "message store is a slave: writes are refused";
+  else if (e.slaveRole) r.error = "message store is a slave: writes are refused";
   else if (e.dispatcher.stalled()) r.error = "consume queue / index cannot be written (disk full?): writes are refused";
   else r.error = "disk is full: writes are refused until space frees";
   return r;
@@ -33,7 +33,7 @@ AppendResult injectedAppendFailure() {
 }  // namespace
 
 bool StoreEngine::writeable() const {
-  return running && !shutDown && !diskFull && !cfg.isSlave() && !dispatcher.stalled();
+  return running && !shutDown && !diskFull && !slaveRole && !dispatcher.stalled();
 }
 
 // A file could not be created/reserved for lack of space: refuse appends at once (instead of one

@@ -250,6 +250,22 @@ asio::awaitable<Result<std::map<std::string, std::string>>> AdminClient::asyncBr
   co_return parseKvTable(resp->body);
 }
 
+asio::awaitable<Result<std::string>> AdminClient::asyncFailoverStatus(std::string brokerAddr) {
+  auto resp = co_await callOk(brokerAddr, net::RemotingCommand::request(RequestCode::RMQNODE_FAILOVER_STATUS));
+  if (!resp) co_return resp.error();
+  co_return std::move(resp->body);
+}
+
+asio::awaitable<Result<std::string>> AdminClient::asyncFailoverSwitch(std::string masterAddr, int64_t targetId,
+                                                                      std::chrono::milliseconds timeout) {
+  auto cmd = net::RemotingCommand::request(RequestCode::RMQNODE_FAILOVER_SWITCH);
+  cmd.extFields.set("brokerId", targetId);
+  cmd.extFields.set("timeoutMillis", static_cast<int64_t>(timeout.count()));
+  auto resp = co_await callOk(masterAddr, std::move(cmd), timeout + std::chrono::seconds(5));
+  if (!resp) co_return resp.error();
+  co_return resp->remark.value_or("");
+}
+
 asio::awaitable<Result<std::map<std::string, std::string>>> AdminClient::asyncBrokerConfig(std::string brokerAddr) {
   auto resp = co_await callOk(brokerAddr, net::RemotingCommand::request(RequestCode::GET_BROKER_CONFIG));
   if (!resp) co_return resp.error();

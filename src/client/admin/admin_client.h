@@ -177,6 +177,12 @@ class AdminClient {
 
   // ---- brokers ----
   asio::awaitable<Result<std::map<std::string, std::string>>> asyncBrokerRuntimeInfo(std::string brokerAddr);
+  // rmqnode failover (RMQNODE_FAILOVER_STATUS): the broker's view of its group as JSON text.
+  asio::awaitable<Result<std::string>> asyncFailoverStatus(std::string brokerAddr);
+  // rmqnode failover (RMQNODE_FAILOVER_SWITCH): the master hands mastership to `targetId` once it
+  // caught up (waiting up to `timeout`); the master's remark.
+  asio::awaitable<Result<std::string>> asyncFailoverSwitch(std::string masterAddr, int64_t targetId,
+                                                           std::chrono::milliseconds timeout);
   asio::awaitable<Result<std::map<std::string, std::string>>> asyncBrokerConfig(std::string brokerAddr);
   // VIEW_BROKER_STATS_DATA: one BrokerStatsManager item of one broker (e.g. TOPIC_PUT_NUMS, topic).
   asio::awaitable<Result<BrokerStatsData>> asyncViewBrokerStatsData(std::string brokerAddr, std::string statsName,

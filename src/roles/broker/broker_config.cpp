@@ -1,5 +1,6 @@
 #include "roles/broker/broker_config.h"
 #include "common/local_address.h"
+#include "common/text_split.h"
 
 #include <unistd.h>
 
@@ -75,6 +76,7 @@ void BrokerConfig::visit(config::FieldVisitor& v) {
            .description = "Where the ACL files are: conf/plain_acl.yml and conf/acl/*.yml (default: $ROCKETMQ_HOME)",
            .aliases = {"rocketmq.home.dir"}},
           rocketmqHome);
+  failover.visit(v);
   v.field({"storeReplyMessageEnable", "Store reply messages in <cluster>_REPLY_TOPIC as well as pushing them"},
           storeReplyMessageEnable);
 }
@@ -103,19 +105,7 @@ void BrokerConfig::resolveDefaults() {
 std::string BrokerConfig::brokerAddr() const { return brokerIP1 + ":" + std::to_string(listenPort); }
 std::string BrokerConfig::vipAddr() const { return brokerIP1 + ":" + std::to_string(listenPort - 2); }
 
-std::vector<std::string> BrokerConfig::namesrvList() const {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= namesrvAddr.size()) {
-    size_t end = namesrvAddr.find(';', start);
-    if (end == std::string::npos) end = namesrvAddr.size();
-    std::string part = namesrvAddr.substr(start, end - start);
-    size_t b = part.find_first_not_of(" \t"), e = part.find_last_not_of(" \t");
-    if (b != std::string::npos) out.push_back(part.substr(b, e - b + 1));
-    start = end + 1;
-  }
-  return out;
-}
+std::vector<std::string> BrokerConfig::namesrvList() const { return splitTrimmed(namesrvAddr, ';'); }
 
 Result<void> BrokerConfig::checkNamesrvAddr() const {
   for (const auto& addr : namesrvList()) {

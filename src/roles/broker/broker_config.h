@@ -11,6 +11,7 @@
 #include "common/result.h"
 #include "config/connection_limits.h"
 #include "config/field_visitor.h"
+#include "roles/broker/failover/failover_config.h"
 
 namespace rmq::broker {
 
@@ -71,6 +72,7 @@ struct BrokerConfig {
   std::string rocketmqHome;  // ACL files: <rocketmqHome>/conf/plain_acl.yml, conf/acl/ (default $ROCKETMQ_HOME)
   bool storeReplyMessageEnable = true;  // request-reply: also store replies in <cluster>_REPLY_TOPIC
   config::ConnectionLimits connection;  // serverChannelMaxIdleTimeSeconds, maxFrameSize, ... (both ports)
+  FailoverConfig failover;              // automatic failover (failover/README.md); off by default
 
   void visit(config::FieldVisitor& v);
 

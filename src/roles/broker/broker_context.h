@@ -28,6 +28,7 @@
 #include "net/dispatcher.h"
 #include "net/io_pool.h"
 #include "roles/broker/broker_config.h"
+#include "roles/broker/failover/broker_role.h"
 
 namespace rmq::store {
 class MessageStore;
@@ -95,6 +96,10 @@ struct BrokerContext {
   // The --config file UPDATE_BROKER_CONFIG writes its keys into (config/config_file_persister.h);
   // without one (component tests, no --config) an update is applied in memory only.
   std::shared_ptr<config::ConfigFilePersister> configFile = std::make_shared<config::ConfigFilePersister>();
+
+  // Master or slave now, the brokerId registered, the failover epoch and fence (failover/broker_role.h).
+  // Configured by the controller at start; only the failover coordinator changes it later.
+  BrokerRole role;
 
   void registerProcessor(int code, net::RequestHandler handler) {
     dispatcher.registerProcessor(code, std::move(handler));

@@ -1,5 +1,9 @@
 #include "roles/broker/broker_controller.h"
 
+#include "roles/broker/failover/failover_coordinator.h"
+#include "roles/broker/failover/failover_processor.h"
+#include "store/epoch_file.h"
+
 #include <algorithm>
 
 #include <asio/co_spawn.hpp>
@@ -53,6 +57,13 @@ Result<void> BrokerController::openStoreAndManagers() {
     return makeError(1, "brokerIP1 '" + config_.brokerIP1 + "' is not an IP address");
   store_ = std::make_unique<store::MessageStore>(storeConfig_, storeHost);
   if (auto r = store_->open(); !r) return makeError(r.error().code, "store: " + r.error().message);
+  if (config_.failover.failoverEnable) {
+    // Until the coordinator knows the group, this broker takes no writes and acks by the in-sync set.
+    store_->setRole("SLAVE");
+    store_->setInSyncSetAcks(true);
+    epochs_ = std::make_unique<store::EpochFile>(storeConfig_.rootDir() + "/epochFile");
+    if (auto r = epochs_->load(); !r) return makeError(r.error().code, "epoch file: " + r.error().message);
+  }
 
   std::string configDir = storeConfig_.configDir();
   topics_ = std::make_unique<TopicConfigManager>(TopicConfigManagerOptions::from(config_, configDir));
@@ -161,7 +172,10 @@ Result<void> BrokerController::startAcl() {
 Result<void> BrokerController::start() {
   if (started_) return {};
   config_.resolveDefaults();
-  if (!storeConfig_.isSlave()) config_.brokerId = 0;  // masters are always id 0 (Java does the same)
+  const bool failover = config_.failover.failoverEnable;
+  // Masters are always id 0 (Java does the same). Under failover every broker keeps its own id
+  // and registers as 0 only while the coordinator makes it master.
+  if (!storeConfig_.isSlave() && !failover) config_.brokerId = 0;
   if (auto r = openStoreAndManagers(); !r) return r;
 
   clients_ = std::make_unique<ClientManager>(config_.notifyConsumerIdsChangedEnable);
@@ -175,6 +189,7 @@ Result<void> BrokerController::start() {
                                schedule_.get(), *clients_, *pullHold_, background_.get_executor(),
                                store_->storeHost(), {false}, {}, {}});
   ctx_->latency = latency_;
+  ctx_->role.configure(!storeConfig_.isSlave() && !failover, config_.brokerId, failover);
   if (configFile_) ctx_->configFile = configFile_;
   store_->setArrivalListener([hold = pullHold_.get()](const std::string& topic, int queueId, int64_t queueOffset,
                                                       int64_t tagsCode, int64_t, std::string_view props) {
@@ -210,14 +225,16 @@ Result<void> BrokerController::start() {
   ctx_->transactions = transactions_.get();
   registerEndTransactionProcessor(*ctx_);
   registerAdminProcessors(*ctx_);
+  if (failover) createFailover();
 
   store_->start();
   started_ = true;  // from here on shutdown() has work to undo
   if (auto r = startServers(); !r) return r;
-  if (!storeConfig_.isSlave()) schedule_->start();
-  if (!storeConfig_.isSlave()) transactions_->start();
+  if (ctx_->role.isMaster()) schedule_->start();
+  if (ctx_->role.isMaster()) transactions_->start();
   startHousekeeping();
   replication_->start();
+  if (failover_) failover_->start();
 
   registrar_->start();
   serving_.store(true, std::memory_order_release);
@@ -225,6 +242,24 @@ Result<void> BrokerController::start() {
             config_.brokerClusterName, config_.brokerId, config_.brokerAddr(), storeConfig_.brokerRole,
             replication_->haServerAddr(), storeConfig_.rootDir(), storeConfig_.flushDiskType);
   return {};
+}
+
+// Failover (failover/README.md): the coordinator flips the role at run time; the delay and
+// transaction-check services run only while this broker is master.
+void BrokerController::createFailover() {
+  FailoverCoordinator::Hooks hooks;
+  hooks.becameMaster = [this] {
+    schedule_->start();
+    transactions_->start();
+    registrar_->registerSoon();
+  };
+  hooks.becameSlave = [this] {
+    schedule_->shutdown();
+    transactions_->shutdown();
+    registrar_->registerSoon();
+  };
+  failover_ = std::make_unique<FailoverCoordinator>(*ctx_, *replication_, *epochs_, std::move(hooks));
+  registerFailoverProcessor(*ctx_, *failover_);
 }
 
 std::string BrokerController::notReadyReason() const {
@@ -254,6 +289,8 @@ void BrokerController::shutdown() {
   serving_.store(false, std::memory_order_release);
   log::info("broker {} shutting down", config_.brokerName);
   ctx_->shuttingDown.store(true, std::memory_order_release);
+  // Failover: a master gives its lease back now, so a slave takes over at once.
+  if (failover_) failover_->stop();
   pullHold_->wakeAll();  // parked pulls re-run now and answer
   if (registrar_) registrar_->stop();
   if (acl_) acl_->stop();

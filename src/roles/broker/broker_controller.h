@@ -32,6 +32,7 @@ class RemotingServer;
 }  // namespace rmq::net
 namespace rmq::store {
 class MessageStore;
+class EpochFile;
 }
 
 namespace rmq::acl {
@@ -57,6 +58,7 @@ class OffsetProcessor;
 class BrokerReplication;
 class RequestLatency;
 class ClientRuntimeStats;
+class FailoverCoordinator;
 
 class BrokerController {
  public:
@@ -82,6 +84,7 @@ class BrokerController {
   Result<void> openStoreAndManagers();
   Result<void> startServers();
   void startHousekeeping();
+  void createFailover();
   Result<void> startAcl();
   void persistAll();
 
@@ -116,6 +119,8 @@ class BrokerController {
   std::unique_ptr<NamesrvRegistrar> registrar_;
   std::unique_ptr<acl::AclManager> acl_;  // aclEnable only
   std::unique_ptr<BrokerReplication> replication_;  // HA master acceptor or slave follower + metadata sync
+  std::unique_ptr<store::EpochFile> epochs_;           // failover only
+  std::unique_ptr<FailoverCoordinator> failover_;      // failover only
 
   asio::io_context background_;
   std::unique_ptr<asio::executor_work_guard<asio::io_context::executor_type>> backgroundGuard_;

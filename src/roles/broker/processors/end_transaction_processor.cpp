@@ -15,7 +15,7 @@ using net::RemotingCommand;
 
 asio::awaitable<std::optional<RemotingCommand>> handleEndTransaction(BrokerContext& ctx, net::ConnectionPtr conn,
                                                                      RemotingCommand req) {
-  if (ctx.storeConfig.isSlave()) {
+  if (ctx.role.isSlave()) {
     co_return RemotingCommand::response(ResponseCode::SLAVE_NOT_AVAILABLE,
                                         "Can't process EndTransactionRequest on a slave broker");
   }

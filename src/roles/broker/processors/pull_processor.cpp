@@ -119,7 +119,7 @@ RemotingCommand PullProcessor::readOnce(const Prepared& p, bool firstRun, bool& 
   // A slave answers the same way (a slave without slaveReadEnable still serves, suggesting 0).
   int64_t suggest = 0;
   if (ctx_.config.slaveReadEnable) suggest = r.suggestPullingFromSlave ? p.whichBrokerWhenConsumeSlowly : p.groupBrokerId;
-  if (code == ResponseCode::PULL_OFFSET_MOVED && ctx_.storeConfig.isSlave()) {
+  if (code == ResponseCode::PULL_OFFSET_MOVED && ctx_.role.isSlave()) {
     // A slave never corrects offsets (Java without offsetCheckInSlave): retry, at the group's
     // broker (the master by default), which may simply have data the slave has not received yet.
     code = ResponseCode::PULL_RETRY_IMMEDIATELY;
@@ -147,7 +147,7 @@ RemotingCommand PullProcessor::readOnce(const Prepared& p, bool firstRun, bool& 
       storeOffsetMovedEvent(ctx_, {h.consumerGroup, h.topic, h.queueId, h.queueOffset, r.nextBeginOffset});
   }
   suspend = firstRun && code == ResponseCode::PULL_NOT_FOUND && h.has(pullflag::SUSPEND) && !ctx_.isShuttingDown();
-  if (firstRun && h.has(pullflag::COMMIT_OFFSET) && !ctx_.storeConfig.isSlave())
+  if (firstRun && h.has(pullflag::COMMIT_OFFSET) && !ctx_.role.isSlave())
     ctx_.offsets.commitOffset(h.consumerGroup, h.topic, h.queueId, h.commitOffset);
   return resp;
 }

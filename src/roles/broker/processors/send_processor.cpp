@@ -103,8 +103,13 @@ std::optional<RemotingCommand> SendProcessor::resolveTarget(const SendHeader& h,
 // remark says which one it is.
 std::string SendProcessor::notWriteableReason() const {
   if (ctx_.isShuttingDown()) return "broker is shutting down";
-  if (ctx_.storeConfig.isSlave())
+  if (ctx_.role.isSlave())
     return "broker[" + ctx_.config.brokerAddr() + "] is a slave (brokerRole=SLAVE): messages are put to its master";
+  if (!ctx_.role.mayAcknowledge())  // failover: the lease is not proven for long enough (failover/README.md)
+    return "broker[" + ctx_.config.brokerAddr() + "] cannot prove its mastership of epoch " +
+           std::to_string(ctx_.role.epoch()) + " (etcd lease not renewed in time): send to another broker";
+  if (!ctx_.role.acceptsSends())  // failover: draining for a planned switchover
+    return "broker[" + ctx_.config.brokerAddr() + "] hands its mastership over (planned switchover): send to another broker";
   return ctx_.store.remarkFor(store::PutStatus::SERVICE_NOT_AVAILABLE);
 }
 
@@ -121,7 +126,7 @@ asio::awaitable<std::optional<RemotingCommand>> SendProcessor::handle(net::Conne
   auto header = decodeSendHeader(req);
   if (!header) co_return sendResponse(cfg, header.error().code, header.error().message);
   const SendHeader& h = *header;
-  if (ctx_.isShuttingDown() || !ctx_.store.isWriteable())
+  if (ctx_.isShuttingDown() || !ctx_.store.isWriteable() || !ctx_.role.acceptsSends())
     co_return sendResponse(cfg, ResponseCode::SERVICE_NOT_AVAILABLE, notWriteableReason());
   Target target;
   if (auto err = resolveTarget(h, target)) co_return std::move(*err);
@@ -167,6 +172,9 @@ asio::awaitable<std::optional<RemotingCommand>> SendProcessor::handle(net::Conne
   int code = ResponseCode::SUCCESS;
   if (waitStore) code = co_await awaitDurability(res.endOffset());
   putStats().notePutTime(std::chrono::steady_clock::now() - putStart);
+  // Failover: no SEND_OK from a master whose lease may have run out while the send waited.
+  if (code == ResponseCode::SUCCESS && !ctx_.role.mayAcknowledge())
+    co_return sendResponse(cfg, ResponseCode::SERVICE_NOT_AVAILABLE, notWriteableReason());
   auto resp = sendResponse(cfg, code);
   resp.extFields.set("msgId", std::move(res.msgId));
   resp.extFields.set("queueId", static_cast<int64_t>(target.queueId));

@@ -19,7 +19,7 @@ namespace {
 // Java's AdminBrokerProcessor.validateSlave: topics and groups change on the master only (the
 // slave takes them from the master's metadata sync).
 std::optional<RemotingCommand> refuseOnSlave(const BrokerContext& ctx) {
-  if (!ctx.storeConfig.isSlave()) return std::nullopt;
+  if (!ctx.role.isSlave()) return std::nullopt;
   return failure(ResponseCode::SYSTEM_ERROR,
                  "Can't modify topic or subscription group from slave broker, please execute it from master broker.");
 }

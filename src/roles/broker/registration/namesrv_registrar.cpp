@@ -119,7 +119,7 @@ asio::awaitable<void> NamesrvRegistrar::registerOne(std::string addr, std::strin
   req.extFields.set("brokerAddr", cfg.brokerAddr());
   req.extFields.set("clusterName", cfg.brokerClusterName);
   req.extFields.set("haServerAddr", haServerAddr_);
-  req.extFields.set("brokerId", cfg.brokerId);
+  req.extFields.set("brokerId", ctx_.role.registrationId());  // failover: 0 only while the lease is proven
   req.extFields.set("compressed", std::string("false"));
   req.extFields.set("bodyCrc32", static_cast<int64_t>(crc32Masked(body)));
   req.body = std::move(body);
@@ -159,7 +159,7 @@ void NamesrvRegistrar::stop() {
     req.extFields.set("brokerName", cfg.brokerName);
     req.extFields.set("brokerAddr", cfg.brokerAddr());
     req.extFields.set("clusterName", cfg.brokerClusterName);
-    req.extFields.set("brokerId", cfg.brokerId);
+    req.extFields.set("brokerId", ctx_.role.registrationId());
     auto res = client_.invokeSync(addr, std::move(req), std::chrono::milliseconds(cfg.registerBrokerTimeoutMills));
     if (!res.ok()) log::warn("unregister broker from name server {} failed: {}", addr, res.error().message);
   }

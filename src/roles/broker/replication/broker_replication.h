@@ -11,7 +11,13 @@
 //    slaveFallBehindMuch (commit log end − best slave ack, Java's DefaultMessageStore name),
 //    haSlaves ("addr@ackOffset;..."); slave: masterAddr, haMasterAddress, haConnected,
 //    haMasterOffsetSeen.
-// Threads: the HA services own their threads; onRegistered() from the registrar's network thread.
+//  - Failover (failoverEnable): both sides exist on every broker, and the failover coordinator
+//    switches between them at run time (actAsMaster / actAsSlave): the HA port is bound at start
+//    but refuses slaves unless this broker is master; the HA client follows the master etcd names,
+//    never the name servers' answer; both speak the epoch handshake (repl/ha_protocol.h) and the
+//    master acknowledges sends through the in-sync set (repl/replica_set.h).
+// Threads: the HA services own their threads; onRegistered() from the registrar's network thread;
+// actAs* from the coordinator's thread.
 #include <memory>
 #include <string>
 #include <string_view>
@@ -24,6 +30,7 @@
 namespace rmq::repl {
 class HaMaster;
 class HaClient;
+class ReplicaSet;
 }  // namespace rmq::repl
 
 namespace rmq::broker {
@@ -44,6 +51,15 @@ class BrokerReplication {
   // Registration answer (slaves): the master's remoting address and its HA address (may be empty).
   void onRegistered(std::string_view masterAddr, std::string_view haServerAddr);
 
+  // Failover: stop following (returns once no replicated frame can land), then serve slaves of
+  // `epoch` (begun at `epochStart`) with `inSync` as the in-sync set.
+  void detachFromMaster();
+  void actAsMaster(int64_t epoch, int64_t epochStart, std::vector<int64_t> inSync);
+  // Failover: refuse slaves; follow the master of `epoch` (remoting and HA addresses).
+  void actAsSlave(const std::string& masterAddr, const std::string& masterHaAddr, int64_t epoch);
+  repl::ReplicaSet* replicas() const { return replicas_.get(); }  // failover only (else null)
+  int64_t masterEpochSeen() const;  // slave: the epoch of the master's last handshake (0: none)
+
   std::string haServerAddr() const;  // brokerIP2:haListenPort (masters register it)
   uint16_t haPort() const;
   void appendRuntimeInfo(std::vector<std::pair<std::string, std::string>>& kv) const;
@@ -54,7 +70,9 @@ class BrokerReplication {
  private:
   BrokerContext& ctx_;
   bool slave_;
-  bool fixedMasterAddress_;  // haMasterAddress configured: the name server's answer is ignored
+  bool failover_;
+  bool fixedMasterAddress_;
+  std::unique_ptr<repl::ReplicaSet> replicas_;  // failover only  // haMasterAddress configured: the name server's answer is ignored
   std::unique_ptr<repl::HaMaster> master_;
   std::unique_ptr<repl::HaClient> client_;
   std::unique_ptr<SlaveSynchronize> sync_;

@@ -21,7 +21,6 @@ namespace {
 using asio::use_awaitable;
 using asio::experimental::as_tuple;
 constexpr std::chrono::milliseconds kTimeout{3000};
-constexpr std::chrono::milliseconds kPeriod{10000};
 
 // "ip:port" -> "ip:port-2": Java reads the topic table through the master's VIP channel.
 std::string vipAddressOf(const std::string& addr) {
@@ -44,8 +43,8 @@ std::optional<DataVersion> dataVersionOf(std::string_view body) {
 }
 }  // namespace
 
-SlaveSynchronize::SlaveSynchronize(BrokerContext& ctx)
-    : ctx_(ctx), client_(ctx.io), wake_(std::make_shared<asio::steady_timer>(ctx.background)) {}
+SlaveSynchronize::SlaveSynchronize(BrokerContext& ctx, std::chrono::milliseconds period)
+    : ctx_(ctx), client_(ctx.io), wake_(std::make_shared<asio::steady_timer>(ctx.background)), period_(period) {}
 
 SlaveSynchronize::~SlaveSynchronize() {
   stop();
@@ -81,7 +80,7 @@ std::string SlaveSynchronize::masterAddr() const {
 
 asio::awaitable<void> SlaveSynchronize::loop() {
   while (!stopped_) {
-    wake_->expires_after(kPeriod);
+    wake_->expires_after(period_);
     co_await wake_->async_wait(as_tuple(use_awaitable));
     if (stopped_) co_return;
     co_await syncAll();

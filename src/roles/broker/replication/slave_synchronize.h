@@ -8,7 +8,7 @@
 //   delay offsets          GET_ALL_DELAY_OFFSET (45): taken as they are
 //   subscription groups    GET_ALL_SUBSCRIPTIONGROUP_CONFIG (201): taken when the version differs
 // Each changed table is persisted. Runs as soon as the master's address is first known, then
-// every 10 s (Java: first after 3 s, then every 10 s); skipped while the master address is unknown
+// every 10 s (Java: first after 3 s, then every 10 s; failover: failoverMetadataSyncIntervalMs); skipped while the master address is unknown
 // or is this broker. 3 s timeout per request; a failure is logged and retried next round.
 // Threads: the loop runs on ctx.background (blocking file writes are fine there).
 #include <asio/awaitable.hpp>
@@ -25,7 +25,8 @@ namespace rmq::broker {
 
 class SlaveSynchronize {
  public:
-  explicit SlaveSynchronize(BrokerContext& ctx);
+  // period: 10 s as Java (failover: failoverMetadataSyncIntervalMs, so a new master is current).
+  explicit SlaveSynchronize(BrokerContext& ctx, std::chrono::milliseconds period = std::chrono::milliseconds(10000));
   ~SlaveSynchronize();
 
   void start();
@@ -48,6 +49,7 @@ class SlaveSynchronize {
   BrokerContext& ctx_;
   net::RemotingClient client_;
   std::shared_ptr<asio::steady_timer> wake_;
+  const std::chrono::milliseconds period_;
   std::atomic<bool> stopped_{false};
   std::atomic<uint64_t> rounds_{0};
   mutable std::mutex mu_;

@@ -1,0 +1,143 @@
+#include "failover_cluster.h"
+
+#include <cstdio>
+
+#include "client/route.h"
+#include "common/request_code.h"
+#include "common/response_code.h"
+#include "node_config.h"
+
+namespace rmq::test {
+
+EtcdCluster::EtcdCluster(int members) {
+  std::string initial;
+  for (int i = 0; i < members; ++i) {
+    members_.push_back(std::make_unique<NodeProcess>("/usr/bin/etcd"));
+    clientPorts_.push_back(freePort());
+    peerPorts_.push_back(freePort());
+    initial += (i ? "," : "") + ("e" + std::to_string(i)) + "=http://127.0.0.1:" + std::to_string(peerPorts_[i]);
+  }
+  for (int i = 0; i < members; ++i) {
+    auto& m = *members_[i];
+    const std::string client = "http://127.0.0.1:" + std::to_string(clientPorts_[i]);
+    const std::string peer = "http://127.0.0.1:" + std::to_string(peerPorts_[i]);
+    m.setArgs({"--name", "e" + std::to_string(i), "--data-dir", m.path("data"), "--listen-client-urls", client,
+               "--advertise-client-urls", client, "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
+               "--initial-cluster", initial, "--initial-cluster-state", "new", "--initial-cluster-token", "rmq-test",
+               "--log-level", "error"});
+    m.waitForPorts({clientPorts_[i]});
+  }
+}
+
+bool EtcdCluster::start() {
+  for (auto& m : members_) {
+    if (m->start(std::chrono::seconds(20))) continue;
+    std::fprintf(stderr, "etcd did not start (is etcd-server installed?):\n%s\n", m->stderrText().c_str());
+    return false;
+  }
+  return true;
+}
+
+std::string EtcdCluster::endpoints() const {
+  std::string out;
+  for (auto p : clientPorts_) out += (out.empty() ? "" : ";") + ("127.0.0.1:" + std::to_string(p));
+  return out;
+}
+
+FailoverCluster::FailoverCluster(FailoverSpec s) : spec(std::move(s)), etcd(spec.etcdMembers) {
+  nsPort = freePort();
+  ns.writeFile("ns.toml", namesrvToml(ns, nsPort));
+  ns.setArgs({"--role=namesrv", "-c", ns.path("ns.toml")});
+  ns.waitForPorts({nsPort});
+  for (int id = 1; id <= spec.brokers; ++id) {
+    brokers_.push_back(std::make_unique<NodeProcess>());
+    ports_.push_back(freeBrokerPort());
+    auto& node = *brokers_.back();
+    const std::string failoverLines = "failoverEnable = true\nfailoverEtcdEndpoints = \"" + etcd.endpoints() +
+                                      "\"\nbrokerElectionPriority = " + std::to_string(id) + "\n" + spec.extraBroker;
+    node.writeFile("broker.toml", logDirToml(node) + brokerToml(node, {.port = ports_.back(), .namesrvAddr = namesrvAddr(),
+                                                                  .cluster = "FoCluster", .name = "broker-f",
+                                                                  .id = id, .role = spec.mode,
+                                                                  .extraBroker = failoverLines}));
+    node.setArgs({id == 1 ? "--role=master" : "--role=slave", "-c", node.path("broker.toml")});
+    node.waitForPorts({ports_.back()});
+  }
+}
+
+bool FailoverCluster::startNamesrv() {
+  if (ns.start(std::chrono::seconds(30))) return true;
+  std::fprintf(stderr, "name server did not start:\n%s\n", ns.stderrText().c_str());
+  return false;
+}
+
+bool FailoverCluster::startBroker(int id) {
+  if (broker(id).start(std::chrono::seconds(30))) return true;
+  std::fprintf(stderr, "broker %d did not start:\n%s\n", id, broker(id).stderrText().c_str());
+  return false;
+}
+
+bool FailoverCluster::startAll(const std::string& topic) {
+  if (!startEtcd() || !startNamesrv() || !startBroker(1)) return false;
+  if (!waitMaster(1, std::chrono::seconds(20))) return false;
+  if (!createTopic(addr(1), topic)) return false;
+  for (int id = 2; id <= spec.brokers; ++id)
+    if (!startBroker(id)) return false;
+  return true;
+}
+
+bool FailoverCluster::createTopic(const std::string& brokerAddr, const std::string& topic) {
+  auto cmd = net::RemotingCommand::request(RequestCode::UPDATE_AND_CREATE_TOPIC);
+  cmd.extFields.set("topic", topic);
+  cmd.extFields.set("readQueueNums", int64_t{4});
+  cmd.extFields.set("writeQueueNums", int64_t{4});
+  cmd.extFields.set("perm", int64_t{6});
+  cmd.extFields.set("topicFilterType", std::string("SINGLE_TAG"));
+  cmd.extFields.set("topicSysFlag", int64_t{0});
+  cmd.extFields.setBool("order", false);
+  auto r = client.call(brokerAddr, std::move(cmd));
+  return r.ok() && r->code == ResponseCode::SUCCESS;
+}
+
+std::optional<std::string> FailoverCluster::runtimeValue(const std::string& brokerAddr, const std::string& key) {
+  auto r = client.call(brokerAddr, net::RemotingCommand::request(RequestCode::GET_BROKER_RUNTIME_INFO),
+                       std::chrono::seconds(3));
+  if (!r.ok() || r->code != ResponseCode::SUCCESS) return std::nullopt;
+  auto kv = client::parseKvTable(r->body);
+  if (!kv.ok()) return std::nullopt;
+  auto it = kv->find(key);
+  if (it == kv->end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<std::string> FailoverCluster::routeMaster(const std::string& topic) {
+  auto r = client.call(namesrvAddr(), RequestCode::GET_ROUTEINFO_BY_TOPIC, {{"topic", topic}});
+  if (!r.ok() || r->code != ResponseCode::SUCCESS) return std::nullopt;
+  auto route = client::parseTopicRouteData(r->body);
+  if (!route.ok()) return std::nullopt;
+  for (auto& b : route->brokerDatas)
+    if (b.brokerName == "broker-f")
+      if (auto* m = b.masterAddr()) return *m;
+  return std::nullopt;
+}
+
+bool FailoverCluster::waitMaster(int id, std::chrono::milliseconds timeout) {
+  return eventually([&] { return runtimeValue(addr(id), "failoverRole") == std::optional<std::string>("master"); },
+                    timeout);
+}
+
+bool FailoverCluster::waitInSync(int masterId, int slaveId, std::chrono::milliseconds timeout) {
+  return eventually(
+      [&] {
+        auto set = runtimeValue(addr(masterId), "failoverInSync");
+        return set && ("," + *set + ",").find("," + std::to_string(slaveId) + ",") != std::string::npos;
+      },
+      timeout);
+}
+
+std::optional<int64_t> FailoverCluster::maxPhyOffset(int id) {
+  auto v = runtimeValue(addr(id), "commitLogMaxOffset");
+  if (!v) return std::nullopt;
+  return std::stoll(*v);
+}
+
+}  // namespace rmq::test

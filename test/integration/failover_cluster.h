@@ -1,0 +1,75 @@
+#pragma once
+// FailoverCluster: etcd (one member, or three), a name server and the brokers of one group with
+// failoverEnable, each a real process on 127.0.0.1 (failover_*_test.cpp).
+//
+//   FailoverCluster c({.mode = "SYNC_MASTER"});
+//   REQUIRE(c.startAll("T"));   // etcd, name server, broker 1 (starts as master), topic T, broker 2
+//   c.waitMaster(1, ...) / c.routeMaster("T") / c.broker(1).kill() ...
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "node_process.h"
+#include "test_client.h"
+
+namespace rmq::test {
+
+// etcd members on loopback, each a NodeProcess running /usr/bin/etcd with its own data dir.
+class EtcdCluster {
+ public:
+  explicit EtcdCluster(int members = 1);
+  bool start();
+  std::string endpoints() const;  // "127.0.0.1:p1;127.0.0.1:p2;..."
+  NodeProcess& member(int i) { return *members_[i]; }
+  int size() const { return static_cast<int>(members_.size()); }
+
+ private:
+  std::vector<std::unique_ptr<NodeProcess>> members_;
+  std::vector<uint16_t> clientPorts_, peerPorts_;
+};
+
+struct FailoverSpec {
+  std::string mode = "SYNC_MASTER";  // the group's brokerRole when master
+  int brokers = 2;                   // broker ids 1..brokers; broker 1 starts as master
+  int etcdMembers = 1;
+  std::string extraBroker;           // more [broker] lines for every broker
+};
+
+class FailoverCluster {
+ public:
+  explicit FailoverCluster(FailoverSpec spec);
+
+  bool startEtcd() { return etcd.start(); }
+  bool startNamesrv();
+  bool startBroker(int id);  // 1-based
+  // etcd, name server, broker 1, wait until it is master, `topic` created on it, the others.
+  bool startAll(const std::string& topic);
+  bool createTopic(const std::string& addr, const std::string& topic);
+
+  NodeProcess& broker(int id) { return *brokers_[id - 1]; }
+  std::string addr(int id) const { return "127.0.0.1:" + std::to_string(ports_[id - 1]); }
+  std::string namesrvAddr() const { return "127.0.0.1:" + std::to_string(nsPort); }
+
+  std::optional<std::string> runtimeValue(const std::string& brokerAddr, const std::string& key);
+  // The master address the name server's route of `topic` lists under brokerId 0 (nullopt: none).
+  std::optional<std::string> routeMaster(const std::string& topic);
+  // Number of brokerId-0 entries for the group in the route (must never exceed 1).
+  bool waitMaster(int id, std::chrono::milliseconds timeout);      // runtime info says master
+  bool waitInSync(int masterId, int slaveId, std::chrono::milliseconds timeout);
+  std::optional<int64_t> maxPhyOffset(int id);
+
+  FailoverSpec spec;
+  EtcdCluster etcd;
+  NodeProcess ns;
+  uint16_t nsPort = 0;
+  TestClient client;
+
+ private:
+  std::vector<std::unique_ptr<NodeProcess>> brokers_;
+  std::vector<uint16_t> ports_;
+};
+
+}  // namespace rmq::test
