@@ -1,6 +1,7 @@
 #pragma once
 // Runs coroutines of the etcd client to completion on a test's io_context (bounded: a hung call
-// fails the test instead of hanging it).
+// fails the test instead of hanging it). The context stops when the call ends, so coroutines of
+// the test's own (a fake server) may stay parked on it between calls.
 #include <cstddef>  // before asio: its allocator choice depends on libstdc++ macros (ODR)
 #include <asio/co_spawn.hpp>
 #include <asio/io_context.hpp>
@@ -20,7 +21,8 @@ asio::awaitable<void> storeInto(asio::awaitable<T> task, std::optional<T>* out) 
 template <class T>
 T runOn(asio::io_context& io, asio::awaitable<T> task, std::chrono::seconds limit = std::chrono::seconds(30)) {
   std::optional<T> out;
-  asio::co_spawn(io, storeInto(std::move(task), &out), [](std::exception_ptr e) {
+  asio::co_spawn(io, storeInto(std::move(task), &out), [&io](std::exception_ptr e) {
+    io.stop();
     if (e) std::rethrow_exception(e);
   });
   io.restart();
