@@ -59,12 +59,15 @@ Result<void> replaceFileAtomically(const std::string& path, std::string_view con
     ::unlink(tmp.c_str());  // the old file stays as it was
     return diskError("cannot write", path, err);
   }
-  int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {  // make the rename itself durable
-    ::fsync(dfd);
-    ::close(dfd);
-  }
+  fsyncDirectory(dir.empty() ? "." : dir);  // make the rename itself durable
   return {};
+}
+
+void fsyncDirectory(const std::string& dir) {
+  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) return;
+  ::fsync(dfd);
+  ::close(dfd);
 }
 
 std::optional<std::string> readWholeFile(const std::string& path) {

@@ -29,6 +29,9 @@ int writeAllAt(int fd, std::string_view data, int64_t offset);
 // reader sees the old file or the new one, never a truncated one. Blocking: not for network threads.
 Result<void> replaceFileAtomically(const std::string& path, std::string_view content);
 
+// fsync of a directory: makes the creation, rename or unlink of its entries durable. Blocking.
+void fsyncDirectory(const std::string& dir);
+
 // The whole content of a small file, nullopt when it cannot be opened. Blocking.
 std::optional<std::string> readWholeFile(const std::string& path);
 

@@ -24,6 +24,14 @@ void AllocateService::stop() {
   pending_.clear();
 }
 
+void AllocateService::discardPrepared() {
+  std::unique_lock lock(mu_);
+  pending_.clear();
+  cv_.wait(lock, [&] { return creating_.empty(); });  // a file being created lands in ready_
+  for (auto& [path, f] : ready_) f->markDeleted();
+  ready_.clear();
+}
+
 Result<MappedFilePtr> AllocateService::take(const std::string& path, int64_t start, int64_t size,
                                             const std::string& nextPath, int64_t nextStart) {
   MappedFilePtr f;

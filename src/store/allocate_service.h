@@ -18,6 +18,10 @@ class AllocateService {
   ~AllocateService() { stop(); }
   void start();
   void stop();  // joins; deletes a prepared file that was never taken
+  // After a commit log cut: deletes the prepared files (they were for offsets after the old end;
+  // one left on disk would sit after a gap in the file list) and drops pending requests; the
+  // next take() creates its file itself and queues the one after it again.
+  void discardPrepared();
   // Returns the file for `path` and queues the preparation of `nextPath`.
   Result<MappedFilePtr> take(const std::string& path, int64_t start, int64_t size, const std::string& nextPath,
                              int64_t nextStart);

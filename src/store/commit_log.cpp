@@ -8,6 +8,7 @@
 #include "common/bytes.h"
 #include "common/log.h"
 #include "common/message_id.h"
+#include "common/response_code.h"
 #include "store/disk_space.h"
 
 namespace rmq::store {
@@ -19,6 +20,7 @@ AppendResult fail(PutStatus s, std::string why) {
   r.error = std::move(why);
   return r;
 }
+AppendResult blocked() { return fail(PutStatus::SERVICE_NOT_AVAILABLE, "commit log is being truncated"); }
 AppendResult noFile(const Error& e) {
   AppendResult r = fail(PutStatus::CREATE_MAPPED_FILE_FAILED, e.message);
   r.diskFull = isNoSpace(e);
@@ -96,6 +98,7 @@ AppendResult CommitLog::append(const MessageToStore& m) {
   AppendResult r;
   {
     std::lock_guard lock(mu_);
+    if (appendsBlocked_.load(std::memory_order_relaxed)) return blocked();
     auto file = fileWithRoom(size);
     if (!file) return noFile(file.error());
     MappedFile& mf = *file.value();
@@ -153,6 +156,7 @@ AppendResult CommitLog::appendBatch(const BatchToStore& b) {
   AppendResult r;
   {
     std::lock_guard lock(mu_);
+    if (appendsBlocked_.load(std::memory_order_relaxed)) return blocked();
     auto file = fileWithRoom(total);  // the whole batch lands in one file
     if (!file) return noFile(file.error());
     MappedFile& mf = *file.value();
@@ -186,6 +190,8 @@ AppendResult CommitLog::appendBatch(const BatchToStore& b) {
 
 Result<void> CommitLog::appendRaw(int64_t offset, std::string_view bytes) {
   std::lock_guard lock(mu_);
+  if (appendsBlocked_.load(std::memory_order_relaxed))
+    return makeError(ResponseCode::SERVICE_NOT_AVAILABLE, "commit log is being truncated");
   // An empty slave follows from wherever the master starts it: the beginning of one of its files.
   bool emptyStart = !files_.last() && offset % files_.fileSize() == 0;
   if (offset != maxOffset() && !emptyStart)
@@ -215,6 +221,11 @@ Result<void> CommitLog::appendRaw(int64_t offset, std::string_view bytes) {
 void CommitLog::setQueueOffset(std::string_view topic, int queueId, int64_t next) {
   std::lock_guard lock(mu_);
   queueOffsetSlot(topic, queueId) = next;
+}
+
+void CommitLog::clearQueueOffsets() {
+  std::lock_guard lock(mu_);
+  queueOffsets_.clear();
 }
 
 void CommitLog::removeTopic(std::string_view topic) {

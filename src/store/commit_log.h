@@ -53,6 +53,28 @@ class CommitLog {
   int64_t lastStoreTimestamp() const { return lastStoreTs_.load(std::memory_order_acquire); }
   void setLastStoreTimestamp(int64_t t) { lastStoreTs_.store(t, std::memory_order_release); }
 
+  // Run-time truncation (MessageStore::truncateTo).
+  // Where the walk of the record headers of the file holding `offset` (from its start: a file
+  // always starts with a record) stops at or below it: `boundary` is the last record start / end
+  // at or below `offset` (a blank marker's start counts: the file's room after it is free),
+  // `lastRecord` the start of the last whole record before `boundary` in that file (-1: none).
+  // Past the written end: from the end. Below minOffset(): both -1.
+  struct Boundary {
+    int64_t boundary = -1;
+    int64_t lastRecord = -1;
+  };
+  Boundary boundaryAtOrBelow(int64_t offset) const;
+  // While blocked, appends (and appendRaw) are refused with SERVICE_NOT_AVAILABLE: a cut and the
+  // rebuild of the queue offset table after it see no append in between.
+  void setAppendsBlocked(bool blocked) { appendsBlocked_.store(blocked); }
+  // Flushes what is written (an error, and nothing cut, when that fails), then cuts at `offset`:
+  // files wholly above are deleted, the tail of the one holding it zeroed, the written and
+  // durable ends set to `offset`; the zeroed file and the directory are synced before it
+  // returns. Readers holding a file (shared_ptr) keep valid memory. Call inside
+  // FlushService::cutAt (no flush in flight).
+  Result<void> truncateTo(int64_t offset);
+  void clearQueueOffsets();  // the table is rebuilt after a cut (StoreEngine::rebuildQueueOffsets)
+
   // Recovery (open() only): scans from file `startIdx`, calls onRecord for each valid record,
   // stops at the first invalid one; returns the end of the last valid record.
   int64_t scanValid(size_t startIdx, bool checkCRC, const std::function<void(const RecordView&)>& onRecord);
@@ -82,6 +104,7 @@ class CommitLog {
   std::atomic<int64_t> writtenEnd_{0};  // end of published bytes (cheap to poll)
   void publish(const MappedFile& f) { writtenEnd_.store(f.fromOffset() + f.wrote(), std::memory_order_release); }
   std::atomic<int64_t> lastStoreTs_{0};
+  std::atomic<bool> appendsBlocked_{false};
 };
 
 }  // namespace rmq::store

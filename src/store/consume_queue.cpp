@@ -118,24 +118,28 @@ std::optional<CqUnit> ConsumeQueue::unit(int64_t index) const {
   return r->at(0);
 }
 
-void ConsumeQueue::truncateDirty(int64_t phyEnd) {
+void ConsumeQueue::truncateDirty(int64_t phyEnd, bool durable) {
   auto files = files_.snapshot();
   int64_t end = files.empty() ? 0 : files.front()->fromOffset();
   int64_t maxPhy = -1;
-  for (auto& f : files) {
-    int64_t pos = 0, wrote = f->wrote();
-    for (; pos < wrote; pos += kCqUnitSize) {
-      CqUnit u = readUnit(f->data() + pos);
-      if (u.size == INT_MAX) continue;  // filler
-      if (!validUnit(u) || u.phyOffset >= phyEnd) break;
-      maxPhy = u.phyOffset + u.size;
+  bool found = false;
+  // Back from the last unit to the last one that stays: a unit whose record starts below phyEnd,
+  // or a filler (fillers only precede a queue's first unit: everything after it was dropped).
+  for (size_t i = files.size(); i > 0 && !found; --i) {
+    const MappedFile& f = *files[i - 1];
+    for (int64_t pos = f.wrote() / kCqUnitSize * kCqUnitSize; pos > 0; pos -= kCqUnitSize) {
+      CqUnit u = readUnit(f.data() + pos - kCqUnitSize);
+      bool filler = u.size == INT_MAX;
+      if (!filler && !(validUnit(u) && u.phyOffset < phyEnd)) continue;
+      end = f.fromOffset() + pos;
+      if (!filler) maxPhy = u.phyOffset + u.size;
+      found = true;
+      break;
     }
-    end = f->fromOffset() + pos;
-    if (pos < wrote) break;
   }
   if (end < files_.maxOffset()) {
     log::info("consume queue {}/{} truncated to unit {}", topic_, queueId_, end / kCqUnitSize);
-    files_.setEnd(end);
+    files_.setEnd(end, durable);
   }
   maxPhysicOffset_ = maxPhy;
 }

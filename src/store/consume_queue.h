@@ -53,8 +53,10 @@ class ConsumeQueue {
   int64_t maxPhysicOffset() const { return maxPhysicOffset_.load(); }  // end of the last unit's record
   int64_t unitsPerFile() const { return files_.fileSize() / kCqUnitSize; }
 
-  // Drops units whose record starts at or beyond `phyEnd` (commit log truncated).
-  void truncateDirty(int64_t phyEnd);
+  // Drops units whose record starts at or beyond `phyEnd` (commit log truncated). Walks back
+  // from the last unit (records of one queue only move forward in the commit log), so it reads
+  // only the units it drops. `durable`: synced before it returns (a cut at run time).
+  void truncateDirty(int64_t phyEnd, bool durable = false);
   // minOffset = first unit whose record is at or beyond the commit log's min offset.
   void correctMinOffset(int64_t phyMin);
   // Deletes files whose last unit points below phyMin; returns count.

@@ -50,6 +50,12 @@ class Dispatcher {
   Result<void> dispatchRecord(const RecordView& r, bool notify);
   bool stalled() const { return stalled_.load(std::memory_order_acquire); }
   static constexpr std::chrono::milliseconds kStallRetry{100};
+  // Commit log cut (thread stopped): dispatch goes on from `pos`; a stall at a record that was
+  // cut is forgotten (dispatchRange finds a real one again).
+  void rewind(int64_t pos) {
+    position_.store(pos, std::memory_order_release);
+    stalled_.store(false, std::memory_order_release);
+  }
   void start(int64_t from);
   void stop();
   void wake() {

@@ -61,6 +61,23 @@ void WaiterList::failAll(PutStatus status) {
   completeAll(all, status);
 }
 
+void WaiterList::failBeyond(int64_t offset, PutStatus status) {
+  std::vector<Completion> gone;
+  {
+    std::lock_guard lock(mu_);
+    for (auto it = waiters_.begin(); it != waiters_.end();) {
+      if (it->end > offset) {
+        gone.push_back(std::move(it->done));
+        it = waiters_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    count_.store(waiters_.size(), std::memory_order_release);
+  }
+  completeAll(gone, status);
+}
+
 FlushService::FlushService(const StoreConfig& cfg, CommitLog& log, Checkpoint& checkpoint)
     : cfg_(cfg), log_(log), checkpoint_(checkpoint) {}
 
@@ -117,10 +134,20 @@ void FlushService::notifySlaveAck(int64_t offset) {
 void FlushService::resetSlaveAck(int64_t offset) {
   slaveAcked_.store(offset);
   slaveWaiters_.completeUpTo(offset);
+void FlushService::cutAt(int64_t offset, const std::function<bool()>& cut) {
+  std::unique_lock lock(cutMu_);
+  if (!cut()) return;
+  flushWaiters_.completeUpTo(log_.flushedOffset());
+  flushWaiters_.failBeyond(offset, PutStatus::SERVICE_NOT_AVAILABLE);
+  slaveWaiters_.failBeyond(offset, PutStatus::SERVICE_NOT_AVAILABLE);
+  int64_t acked = slaveAcked_.load();
+  while (acked > offset && !slaveAcked_.compare_exchange_weak(acked, offset)) {
+  }
 }
 
 void FlushService::flushOnce(bool overlapped) {
   using namespace std::chrono;
+  std::shared_lock cutGuard(cutMu_);  // a commit log cut waits for this flush, and this one for a cut
   int64_t ts = log_.lastStoreTimestamp();  // read before: it belongs to bytes at or below the flush
   auto t0 = steady_clock::now();
   int64_t flushed = log_.flush();

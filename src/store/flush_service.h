@@ -24,6 +24,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <thread>
 #include <vector>
 
@@ -44,6 +45,7 @@ class WaiterList {
   size_t completeUpTo(int64_t offset);
   void expire(Clock::time_point now, PutStatus timeoutStatus);
   void failAll(PutStatus status);
+  void failBeyond(int64_t offset, PutStatus status);  // those with end > offset
   bool empty() const { return size() == 0; }
   size_t size() const { return count_.load(std::memory_order_acquire); }
   uint64_t added() const { return added_.load(); }  // waiters ever added (seq_cst: see claimSyncFlush)
@@ -72,6 +74,13 @@ class FlushService {
   void waitSlaveAck(int64_t end, Completion done);
   void notifySlaveAck(int64_t offset);
   void resetSlaveAck(int64_t offset);  // exactly `offset`, lower or higher (failover)
+  // Commit log truncation (MessageStore::truncateTo): runs `cut` while no flush is in flight
+  // (flushes wait for it, so none raises the durable end with a position read before the cut
+  // or completes a waiter with it); when it returns true (it cut), completes the flush waiters at or below the durable
+  // end, fails every waiter (flush and slave ack) beyond `offset` with SERVICE_NOT_AVAILABLE
+  // (their bytes are gone: the producer sends again) and lowers the slave-acked offset to
+  // `offset` (the caller drops the HA connections: an ack still in flight would raise it again).
+  void cutAt(int64_t offset, const std::function<bool()>& cut);
   int64_t slaveAckedOffset() const { return slaveAcked_.load(); }
   void wake();
   GroupCommitStats groupCommitStats() const;
@@ -98,6 +107,9 @@ class FlushService {
   std::atomic<int64_t> slaveAcked_{0};
   std::mutex mu_;
   std::condition_variable cv_;
+  // Shared by every flush (flush + waiter completion), exclusive for cutAt(): flushes still
+  // overlap each other (two SYNC flushers), a cut waits for the ones in flight.
+  std::shared_mutex cutMu_;
   bool requested_ = false;
   std::atomic<bool> stopping_{false};
   std::vector<std::thread> threads_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
+#include <cstring>
 
 #include "common/bytes.h"
 #include "common/message_codec.h"
@@ -141,6 +142,37 @@ IndexFile::PutOutcome IndexFile::put(std::string_view fullKey, int64_t phyOffset
   endPhy_ = phyOffset;
   set32(b, kIndexCount, count + 1);
   return PutOutcome::Stored;
+}
+
+int32_t IndexFile::truncateFrom(int64_t phyOffset, const std::function<int64_t(int64_t)>& storeTimeOf) {
+  char* b = file_->data();
+  const int64_t itemsBase = kHeader + int64_t(slots_) * 4;
+  const int32_t count = indexCount();
+  int32_t keep = count;
+  for (; keep > 1; --keep) {  // item 0 is never used
+    int64_t itemPos = itemsBase + int64_t(keep - 1) * 20;
+    if (static_cast<int64_t>(loadBE64(b + itemPos + 4)) < phyOffset) break;
+    int32_t hash = get32(b, itemPos);
+    int32_t prev = get32(b, itemPos + 16);
+    int64_t slotPos = kHeader + int64_t(hash % slots_) * 4;
+    // The newest item of a chain heads it: dropped newest first, each one is its chain's head.
+    if (hash >= 0 && slotAt(slotPos) == keep - 1) {
+      set32(b, slotPos, prev);
+      if (prev == 0) set32(b, kSlotCount, std::max(0, get32(b, kSlotCount) - 1));
+    }
+  }
+  if (keep == count) return keep - 1;
+  set32(b, kIndexCount, keep);  // queries stop below it from now on
+  std::memset(b + itemsBase + int64_t(keep) * 20, 0, static_cast<size_t>(count - keep) * 20);
+  int64_t endPhy = keep > 1 ? static_cast<int64_t>(loadBE64(b + itemsBase + int64_t(keep - 1) * 20 + 4))
+                            : beginPhyOffset();
+  int64_t endTs = keep > 1 ? storeTimeOf(endPhy) : beginTimestamp();
+  if (endTs < 0) endTs = beginTimestamp() + int64_t(get32(b, itemsBase + int64_t(keep - 1) * 20 + 12)) * 1000;
+  set64(b, kEndPhy, endPhy);
+  set64(b, kEndTs, endTs);
+  endPhy_ = endPhy;
+  file_->syncAll();
+  return keep - 1;
 }
 
 void IndexFile::query(std::string_view fullKey, int maxNum, int64_t begin, int64_t end,

@@ -12,6 +12,7 @@
 // which reads a hole as zeros without allocating a page (a read fault on a tmpfs hole would).
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -33,6 +34,13 @@ class IndexFile {
   // Full: no item left (roll over). NoSpace: the disk is full, nothing was written (retry later).
   PutOutcome put(std::string_view fullKey, int64_t phyOffset, int64_t storeTimestamp);
   void query(std::string_view fullKey, int maxNum, int64_t begin, int64_t end, std::vector<int64_t>& out) const;
+  // Commit log cut at `phyOffset`: drops the items of records at or beyond it (the newest ones:
+  // items are appended in commit log order), unhooks them from their hash chains (a chain's slot
+  // goes back to the dropped item's predecessor) and zeroes them; the end offset / time become
+  // the last kept item's (`storeTimeOf(phy)`: that record's store time). Synced before it
+  // returns. Returns the items left (0: the file holds none). Dispatcher parked; queries may run
+  // (a query racing it may still return a dropped offset, which the reader's check discards).
+  int32_t truncateFrom(int64_t phyOffset, const std::function<int64_t(int64_t)>& storeTimeOf);
   bool isFull() const { return indexCount() >= items_; }
 
   int64_t beginTimestamp() const;

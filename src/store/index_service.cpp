@@ -77,6 +77,28 @@ int64_t IndexService::dropBeyond(int64_t phyEnd) {
   return from;
 }
 
+int IndexService::truncateFrom(int64_t phyOffset, const std::function<int64_t(int64_t)>& storeTimeOf) {
+  std::lock_guard lock(mu_);
+  int touched = 0;
+  while (!files_.empty() && files_.back()->endPhyOffset() >= phyOffset) {
+    ++touched;
+    if (files_.back()->truncateFrom(phyOffset, storeTimeOf) > 0) break;
+    log::info("deleting index file {}: it held only records beyond the commit log cut at {}", files_.back()->path(),
+              phyOffset);
+    files_.back()->markDeleted();
+    files_.pop_back();
+  }
+  // A truncated file is not full any more (it is synced already); a deleted one must not be flushed.
+  std::erase_if(fullUnflushed_, [&](const IndexFilePtr& f) {
+    return !f->isFull() || std::find(files_.begin(), files_.end(), f) == files_.end();
+  });
+  if (resumePhy_ >= phyOffset) {  // a partly indexed record that was cut
+    resumePhy_ = -1;
+    resumeKeys_ = 0;
+  }
+  return touched;
+}
+
 std::vector<std::pair<int64_t, int64_t>> IndexService::spans() const {
   std::lock_guard lock(mu_);
   std::vector<std::pair<int64_t, int64_t>> out;

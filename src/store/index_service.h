@@ -4,6 +4,7 @@
 // thread; answers key queries from any thread; a full file is rolled over and flushed later by
 // the maintenance thread (which then advances the checkpoint's indexMsgTimestamp).
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -31,6 +32,10 @@ class IndexService {
   // records at or beyond it (stale: new records will take those offsets) and returns the lowest
   // offset they covered (INT64_MAX if none), to re-index from there.
   int64_t dropBeyond(int64_t phyEnd);
+  // Run-time commit log cut at `phyOffset` (dispatcher parked): the items of records at or
+  // beyond it leave the newest files (IndexFile::truncateFrom), a file left with none is
+  // deleted. O(items dropped): no commit log re-read. Returns the number of files touched.
+  int truncateFrom(int64_t phyOffset, const std::function<int64_t(int64_t)>& storeTimeOf);
   // (first, last) commit log offsets of the records each file holds keys of, oldest file first.
   std::vector<std::pair<int64_t, int64_t>> spans() const;
   // Recovery: deletes file `i` and every newer one (`why` goes to the log line).

@@ -116,9 +116,12 @@ int64_t MappedFile::flush() {
   return flushed();
 }
 
-void MappedFile::syncAll() {
-  if (::msync(base_, static_cast<size_t>(size_), MS_SYNC) != 0)
-    log::error("msync {} failed: {}", path_, std::strerror(errno));
+bool MappedFile::syncAll() {
+  if (::msync(base_, static_cast<size_t>(size_), MS_SYNC) != 0 || ::fsync(fd_) != 0) {
+    log::error("sync of {} failed: {}", path_, std::strerror(errno));
+    return false;
+  }
+  return true;
 }
 
 void MappedFile::warm() {

@@ -70,8 +70,9 @@ class MappedFile {
   // msync of [flushed, wrote); returns the new flushed position (unchanged when msync failed).
   // Call from one thread at a time.
   int64_t flush();
-  // msync of the whole mapping (files written in place at random positions: index files).
-  void syncAll();
+  // msync of the whole mapping (files written in place at random positions: index files), then
+  // fsync (a hole punched by zeroFrom is a metadata change). False (logged) when either failed.
+  bool syncAll();
   // Pre-touches every page (optional warm-up, background thread).
   void warm();
   void adviseSequential() const;  // madvise for a recovery scan

@@ -116,26 +116,35 @@ int64_t MappedFileQueue::flush() {
   return end;
 }
 
-void MappedFileQueue::setEnd(int64_t end) {
-  std::lock_guard lock(mu_);
-  std::vector<MappedFilePtr> keep;
-  for (auto& f : files_) {
-    if (f->endOffset() <= end) {
-      f->setWrote(f->size());
-      f->setFlushed(f->size());
-      keep.push_back(f);
-    } else if (f->fromOffset() <= end && !(f->fromOffset() == end && end != 0 && !keep.empty())) {
-      int64_t pos = end - f->fromOffset();
-      f->zeroFrom(pos);  // no stale tail
-      f->setWrote(pos);
-      f->setFlushed(pos);
-      keep.push_back(f);
-    } else {
-      log::info("truncating dirty file {}", f->path());
-      f->markDeleted();
+void MappedFileQueue::setEnd(int64_t end, bool durable) {
+  MappedFilePtr cut;
+  bool deleted = false;
+  {
+    std::lock_guard lock(mu_);
+    std::vector<MappedFilePtr> keep;
+    for (auto& f : files_) {
+      if (f->endOffset() <= end) {
+        f->setWrote(f->size());
+        f->setFlushed(f->size());
+        keep.push_back(f);
+      } else if (f->fromOffset() <= end && !(f->fromOffset() == end && end != 0 && !keep.empty())) {
+        int64_t pos = end - f->fromOffset();
+        f->zeroFrom(pos);  // no stale tail
+        f->setWrote(pos);
+        f->setFlushed(pos);
+        keep.push_back(f);
+        cut = f;
+      } else {
+        log::info("truncating dirty file {}", f->path());
+        f->markDeleted();
+        deleted = true;
+      }
     }
+    files_ = std::move(keep);
   }
-  files_ = std::move(keep);
+  if (!durable) return;
+  if (cut) cut->syncAll();
+  if (deleted) fsyncDirectory(dir_);  // the unlinks: a power loss must not bring the files back
 }
 
 int MappedFileQueue::deleteFilesBelow(int64_t offset) {

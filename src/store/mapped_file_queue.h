@@ -49,8 +49,11 @@ class MappedFileQueue {
   int64_t flush();
 
   // Recovery: files below `end` become full, the file containing it gets wrote = flushed =
-  // end - from, files wholly above it are deleted ("truncate dirty files").
-  void setEnd(int64_t end);
+  // end - from (the rest zeroed), files wholly above it are deleted ("truncate dirty files").
+  // `durable` (a cut at run time): the zeroed file is synced (msync + fsync) and, when files
+  // were deleted, the directory too, before it returns. Recovery skips that (thousands of
+  // queues; a stale tail is cut again at the next start).
+  void setEnd(int64_t end, bool durable = false);
   // Deletes files whose whole range lies below `offset` (never the last file). Returns count.
   int deleteFilesBelow(int64_t offset);
   // Deletes the first file if `pred(file)` holds, up to `maxFiles`, never the last file.

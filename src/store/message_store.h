@@ -139,6 +139,20 @@ class MessageStore {
   // has no file at all, be a multiple of mappedFileSizeCommitLog (a master starts an empty slave
   // at the beginning of its last file, §9.3). Dispatched like appends.
   Result<void> appendReplicated(int64_t offset, std::string_view bytes);
+  // Failover: cuts the commit log at `offset` while the store runs (or is open, not started),
+  // e.g. an old master rejoining behind the new one, or a new master dropping a partial
+  // replicated record. `offset` must be a record boundary (the start of a record, or
+  // maxPhyOffset()); else an error and nothing changes. The caller stops appending first (and
+  // drops its HA connections); reads may go on. Consume queues, index files, queue offsets, the
+  // checkpoint and the dispatcher follow; everything is durable when it returns (a kill -9 or
+  // power loss brings nothing back); flush / slave-ack waiters beyond the cut get
+  // SERVICE_NOT_AVAILABLE. Blocking (msync, fsync): not on a network thread. README "Truncation".
+  Result<TruncateSummary> truncateTo(int64_t offset);
+  // The last record boundary at or below `offset` (clamped to maxPhyOffset()): the end of the
+  // last whole record, e.g. before a slave's partial tail (the HA stream is not record-aligned:
+  // a new master calls truncateTo(lastRecordBoundaryAtOrBelow(maxPhyOffset()))). -1 below
+  // minPhyOffset(). Reads the record headers of the file holding `offset`.
+  int64_t lastRecordBoundaryAtOrBelow(int64_t offset) const;
   void notifySlaveAck(int64_t ackedOffset);  // master: slave reported this durable offset
   int64_t slaveAckedOffset() const;          // master: highest offset any slave acked (0 = none)
   void setSlaveAvailable(bool available);

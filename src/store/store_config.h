@@ -74,6 +74,7 @@ struct StoreConfig {
   std::string checkpointPath() const;
   std::string abortPath() const;
   std::string lockPath() const { return rootDir() + "/lock"; }
+  std::string epochFilePath() const { return rootDir() + "/epochFile"; }  // store/epoch_file.h
   int64_t cqFileSize() const;  // mappedFileSizeConsumeQueue rounded up to a multiple of 20
   bool syncFlush() const { return flushDiskType == "SYNC_FLUSH"; }
   bool isSlave() const { return brokerRole == "SLAVE"; }

@@ -56,6 +56,12 @@ class StoreEngine {
   int64_t indexGapStart();            // recovery: a lost index file in the middle (INT64_MAX: none)
   int64_t recordEnd(int64_t phy) const;
 
+  // MessageStore::truncateTo (lifecycleMu held; store_truncate.cpp).
+  Result<TruncateSummary> truncate(int64_t offset);
+  // The commit log's next-queue-offset table: each consume queue's end, then the records in
+  // [dispatched, end) not in their queue yet (a stalled dispatch) own their offsets too.
+  void rebuildQueueOffsets(int64_t dispatched, int64_t end);
+
   bool writeable() const;
   // Commit log append result: wakes the dispatcher, or on a full disk flags it (diskFull) and
   // asks for an early retention pass.

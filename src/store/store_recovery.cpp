@@ -51,6 +51,18 @@ int64_t StoreEngine::indexGapStart() {
   return INT64_MAX;
 }
 
+void StoreEngine::rebuildQueueOffsets(int64_t dispatched, int64_t end) {
+  commitLog.clearQueueOffsets();
+  for (auto& cq : cqs.all()) commitLog.setQueueOffset(cq->topic(), cq->queueId(), cq->maxOffset());
+  // Records not in their consume queue yet (full disk) still own their queue offsets.
+  dispatcher.forEachRecord(dispatched, end, [&](const RecordView& r) {
+    int32_t tt = sysflag::transactionType(r.sysFlag);
+    if (tt == sysflag::TRANSACTION_NOT_TYPE || tt == sysflag::TRANSACTION_COMMIT_TYPE)
+      commitLog.setQueueOffset(r.topic, r.queueId, r.queueOffset + 1);
+    return true;
+  });
+}
+
 // End of the record at `phy` (-1 when it cannot be read).
 int64_t StoreEngine::recordEnd(int64_t phy) const {
   auto head = commitLog.read(phy, 4);
@@ -124,17 +136,8 @@ Result<void> StoreEngine::recover(bool abnormal) {
   dispatchedEnd = dispatcher.stalled() ? reached : end;  // the dispatcher thread goes on from here
 
   int64_t minPhy = commitLog.minOffset();
-  for (auto& cq : cqs.all()) {
-    cq->correctMinOffset(minPhy);
-    commitLog.setQueueOffset(cq->topic(), cq->queueId(), cq->maxOffset());
-  }
-  // Records not in their consume queue yet (full disk) still own their queue offsets.
-  dispatcher.forEachRecord(dispatchedEnd, end, [&](const RecordView& r) {
-    int32_t tt = sysflag::transactionType(r.sysFlag);
-    if (tt == sysflag::TRANSACTION_NOT_TYPE || tt == sysflag::TRANSACTION_COMMIT_TYPE)
-      commitLog.setQueueOffset(r.topic, r.queueId, r.queueOffset + 1);
-    return true;
-  });
+  for (auto& cq : cqs.all()) cq->correctMinOffset(minPhy);
+  rebuildQueueOffsets(dispatchedEnd, end);
   if (lastTs > 0) commitLog.setLastStoreTimestamp(lastTs);  // newest record we trust
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   log::info("store recovery ({}): commit log [{}, {}), {} consume queues, {:.3f} s",

@@ -135,6 +135,15 @@ using ArrivalListener = std::function<void(const std::string& topic, int queueId
                                            int64_t tagsCode, int64_t storeTimestamp,
                                            std::string_view properties)>;
 
+// What MessageStore::truncateTo cut.
+struct TruncateSummary {
+  int64_t offset = 0;           // the commit log end now (the offset asked for)
+  int64_t messagesCut = 0;      // whole records that were at or beyond it
+  int64_t firstCutOffset = -1;  // start of the first / last of them (-1: none, e.g. only a partial record)
+  int64_t lastCutOffset = -1;
+  int64_t bytesCut = 0;         // old end - offset (a partial record's bytes included)
+};
+
 // Group-commit counters (flusher thread writes, anyone reads): batch size = waiters / flushes,
 // disk time per flush = flushNanos / flushes (what the group-commit limit is computed from).
 struct GroupCommitStats {

@@ -1,5 +1,6 @@
 #pragma once
-// NodeProcess: runs a real `rmqnode` (or any binary) as a child process for integration tests.
+// NodeProcess: runs a real `rmqnode` (or any binary: etcd, etcdctl) as a child process for tests
+// (test/support/: linked into integration_tests and every unit_<module>).
 // Each instance owns a temp directory under /tmp (removed on destruction) that is also the
 // child's $HOME, so RocketMQ-style defaults ($HOME/store, $HOME/namesrv, logs) stay inside it.
 // The child's stdout/stderr go to <dir>/stdout.txt and <dir>/stderr.txt.
@@ -52,7 +53,11 @@ struct RunResult {
 
 class NodeProcess {
  public:
+#ifdef RMQNODE_BIN  // integration_tests: rmqnode by default; other tests name their binary
   explicit NodeProcess(std::string binary = RMQNODE_BIN);
+#else
+  explicit NodeProcess(std::string binary);
+#endif
   ~NodeProcess();  // SIGKILL if still running, then removes the directory
   NodeProcess(const NodeProcess&) = delete;
   NodeProcess& operator=(const NodeProcess&) = delete;

@@ -1,0 +1,124 @@
+#include "coord/etcd_client.h"
+
+#include <algorithm>
+
+#include "coord/gateway_connection.h"
+#include "coord/gateway_json.h"
+
+namespace rmq::coord {
+
+EtcdClient::EtcdClient(asio::any_io_executor ex, EtcdOptions opts)
+    : ex_(std::move(ex)), opts_(std::move(opts)), idle_(opts_.endpoints.size()) {}
+
+EtcdClient::~EtcdClient() { close(); }
+
+const std::string& EtcdClient::currentEndpoint() const {
+  static const std::string none;
+  return opts_.endpoints.empty() ? none : opts_.endpoints[current_];
+}
+
+void EtcdClient::close() {
+  closed_ = true;
+  for (auto* conn : busy_) conn->close();
+  for (auto& pool : idle_) pool.clear();
+}
+
+std::unique_ptr<GatewayConnection> EtcdClient::takeConnection(size_t endpoint) {
+  auto& pool = idle_[endpoint];
+  if (!pool.empty()) {
+    auto conn = std::move(pool.back());
+    pool.pop_back();
+    return conn;
+  }
+  return std::make_unique<GatewayConnection>(ex_, opts_.endpoints[endpoint]);
+}
+
+void EtcdClient::keepConnection(size_t endpoint, std::unique_ptr<GatewayConnection> conn) {
+  if (closed_ || !conn->reusable() || idle_[endpoint].size() >= opts_.idleConnectionsPerEndpoint) return;
+  idle_[endpoint].push_back(std::move(conn));
+}
+
+asio::awaitable<Result<std::string>> EtcdClient::attempt(size_t endpoint, const char* path, const std::string& body) {
+  auto conn = takeConnection(endpoint);
+  busy_.push_back(conn.get());
+  auto answer = co_await conn->post(path, body, opts_.requestTimeout);
+  std::erase(busy_, conn.get());
+  if (!answer) co_return answer.error();
+  keepConnection(endpoint, std::move(conn));
+  const int status = answer->status;
+  if (status >= 200 && status < 300) co_return std::move(answer->body);
+  auto error = gateway::decodeError(status, answer->body);
+  if (status >= 500) error.code = kEtcdUnavailable;  // no leader, timed out: another member may do
+  error.message = "etcd " + opts_.endpoints[endpoint] + ": " + error.message;
+  co_return error;
+}
+
+asio::awaitable<Result<std::string>> EtcdClient::call(const char* path, std::string body) {
+  if (opts_.endpoints.empty()) co_return Error{kEtcdUnavailable, "etcd: no endpoints configured"};
+  std::string causes;
+  for (size_t i = 0; i < opts_.endpoints.size(); ++i) {
+    if (closed_) co_return Error{kEtcdUnavailable, "etcd: client closed"};
+    const size_t endpoint = (current_ + i) % opts_.endpoints.size();
+    auto r = co_await attempt(endpoint, path, body);
+    if (r || r.error().code != kEtcdUnavailable) {
+      current_ = endpoint;  // it answered: the next call starts there
+      co_return r;
+    }
+    causes += causes.empty() ? "" : "; ";
+    causes += r.error().message;
+  }
+  co_return Error{kEtcdUnavailable, "etcd: no endpoint answered " + std::string(path) + ": " + causes};
+}
+
+asio::awaitable<Result<std::vector<KeyValue>>> EtcdClient::range(std::string key, bool prefix) {
+  auto body = co_await call("/v3/kv/range", gateway::rangeRequest(key, prefix));
+  if (!body) co_return body.error();
+  co_return gateway::decodeRange(*body);
+}
+
+asio::awaitable<Result<int64_t>> EtcdClient::put(std::string key, std::string value, int64_t lease) {
+  auto body = co_await call("/v3/kv/put", gateway::putRequest(key, value, lease));
+  if (!body) co_return body.error();
+  co_return gateway::decodeRevision(*body);
+}
+
+asio::awaitable<Result<int64_t>> EtcdClient::remove(std::string key, bool prefix) {
+  auto body = co_await call("/v3/kv/deleterange", gateway::deleteRequest(key, prefix));
+  if (!body) co_return body.error();
+  co_return gateway::decodeDeleted(*body);
+}
+
+asio::awaitable<Result<TxnResult>> EtcdClient::txn(std::vector<Compare> compares, std::vector<TxnOp> success,
+                                                   std::vector<TxnOp> failure) {
+  auto body = co_await call("/v3/kv/txn", gateway::txnRequest(compares, success, failure));
+  if (!body) co_return body.error();
+  co_return gateway::decodeTxn(*body);
+}
+
+asio::awaitable<Result<LeaseGrant>> EtcdClient::leaseGrant(int64_t ttlSeconds) {
+  auto body = co_await call("/v3/lease/grant", gateway::leaseGrantRequest(ttlSeconds));
+  if (!body) co_return body.error();
+  co_return gateway::decodeLeaseGrant(*body);
+}
+
+asio::awaitable<Result<int64_t>> EtcdClient::leaseKeepAlive(int64_t id) {
+  // A streaming RPC through the gateway: one request message, one answer message, then the stream
+  // ends with the request body (README.md).
+  auto body = co_await call("/v3/lease/keepalive", gateway::leaseIdRequest(id));
+  if (!body) co_return body.error();
+  co_return gateway::decodeKeepAlive(*body, id);
+}
+
+asio::awaitable<Result<void>> EtcdClient::leaseRevoke(int64_t id) {
+  auto body = co_await call("/v3/lease/revoke", gateway::leaseIdRequest(id));
+  if (!body) co_return body.error();
+  co_return Result<void>();
+}
+
+asio::awaitable<Result<int64_t>> EtcdClient::leaseTimeToLive(int64_t id) {
+  auto body = co_await call("/v3/lease/timetolive", gateway::leaseIdRequest(id));
+  if (!body) co_return body.error();
+  co_return gateway::decodeTimeToLive(*body, id);
+}
+
+}  // namespace rmq::coord
