@@ -181,6 +181,38 @@ TEST_CASE("truncateTo: commit log, queues, index and queue offsets follow the cu
   }
 }
 
+TEST_CASE("truncateTo at a file start: that file goes, the one before keeps its blank marker, appends roll over") {
+  TempDir dir;
+  auto cfg = smallConfig(dir.path);
+  MessageStore s(cfg, testStoreHost());
+  REQUIRE(s.open().ok());
+  s.start();
+  std::vector<AppendResult> rs;
+  append(s, 0, 500, rs);
+  int first = 0;  // the first record of the third file
+  while (rs[first].physicalOffset < 2 * kFile) ++first;
+  const int64_t cut = rs[first].physicalOffset;
+  REQUIRE(cut == 2 * kFile);
+  CHECK(s.lastRecordBoundaryAtOrBelow(cut - 1) < cut);  // inside the blank marker: its start
+  CHECK(s.lastRecordBoundaryAtOrBelow(cut - 1) == rs[first - 1].endOffset());
+  auto r = s.truncateTo(cut);
+  REQUIRE(r.ok());
+  CHECK(r->messagesCut == 500 - first);
+  CHECK_FALSE(fs::exists(commitLogFile(dir.path, cut)));
+  checkQueues(s, range(0, first), cut);
+  rs.resize(first);
+  append(s, first, first + 20, rs, 'n');
+  CHECK(rs[first].physicalOffset == cut);
+  checkQueues(s, range(0, first + 20), rs.back().endOffset());
+  s.shutdown();
+  MessageStore again(cfg, testStoreHost());
+  REQUIRE(again.open().ok());
+  again.start();
+  checkQueues(again, range(0, first + 20), rs.back().endOffset());
+  CHECK(found(again, first + 5, 'n'));
+  again.shutdown();
+}
+
 TEST_CASE("truncateTo then kill -9: the abnormal restart brings nothing back") {
   TempDir dir;
   auto cfg = smallConfig(dir.path);
