@@ -24,11 +24,6 @@ using namespace rmq::store::test;
 namespace fs = std::filesystem;
 
 namespace {
-void waitDispatched(MessageStore& s) {
-  for (int i = 0; i < 5000 && s.dispatchedPhyOffset() < s.maxPhyOffset(); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-}
-
 // Appends n messages to Q/0..3; returns results.
 std::vector<AppendResult> fill(MessageStore& s, int n, const std::string& topic = "Q") {
   std::vector<AppendResult> out;
@@ -90,12 +85,6 @@ void zeroFrom(const std::string& path, int64_t pos, int64_t size) {
   std::string zeros(static_cast<size_t>(size - pos), '\0');
   REQUIRE(::pwrite(fd, zeros.data(), zeros.size(), pos) == static_cast<ssize_t>(zeros.size()));
   ::close(fd);
-}
-
-std::string commitLogFile(const std::string& root, int64_t offset) {
-  char name[32];
-  std::snprintf(name, sizeof name, "%020lld", static_cast<long long>(offset));
-  return root + "/commitlog/" + name;
 }
 }  // namespace
 

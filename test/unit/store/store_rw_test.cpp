@@ -13,15 +13,6 @@ using namespace rmq;
 using namespace rmq::store;
 using namespace rmq::store::test;
 
-namespace {
-// Waits (bounded) until the dispatcher has built consume queues up to the commit log end.
-void waitDispatched(MessageStore& s) {
-  for (int i = 0; i < 5000 && s.dispatchedPhyOffset() < s.maxPhyOffset(); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  REQUIRE(s.dispatchedPhyOffset() == s.maxPhyOffset());
-}
-}  // namespace
-
 TEST_CASE("append crosses files with blank markers; pulls return byte-exact records") {
   TempDir dir;
   MessageStore store(smallConfig(dir.path), testStoreHost());

@@ -1,10 +1,14 @@
 #pragma once
 // Shared helpers of the store unit tests: temp dirs, tiny-file configs, message builders.
+#include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <random>
 #include <string>
+#include <thread>
 
 #include "common/message_codec.h"
 #include "store/message_store.h"
@@ -67,6 +71,20 @@ inline std::string bodyOf(int i, size_t size = 200) {
   std::string b = "msg-" + std::to_string(i) + "-";
   while (b.size() < size) b.push_back(static_cast<char>('a' + (b.size() + i) % 26));
   return b;
+}
+
+// Waits (bounded) until the dispatcher has built consume queues up to the commit log end.
+inline void waitDispatched(MessageStore& s) {
+  for (int i = 0; i < 5000 && s.dispatchedPhyOffset() < s.maxPhyOffset(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  REQUIRE(s.dispatchedPhyOffset() == s.maxPhyOffset());
+}
+
+// Path of the commit log file that starts at `offset`.
+inline std::string commitLogFile(const std::string& root, int64_t offset) {
+  char name[32];
+  std::snprintf(name, sizeof name, "%020lld", static_cast<long long>(offset));
+  return root + "/commitlog/" + name;
 }
 
 }  // namespace rmq::store::test
