@@ -134,6 +134,8 @@ void FlushService::notifySlaveAck(int64_t offset) {
 void FlushService::resetSlaveAck(int64_t offset) {
   slaveAcked_.store(offset);
   slaveWaiters_.completeUpTo(offset);
+}
+
 void FlushService::cutAt(int64_t offset, const std::function<bool()>& cut) {
   std::unique_lock lock(cutMu_);
   if (!cut()) return;

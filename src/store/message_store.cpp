@@ -150,6 +150,11 @@ void MessageStore::addStoredWaiter(int64_t endOffset, Completion done) {
 void MessageStore::notifySlaveAck(int64_t ackedOffset) { engine_->flusher.notifySlaveAck(ackedOffset); }
 int64_t MessageStore::slaveAckedOffset() const { return engine_->flusher.slaveAckedOffset(); }
 void MessageStore::setSlaveAvailable(bool available) { engine_->slaveAvailable = available; }
+
+void MessageStore::rebuildQueueOffsets() {
+  auto& e = *engine_;
+  e.rebuildQueueOffsets(e.dispatcher.position(), e.commitLog.maxOffset());
+}
 void MessageStore::setRole(std::string_view brokerRole) {
   engine_->syncMasterRole = brokerRole == "SYNC_MASTER";
   engine_->slaveRole = brokerRole == "SLAVE";

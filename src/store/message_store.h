@@ -153,6 +153,10 @@ class MessageStore {
   // a new master calls truncateTo(lastRecordBoundaryAtOrBelow(maxPhyOffset()))). -1 below
   // minPhyOffset(). Reads the record headers of the file holding `offset`.
   int64_t lastRecordBoundaryAtOrBelow(int64_t offset) const;
+  // Failover, a slave becoming master: replicated appends do not keep the queue-offset table (the
+  // next queue offset of every topic/queue), so it is rebuilt from the consume queues and the
+  // records not dispatched yet, as at start-up. Call with no appends in flight; blocks briefly.
+  void rebuildQueueOffsets();
   void notifySlaveAck(int64_t ackedOffset);  // master: slave reported this durable offset
   int64_t slaveAckedOffset() const;          // master: highest offset any slave acked (0 = none)
   void setSlaveAvailable(bool available);

@@ -9,42 +9,23 @@
 
 namespace rmq::test {
 
-EtcdCluster::EtcdCluster(int members) {
-  std::string initial;
-  for (int i = 0; i < members; ++i) {
-    members_.push_back(std::make_unique<NodeProcess>("/usr/bin/etcd"));
-    clientPorts_.push_back(freePort());
-    peerPorts_.push_back(freePort());
-    initial += (i ? "," : "") + ("e" + std::to_string(i)) + "=http://127.0.0.1:" + std::to_string(peerPorts_[i]);
-  }
-  for (int i = 0; i < members; ++i) {
-    auto& m = *members_[i];
-    const std::string client = "http://127.0.0.1:" + std::to_string(clientPorts_[i]);
-    const std::string peer = "http://127.0.0.1:" + std::to_string(peerPorts_[i]);
-    m.setArgs({"--name", "e" + std::to_string(i), "--data-dir", m.path("data"), "--listen-client-urls", client,
-               "--advertise-client-urls", client, "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
-               "--initial-cluster", initial, "--initial-cluster-state", "new", "--initial-cluster-token", "rmq-test",
-               "--log-level", "error"});
-    m.waitForPorts({clientPorts_[i]});
-  }
-}
-
-bool EtcdCluster::start() {
-  for (auto& m : members_) {
-    if (m->start(std::chrono::seconds(20))) continue;
-    std::fprintf(stderr, "etcd did not start (is etcd-server installed?):\n%s\n", m->stderrText().c_str());
+bool FailoverCluster::startEtcd() {
+  try {
+    etcd.start();
+    return true;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "etcd did not start: %s\n", e.what());
     return false;
   }
-  return true;
 }
 
-std::string EtcdCluster::endpoints() const {
+std::string FailoverCluster::etcdEndpoints() const {
   std::string out;
-  for (auto p : clientPorts_) out += (out.empty() ? "" : ";") + ("127.0.0.1:" + std::to_string(p));
+  for (auto& e : etcd.endpoints()) out += (out.empty() ? "" : ";") + e;
   return out;
 }
 
-FailoverCluster::FailoverCluster(FailoverSpec s) : spec(std::move(s)), etcd(spec.etcdMembers) {
+FailoverCluster::FailoverCluster(FailoverSpec s) : spec(std::move(s)), etcd(static_cast<size_t>(spec.etcdMembers)) {
   nsPort = freePort();
   ns.writeFile("ns.toml", namesrvToml(ns, nsPort));
   ns.setArgs({"--role=namesrv", "-c", ns.path("ns.toml")});
@@ -53,7 +34,7 @@ FailoverCluster::FailoverCluster(FailoverSpec s) : spec(std::move(s)), etcd(spec
     brokers_.push_back(std::make_unique<NodeProcess>());
     ports_.push_back(freeBrokerPort());
     auto& node = *brokers_.back();
-    const std::string failoverLines = "failoverEnable = true\nfailoverEtcdEndpoints = \"" + etcd.endpoints() +
+    const std::string failoverLines = "failoverEnable = true\nfailoverEtcdEndpoints = \"" + etcdEndpoints() +
                                       "\"\nbrokerElectionPriority = " + std::to_string(id) + "\n" + spec.extraBroker;
     node.writeFile("broker.toml", logDirToml(node) + brokerToml(node, {.port = ports_.back(), .namesrvAddr = namesrvAddr(),
                                                                   .cluster = "FoCluster", .name = "broker-f",

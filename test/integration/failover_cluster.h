@@ -12,24 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "etcd_cluster.h"
 #include "node_process.h"
 #include "test_client.h"
 
 namespace rmq::test {
-
-// etcd members on loopback, each a NodeProcess running /usr/bin/etcd with its own data dir.
-class EtcdCluster {
- public:
-  explicit EtcdCluster(int members = 1);
-  bool start();
-  std::string endpoints() const;  // "127.0.0.1:p1;127.0.0.1:p2;..."
-  NodeProcess& member(int i) { return *members_[i]; }
-  int size() const { return static_cast<int>(members_.size()); }
-
- private:
-  std::vector<std::unique_ptr<NodeProcess>> members_;
-  std::vector<uint16_t> clientPorts_, peerPorts_;
-};
 
 struct FailoverSpec {
   std::string mode = "SYNC_MASTER";  // the group's brokerRole when master
@@ -42,7 +29,7 @@ class FailoverCluster {
  public:
   explicit FailoverCluster(FailoverSpec spec);
 
-  bool startEtcd() { return etcd.start(); }
+  bool startEtcd();
   bool startNamesrv();
   bool startBroker(int id);  // 1-based
   // etcd, name server, broker 1, wait until it is master, `topic` created on it, the others.
@@ -63,6 +50,7 @@ class FailoverCluster {
 
   FailoverSpec spec;
   EtcdCluster etcd;
+  std::string etcdEndpoints() const;  // "host:port;host:port" as failoverEtcdEndpoints takes them
   NodeProcess ns;
   uint16_t nsPort = 0;
   TestClient client;

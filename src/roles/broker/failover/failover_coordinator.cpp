@@ -321,6 +321,7 @@ asio::awaitable<void> FailoverCoordinator::elect(const View& v) {
     log::info("failover: another broker took mastership of {} first", keys_.base);
     co_return;  // the next read shows the new master; we follow it
   }
+  ctx_.store.rebuildQueueOffsets();  // replicated appends left the next queue offsets behind
   log::info("failover: elected master of {} at epoch {} (rank {}, commit log end {}, old master {})", keys_.base,
             next.epoch, rank, complete, s.masterId);
   // ASYNC_MASTER: what the old master had beyond our end may have been acknowledged and is lost
@@ -451,14 +452,14 @@ asio::awaitable<void> FailoverCoordinator::updateInSync(const View& v) {
 
 namespace rmq::broker {
 
-asio::awaitable<Result<std::string>> FailoverCoordinator::handOver(int64_t target, milliseconds timeout) {
+asio::awaitable<FailoverCoordinator::HandOver> FailoverCoordinator::handOver(int64_t target, milliseconds timeout) {
   const int64_t me = ctx_.config.brokerId;
-  if (!ctx_.role.isMaster()) co_return makeError(1, "broker " + std::to_string(me) + " is not the master of " + keys_.base);
-  if (target == me) co_return makeError(1, "broker " + std::to_string(me) + " is the master already");
+  if (!ctx_.role.isMaster()) co_return HandOver{false, "broker " + std::to_string(me) + " is not the master of " + keys_.base};
+  if (target == me) co_return HandOver{false, "broker " + std::to_string(me) + " is the master already"};
   ctx_.role.setDraining(true);  // new sends answer SERVICE_NOT_AVAILABLE; those in flight finish
-  auto undo = [&](std::string why) -> Result<std::string> {
+  auto undo = [this](std::string why) {
     ctx_.role.setDraining(false);
-    return makeError(1, std::move(why));
+    return HandOver{false, std::move(why)};
   };
   const auto deadline = Clock::now() + timeout;
   int64_t end = 0, ack = -1;
@@ -488,8 +489,8 @@ asio::awaitable<Result<std::string>> FailoverCoordinator::handOver(int64_t targe
   if (!t->succeeded) co_return undo("the group's state changed meanwhile; nothing handed over");
   demote(next.epoch, "planned switchover to broker " + std::to_string(target) + " (commit log end " +
                          std::to_string(end) + " acknowledged by it)");
-  co_return "broker " + std::to_string(target) + " takes over " + keys_.base + " at commit log offset " +
-      std::to_string(end);
+  co_return HandOver{true, "broker " + std::to_string(target) + " takes over " + keys_.base +
+                              " at commit log offset " + std::to_string(end)};
 }
 
 std::string FailoverCoordinator::statusJson() const {

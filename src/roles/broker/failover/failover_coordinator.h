@@ -73,7 +73,11 @@ class FailoverCoordinator {
   // whole commit log (≤ timeout), then hand mastership to it in one transaction and step down.
   // No acknowledged message is lost, ASYNC_MASTER included. Runs on the coordinator's thread;
   // await it from any executor.
-  asio::awaitable<Result<std::string>> handOver(int64_t target, std::chrono::milliseconds timeout);
+  struct HandOver {  // default-constructible: asio::co_spawn hands one back across executors
+    bool ok = false;
+    std::string message;  // what happened, or why nothing was handed over
+  };
+  asio::awaitable<HandOver> handOver(int64_t target, std::chrono::milliseconds timeout);
   asio::io_context& executorContext() { return io_; }
 
  private:

@@ -41,8 +41,7 @@ void registerFailoverProcessor(BrokerContext& ctx, FailoverCoordinator& coordina
         auto handOver = coordinator.handOver(target, timeout);
         auto& io = coordinator.executorContext();
         auto done = co_await asio::co_spawn(io, std::move(handOver), asio::use_awaitable);
-        if (!done) co_return RemotingCommand::response(ResponseCode::SYSTEM_ERROR, done.error().message);
-        co_return RemotingCommand::response(ResponseCode::SUCCESS, *done);
+        co_return RemotingCommand::response(done.ok ? ResponseCode::SUCCESS : ResponseCode::SYSTEM_ERROR, done.message);
       });
 }
 
