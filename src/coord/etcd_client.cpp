@@ -40,9 +40,15 @@ void EtcdClient::keepConnection(size_t endpoint, std::unique_ptr<GatewayConnecti
 
 asio::awaitable<Result<std::string>> EtcdClient::attempt(size_t endpoint, const char* path, const std::string& body) {
   auto conn = takeConnection(endpoint);
+  // Listed while in use so close() can end the call; unlisted however the frame ends.
+  struct BusyMark {
+    std::vector<GatewayConnection*>& busy;
+    GatewayConnection* conn;
+    ~BusyMark() { std::erase(busy, conn); }
+  };
   busy_.push_back(conn.get());
+  BusyMark mark{busy_, conn.get()};
   auto answer = co_await conn->post(path, body, opts_.requestTimeout);
-  std::erase(busy_, conn.get());
   if (!answer) co_return answer.error();
   keepConnection(endpoint, std::move(conn));
   const int status = answer->status;
@@ -71,32 +77,37 @@ asio::awaitable<Result<std::string>> EtcdClient::call(const char* path, std::str
 }
 
 asio::awaitable<Result<std::vector<KeyValue>>> EtcdClient::range(std::string key, bool prefix) {
-  auto body = co_await call("/v3/kv/range", gateway::rangeRequest(key, prefix));
+  auto request = gateway::rangeRequest(key, prefix);
+  auto body = co_await call("/v3/kv/range", std::move(request));
   if (!body) co_return body.error();
   co_return gateway::decodeRange(*body);
 }
 
 asio::awaitable<Result<int64_t>> EtcdClient::put(std::string key, std::string value, int64_t lease) {
-  auto body = co_await call("/v3/kv/put", gateway::putRequest(key, value, lease));
+  auto request = gateway::putRequest(key, value, lease);
+  auto body = co_await call("/v3/kv/put", std::move(request));
   if (!body) co_return body.error();
   co_return gateway::decodeRevision(*body);
 }
 
 asio::awaitable<Result<int64_t>> EtcdClient::remove(std::string key, bool prefix) {
-  auto body = co_await call("/v3/kv/deleterange", gateway::deleteRequest(key, prefix));
+  auto request = gateway::deleteRequest(key, prefix);
+  auto body = co_await call("/v3/kv/deleterange", std::move(request));
   if (!body) co_return body.error();
   co_return gateway::decodeDeleted(*body);
 }
 
 asio::awaitable<Result<TxnResult>> EtcdClient::txn(std::vector<Compare> compares, std::vector<TxnOp> success,
                                                    std::vector<TxnOp> failure) {
-  auto body = co_await call("/v3/kv/txn", gateway::txnRequest(compares, success, failure));
+  auto request = gateway::txnRequest(compares, success, failure);
+  auto body = co_await call("/v3/kv/txn", std::move(request));
   if (!body) co_return body.error();
   co_return gateway::decodeTxn(*body);
 }
 
 asio::awaitable<Result<LeaseGrant>> EtcdClient::leaseGrant(int64_t ttlSeconds) {
-  auto body = co_await call("/v3/lease/grant", gateway::leaseGrantRequest(ttlSeconds));
+  auto request = gateway::leaseGrantRequest(ttlSeconds);
+  auto body = co_await call("/v3/lease/grant", std::move(request));
   if (!body) co_return body.error();
   co_return gateway::decodeLeaseGrant(*body);
 }
@@ -104,19 +115,22 @@ asio::awaitable<Result<LeaseGrant>> EtcdClient::leaseGrant(int64_t ttlSeconds) {
 asio::awaitable<Result<int64_t>> EtcdClient::leaseKeepAlive(int64_t id) {
   // A streaming RPC through the gateway: one request message, one answer message, then the stream
   // ends with the request body (README.md).
-  auto body = co_await call("/v3/lease/keepalive", gateway::leaseIdRequest(id));
+  auto request = gateway::leaseIdRequest(id);
+  auto body = co_await call("/v3/lease/keepalive", std::move(request));
   if (!body) co_return body.error();
   co_return gateway::decodeKeepAlive(*body, id);
 }
 
 asio::awaitable<Result<void>> EtcdClient::leaseRevoke(int64_t id) {
-  auto body = co_await call("/v3/lease/revoke", gateway::leaseIdRequest(id));
+  auto request = gateway::leaseIdRequest(id);
+  auto body = co_await call("/v3/lease/revoke", std::move(request));
   if (!body) co_return body.error();
   co_return Result<void>();
 }
 
 asio::awaitable<Result<int64_t>> EtcdClient::leaseTimeToLive(int64_t id) {
-  auto body = co_await call("/v3/lease/timetolive", gateway::leaseIdRequest(id));
+  auto request = gateway::leaseIdRequest(id);
+  auto body = co_await call("/v3/lease/timetolive", std::move(request));
   if (!body) co_return body.error();
   co_return gateway::decodeTimeToLive(*body, id);
 }
