@@ -12,6 +12,7 @@ void ReplicaSet::begin(int64_t epoch, int64_t epochStart, std::vector<int64_t> i
   for (auto& [id, r] : replicas_) r.ack = -1;  // acks of an earlier mastership mean nothing now
   inSync_ = std::move(inSync);
   for (auto& [id, r] : replicas_) r.inSync = std::count(inSync_.begin(), inSync_.end(), id) > 0;
+  confirmed_ = -2;  // the store's ack belongs to an earlier mastership: always replace it
   publishLocked();
 }
 

@@ -68,7 +68,7 @@ class ReplicaSet {
   int64_t lastTickEnd_ = 0;
   std::map<int64_t, Replica> replicas_;
   std::vector<int64_t> inSync_;
-  int64_t confirmed_ = INT64_MAX;
+  int64_t confirmed_ = -2;  // what the store was last given (-2: nothing yet)
   int64_t epochHeard_ = 0;
   uint64_t nextToken_ = 0;
 };

@@ -353,7 +353,7 @@ void FailoverCoordinator::demote(int64_t epoch, const std::string& why) {
   masterLeaseId_ = 0;
   ctx_.role.becomeSlave(epoch, ctx_.config.brokerId);
   ctx_.store.setRole("SLAVE");
-  repl_.detachFromMaster();
+  repl_.stepDown();
   followingEpoch_ = 0;
   if (hooks_.becameSlave) hooks_.becameSlave();
 }
@@ -504,7 +504,8 @@ std::string FailoverCoordinator::statusJson() const {
   w.Key("epoch"); w.Int64(ctx_.role.epoch());
   w.Key("commitLogMaxOffset"); w.Int64(ctx_.store.maxPhyOffset());
   if (st.state) {
-    w.Key("state"); w.RawValue(toJson(*st.state).c_str(), toJson(*st.state).size(), rapidjson::kObjectType);
+    auto text = toJson(*st.state);
+    w.Key("state"); w.RawValue(text.c_str(), text.size(), rapidjson::kObjectType);
   }
   w.Key("members"); w.StartArray();
   for (auto& m : st.members) {

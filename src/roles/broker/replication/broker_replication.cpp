@@ -63,6 +63,11 @@ void BrokerReplication::detachFromMaster() {
   if (client_) client_->detach();
 }
 
+void BrokerReplication::stepDown() {
+  master_->setAccepting(false);
+  detachFromMaster();
+}
+
 void BrokerReplication::actAsMaster(int64_t epoch, int64_t epochStart, std::vector<int64_t> inSync) {
   detachFromMaster();
   replicas_->begin(epoch, epochStart, std::move(inSync));

@@ -54,6 +54,9 @@ class BrokerReplication {
   // Failover: stop following (returns once no replicated frame can land), then serve slaves of
   // `epoch` (begun at `epochStart`) with `inSync` as the in-sync set.
   void detachFromMaster();
+  // Failover, a master stepping down: refuses slaves (closing their connections) and follows nobody
+  // until actAsSlave.
+  void stepDown();
   void actAsMaster(int64_t epoch, int64_t epochStart, std::vector<int64_t> inSync);
   // Failover: refuse slaves; follow the master of `epoch` (remoting and HA addresses).
   void actAsSlave(const std::string& masterAddr, const std::string& masterHaAddr, int64_t epoch);
