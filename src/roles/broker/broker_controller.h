@@ -71,6 +71,9 @@ class BrokerController {
   const BrokerConfig& config() const { return config_; }
   uint16_t port() const;  // bound main port
   BrokerContext& context() { return *ctx_; }
+  // The name-server registration (after start()): a failover role change calls
+  // registrar().setIdentity({...}) and then awaits registrar().registerNow().
+  NamesrvRegistrar& registrar() { return *registrar_; }
 
   // GET /readyz: "" once the store is recovered, the broker serves and a name server accepted
   // its registration; else what it waits for. Any thread, any time (before start() too).
