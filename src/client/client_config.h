@@ -18,6 +18,9 @@ struct ClientConfig {
   std::chrono::milliseconds pollNameServerInterval{30000};
   std::chrono::milliseconds heartbeatBrokerInterval{30000};
   std::chrono::milliseconds rpcTimeout{3000};  // name server and admin calls
+  // A failed send refreshes its topic's route at once (ClientInstance::refreshRouteAfterFailure),
+  // at most once per this interval per topic.
+  std::chrono::milliseconds routeRefreshAfterFailureInterval{200};
   // Java NettyClientConfig (system properties com.rocketmq.remoting.clientAsyncSemaphoreValue /
   // clientOnewaySemaphoreValue there): at most this many asynchronous requests (sendAsync, the
   // push consumer's pulls) / oneway requests (sendOneway, oneway offset updates, END_TRANSACTION)

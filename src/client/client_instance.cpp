@@ -159,6 +159,46 @@ asio::awaitable<Result<TopicRouteData>> ClientInstance::route(const std::string&
   co_return parsed;
 }
 
+asio::awaitable<Result<TopicRouteData>> ClientInstance::refreshRouteAfterFailure(const std::string& topic) {
+  using Shared = net::AsyncResult<Result<TopicRouteData>>;
+  std::shared_ptr<Shared> shared;
+  bool fetcher = false;
+  {
+    std::lock_guard lk(mu_);
+    auto& state = failureRefresh_[topic];
+    if (state.inflight) {
+      shared = state.inflight;
+    } else if (std::chrono::steady_clock::now() - state.lastDone >= config_.routeRefreshAfterFailureInterval) {
+      shared = state.inflight = std::make_shared<Shared>();
+      fetcher = true;
+    }
+  }
+  if (!shared) co_return co_await route(topic);  // fetched a moment ago: that route is current
+  if (!fetcher) {
+    // The fetch tries every name server with rpcTimeout each; past that, the cache.
+    const auto bound = config_.rpcTimeout * static_cast<int64_t>(namesrvs_.size() + 1);
+    if (co_await shared->wait(bound)) co_return shared->value();
+    co_return co_await route(topic);
+  }
+  auto fresh = co_await route(topic, true);
+  ++failureRefreshes_;
+  {
+    std::lock_guard lk(mu_);
+    auto& state = failureRefresh_[topic];
+    state.inflight.reset();
+    state.lastDone = std::chrono::steady_clock::now();
+  }
+  shared->set(fresh);
+  if (!fresh) log::warn("route refresh of {} after a failed send: {}", topic, fresh.error().message);
+  co_return fresh;
+}
+
+void ClientInstance::refreshRouteAfterFailureSoon(std::string topic) {
+  spawn([](ClientInstance* self, std::string t) -> asio::awaitable<void> {
+    co_await self->refreshRouteAfterFailure(t);
+  }(this, std::move(topic)));
+}
+
 std::optional<TopicRouteData> ClientInstance::cachedRoute(const std::string& topic) const {
   std::lock_guard lk(mu_);
   auto it = routes_.find(topic);

@@ -25,6 +25,7 @@
 #include "client/client_config.h"
 #include "client/route.h"
 #include "common/result.h"
+#include "net/async_result.h"
 #include "net/io_pool.h"
 #include "net/remoting_client.h"
 
@@ -67,6 +68,15 @@ class ClientInstance : public std::enable_shared_from_this<ClientInstance> {
   // Route from the cache, fetched from the name server when absent (or when refresh is true).
   asio::awaitable<Result<TopicRouteData>> route(const std::string& topic, bool refresh = false);
   std::optional<TopicRouteData> cachedRoute(const std::string& topic) const;
+  // A send to `topic` failed (a failover: master dead or fenced, a slave answering 14; or a stale
+  // route): fetches the route from the name server now instead of at the next 30 s poll. At most
+  // one fetch per topic per ClientConfig::routeRefreshAfterFailureInterval: concurrent callers
+  // share the fetch under way (and its result); inside the interval the cached route is returned.
+  asio::awaitable<Result<TopicRouteData>> refreshRouteAfterFailure(const std::string& topic);
+  // The same, not awaited (after a send's last attempt): the next send finds the fresh route.
+  void refreshRouteAfterFailureSoon(std::string topic);
+  // Name server fetches refreshRouteAfterFailure made (tests, diagnostics).
+  uint64_t routeRefreshesAfterFailure() const { return failureRefreshes_.load(); }
   // Addresses known from cached routes.
   // Java findBrokerAddressInPublish: the master only (sends, queue offsets, send-back).
   std::optional<std::string> masterAddr(const std::string& brokerName) const;
@@ -124,6 +134,12 @@ class ClientInstance : public std::enable_shared_from_this<ClientInstance> {
   std::map<std::string, std::map<int64_t, std::string>> brokerAddrTable_;  // brokerName -> id -> addr
   std::set<std::string> watched_;
   std::function<std::string()> heartbeatBody_;
+  struct FailureRefresh {
+    std::chrono::steady_clock::time_point lastDone{};
+    std::shared_ptr<net::AsyncResult<Result<TopicRouteData>>> inflight;  // the fetch under way
+  };
+  std::map<std::string, FailureRefresh> failureRefresh_;  // by topic
+  std::atomic<uint64_t> failureRefreshes_{0};
   std::vector<std::shared_ptr<void>> timers_;
 };
 

@@ -7,7 +7,7 @@
 
 namespace rmq::test {
 
-std::string registerBody(int64_t counter, std::initializer_list<std::string> topics) {
+std::string registerBody(int64_t counter, std::initializer_list<std::string> topics, int64_t epoch) {
   std::string table;
   for (auto& t : topics) {
     int queues = 4, perm = 6, sysFlag = 0;
@@ -19,10 +19,11 @@ std::string registerBody(int64_t counter, std::initializer_list<std::string> top
         "\"topicName\":\"{0}\",\"topicSysFlag\":{3},\"writeQueueNums\":{1}}}",
         name, queues, perm, sysFlag);
   }
+  std::string state = epoch > 0 ? fmt::format("\"stateVersion\":{},", epoch) : "";
   return fmt::format(
-      "{{\"filterServerList\":[],\"topicConfigSerializeWrapper\":{{\"dataVersion\":{{\"counter\":{},"
+      "{{\"filterServerList\":[],\"topicConfigSerializeWrapper\":{{\"dataVersion\":{{\"counter\":{},{}"
       "\"timestamp\":1700000000000}},\"topicConfigTable\":{{{}}}}}}}",
-      counter, table);
+      counter, state, table);
 }
 
 net::RemotingCommand registerRequest(const std::string& cluster, const std::string& name, int64_t id,

@@ -13,7 +13,8 @@
 namespace rmq::test {
 
 // RegisterBrokerBody JSON as a 4.9.7 broker sends it; topics are "name:queues[:perm[:sysFlag]]".
-std::string registerBody(int64_t counter, std::initializer_list<std::string> topics);
+// epoch > 0 adds dataVersion.stateVersion (a failover broker's group epoch).
+std::string registerBody(int64_t counter, std::initializer_list<std::string> topics, int64_t epoch = 0);
 // REGISTER_BROKER request (uncompressed JSON body, bodyCrc32 set).
 net::RemotingCommand registerRequest(const std::string& cluster, const std::string& name, int64_t id,
                                      const std::string& addr, const std::string& body);

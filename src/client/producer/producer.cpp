@@ -188,8 +188,8 @@ asio::awaitable<Result<std::vector<MessageQueue>>> Producer::asyncFetchPublishQu
 asio::awaitable<Result<SendResult>> Producer::sendTo(const Prepared& p, const MessageQueue& mq, Mode mode,
                                                      std::chrono::milliseconds timeout) {
   auto addr = instance_->masterAddr(mq.brokerName);
-  if (!addr) {
-    co_await instance_->route(p.topic, true);
+  if (!addr) {  // the group has no master in our route (e.g. mid-failover): ask again
+    co_await instance_->refreshRouteAfterFailure(p.topic);
     addr = instance_->masterAddr(mq.brokerName);
     if (!addr) co_return makeError(ResponseCode::SERVICE_NOT_AVAILABLE, "The broker[" + mq.brokerName + "] not exist");
   }
@@ -257,6 +257,7 @@ asio::awaitable<Result<SendResult>> Producer::sendWithRetries(Prepared p, Mode m
       break;
     }
     MessageQueue mq = selector_.select(*queues, lastBroker, nowMillis());
+    const auto usedAddr = instance_->masterAddr(mq.brokerName);
     auto callStart = std::chrono::steady_clock::now();
     auto r = co_await sendTo(p, mq, mode, timeout - elapsed);
     int64_t latency = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - callStart).count();
@@ -272,15 +273,20 @@ asio::awaitable<Result<SendResult>> Producer::sendWithRetries(Prepared p, Mode m
     log::warn("send to {} failed (attempt {}/{}): {} {}", mq.toString(), attempt + 1, times, r.error().code,
               r.error().message);
     if (!isRetryableSendCode(r.error().code)) co_return r;
-    // The route may be stale (broker gone, queues changed): refresh it before the next attempt
-    // (not when no time is left for one).
-    if (attempt + 1 < times && std::chrono::steady_clock::now() - begin < timeout) {
-      auto fresh = co_await instance_->route(p.topic, true);
-      if (fresh) {
-        auto q = publishQueues(p.topic, *fresh);
-        if (!q.empty()) queues = std::move(q);
-      }
+    // The route may be stale (a failover moved the master, a demoted or fenced master answers 14,
+    // a broker is gone, queues changed): refresh it now, rate-limited and shared per topic
+    // (ClientInstance::refreshRouteAfterFailure), and retry on what the name server says now.
+    // Without a retry left the refresh runs unawaited, for the next send.
+    if (attempt + 1 >= times || std::chrono::steady_clock::now() - begin >= timeout) {
+      instance_->refreshRouteAfterFailureSoon(p.topic);
+      continue;
     }
+    auto fresh = co_await instance_->refreshRouteAfterFailure(p.topic);
+    if (!fresh) continue;
+    auto q = publishQueues(p.topic, *fresh);
+    if (!q.empty()) queues = std::move(q);
+    // The failed address is no longer the group's master: its isolation does not apply to the new one.
+    if (instance_->masterAddr(mq.brokerName) != usedAddr) selector_.faults().remove(mq.brokerName);
   }
   if (lastResult) co_return *lastResult;
   co_return *lastError;

@@ -165,13 +165,22 @@ RemotingCommand NamesrvProcessor::registerBroker(const Conn& conn, const Cmd& re
                          field(req, "haServerAddr")};
   bool known = routes_.dataVersionOf(reg.brokerAddr).has_value();
   auto result = routes_.registerBroker(reg, *body, ChannelRef{conn->id(), conn}, steadyMillis());
+  if (!result) {
+    // A master of an older epoch (failover fencing): the broker logs the remark.
+    log::warn("REGISTER_BROKER from {} refused: {}", conn->remoteAddress(), result.error().message);
+    return fail(result.error().code, result.error().message);
+  }
+  if (!result->replacedMaster.empty()) {
+    log::info("broker group {}/{}: {} (epoch {}) replaces master {} under brokerId 0", reg.clusterName,
+              reg.brokerName, reg.brokerAddr, body->dataVersion.stateVersion.value_or(0), result->replacedMaster);
+  }
   if (!known) {
     log::info("new broker registered: cluster={} name={} id={} addr={} ha={} topics={} from {}", reg.clusterName,
               reg.brokerName, reg.brokerId, reg.brokerAddr, reg.haServerAddr, body->topics.size(), conn->remoteAddress());
   }
   auto resp = ok();
-  if (!result.masterAddr.empty()) resp.extFields.set("masterAddr", result.masterAddr);
-  if (!result.haServerAddr.empty()) resp.extFields.set("haServerAddr", result.haServerAddr);
+  if (!result->masterAddr.empty()) resp.extFields.set("masterAddr", result->masterAddr);
+  if (!result->haServerAddr.empty()) resp.extFields.set("haServerAddr", result->haServerAddr);
   if (auto order = kv_.kvListJson(kNamespaceOrderTopicConfig)) resp.body = std::move(*order);
   return resp;
 }

@@ -17,6 +17,7 @@ DataVersion readDataVersion(const rapidjson::Value& v) {
   DataVersion dv;
   dv.timestamp = json::getInt64(v, "timestamp").value_or(0);
   dv.counter = json::getInt64(v, "counter").value_or(0);
+  dv.stateVersion = json::getInt64(v, "stateVersion");  // 5.x / failover brokers only
   return dv;
 }
 

@@ -15,7 +15,12 @@ namespace rmq::namesrv {
 struct DataVersion {
   int64_t timestamp = 0;
   int64_t counter = 0;
-  bool operator==(const DataVersion&) const = default;
+  // The broker group's failover epoch (RocketMQ 5.x DataVersion.stateVersion). Absent from Java
+  // 4.x brokers and from ours with failover off; compared as 0 when absent, as 5.x does.
+  std::optional<int64_t> stateVersion;
+  bool operator==(const DataVersion& o) const {
+    return timestamp == o.timestamp && counter == o.counter && stateVersion.value_or(0) == o.stateVersion.value_or(0);
+  }
 };
 
 // A broker's TopicConfig as carried in REGISTER_BROKER (only the fields the name server uses

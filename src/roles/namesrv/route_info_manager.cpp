@@ -1,12 +1,23 @@
 #include "roles/namesrv/route_info_manager.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <mutex>
+
+#include "common/response_code.h"
 
 namespace rmq::namesrv {
 
-RegisterBrokerResult RouteInfoManager::registerBroker(const BrokerRegistration& reg, const RegisterBrokerBody& body,
-                                                      ChannelRef channel, int64_t nowMillis) {
+Result<RegisterBrokerResult> RouteInfoManager::registerBroker(const BrokerRegistration& reg,
+                                                              const RegisterBrokerBody& body, ChannelRef channel,
+                                                              int64_t nowMillis) {
   std::unique_lock lk(mu_);
+  if (auto refused = staleEpochLocked(reg, body.dataVersion)) {
+    // As 5.x: a refused address keeps no live entry unless the group still lists it.
+    forgetUnlistedAddrLocked(reg.brokerAddr);
+    return *refused;
+  }
   clusterAddrTable_[reg.clusterName].insert(reg.brokerName);
 
   auto [it, created] = brokerAddrTable_.try_emplace(reg.brokerName);
@@ -15,10 +26,23 @@ RegisterBrokerResult RouteInfoManager::registerBroker(const BrokerRegistration& 
     data.cluster = reg.clusterName;
     data.brokerName = reg.brokerName;
   }
+  RegisterBrokerResult result;
+  const std::optional<int64_t> epoch = body.dataVersion.stateVersion;
+  bool takeOver = false;
+  if (reg.brokerId == 0 && epoch) {
+    auto& known = masterEpoch_[reg.brokerName];
+    known = std::max(known, *epoch);
+    auto old = data.brokerAddrs.find(0);
+    takeOver = old != data.brokerAddrs.end() && old->second != reg.brokerAddr;
+    if (takeOver) result.replacedMaster = old->second;
+  }
   // A promoted slave: the same address under another id is dropped first.
   std::erase_if(data.brokerAddrs, [&](const auto& kv) { return kv.second == reg.brokerAddr && kv.first != reg.brokerId; });
   auto [addrIt, newAddr] = data.brokerAddrs.insert_or_assign(reg.brokerId, reg.brokerAddr);
-  bool registerFirst = created || newAddr;
+  // The old master's live entry goes with its id-0 slot: it must not outlive it as this
+  // group's master (slaves are told the master of id 0 only while it is live).
+  if (takeOver) forgetUnlistedAddrLocked(result.replacedMaster);
+  bool registerFirst = created || newAddr || takeOver;
 
   if (reg.brokerId == 0) {
     auto live = brokerLiveTable_.find(reg.brokerAddr);
@@ -38,7 +62,6 @@ RegisterBrokerResult RouteInfoManager::registerBroker(const BrokerRegistration& 
     else filterServerTable_[reg.brokerAddr] = *body.filterServerList;
   }
 
-  RegisterBrokerResult result;
   if (reg.brokerId != 0) {
     auto master = data.brokerAddrs.find(0);
     if (master != data.brokerAddrs.end()) {
@@ -50,6 +73,41 @@ RegisterBrokerResult RouteInfoManager::registerBroker(const BrokerRegistration& 
     }
   }
   return result;
+}
+
+std::optional<Error> RouteInfoManager::staleEpochLocked(const BrokerRegistration& reg, const DataVersion& version) const {
+  if (!version.stateVersion) return std::nullopt;
+  auto known = masterEpoch_.find(reg.brokerName);
+  if (known == masterEpoch_.end() || *version.stateVersion >= known->second) return std::nullopt;
+  std::string master;
+  if (auto b = brokerAddrTable_.find(reg.brokerName); b != brokerAddrTable_.end()) {
+    if (auto m = b->second.brokerAddrs.find(0); m != b->second.brokerAddrs.end()) master = m->second;
+  }
+  // A stale slave registration from elsewhere harms nobody; from the master's address it would
+  // take the master out of id 0.
+  if (reg.brokerId != 0 && reg.brokerAddr != master) return std::nullopt;
+  return makeError(ResponseCode::SYSTEM_ERROR,
+                   fmt::format("stale epoch: broker group {}/{} is at epoch {} (master {}); the registration of {} as "
+                               "brokerId {} carries epoch {}",
+                               reg.clusterName, reg.brokerName, known->second, master.empty() ? "none" : master,
+                               reg.brokerAddr, reg.brokerId, *version.stateVersion));
+}
+
+void RouteInfoManager::forgetUnlistedAddrLocked(const std::string& brokerAddr) {
+  for (const auto& [name, data] : brokerAddrTable_) {
+    for (const auto& [id, addr] : data.brokerAddrs) {
+      if (addr == brokerAddr) return;
+    }
+  }
+  brokerLiveTable_.erase(brokerAddr);
+  filterServerTable_.erase(brokerAddr);
+}
+
+std::optional<int64_t> RouteInfoManager::masterEpoch(const std::string& brokerName) const {
+  std::shared_lock lk(mu_);
+  auto it = masterEpoch_.find(brokerName);
+  if (it == masterEpoch_.end()) return std::nullopt;
+  return it->second;
 }
 
 void RouteInfoManager::unregisterBroker(const std::string& clusterName, const std::string& brokerAddr,

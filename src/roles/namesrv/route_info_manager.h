@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/result.h"
 #include "roles/namesrv/register_body.h"
 #include "roles/namesrv/route_data.h"
 
@@ -36,6 +37,9 @@ struct BrokerRegistration {
 struct RegisterBrokerResult {
   std::string masterAddr;    // empty unless a slave whose master is registered and live
   std::string haServerAddr;
+  // An epoch-carrying brokerId-0 registration from a new address took the group over: the
+  // previous master's address it dropped (empty otherwise). For the log.
+  std::string replacedMaster;
 };
 
 struct TopicListResult {
@@ -43,10 +47,17 @@ struct TopicListResult {
   std::optional<std::string> brokerAddr;
 };
 
+// Failover epochs (body.dataVersion.stateVersion, RocketMQ 5.x's fence against two masters,
+// apache/rocketmq#6316): per broker group the highest epoch a brokerId-0 registration carried is
+// kept. A registration whose epoch is lower is refused (SYSTEM_ERROR, nothing applied) when it
+// claims brokerId 0 or comes from the current master's address; an epoch-carrying brokerId-0
+// registration from a new address takes the group over at once (the old master's address and
+// live entry are dropped, the new one leaves its slave id). Registrations without an epoch (Java
+// 4.x brokers, ours with failover off) are never fenced and behave as before.
 class RouteInfoManager {
  public:
-  RegisterBrokerResult registerBroker(const BrokerRegistration& reg, const RegisterBrokerBody& body,
-                                      ChannelRef channel, int64_t nowMillis);
+  Result<RegisterBrokerResult> registerBroker(const BrokerRegistration& reg, const RegisterBrokerBody& body,
+                                              ChannelRef channel, int64_t nowMillis);
   void unregisterBroker(const std::string& clusterName, const std::string& brokerAddr,
                         const std::string& brokerName, int64_t brokerId);
 
@@ -75,6 +86,8 @@ class RouteInfoManager {
   std::vector<std::string> onChannelDestroyed(uint64_t channelId);
 
   size_t liveBrokerCount() const;
+  // The highest epoch a brokerId-0 registration of `brokerName` carried (nullopt: none yet).
+  std::optional<int64_t> masterEpoch(const std::string& brokerName) const;
 
  private:
   struct LiveInfo {
@@ -87,6 +100,10 @@ class RouteInfoManager {
   void removeBrokerAddrLocked(const std::string& brokerAddr);
   void removeBrokerNameLocked(const std::string& brokerName);
   std::vector<std::string> topicsMatchingLocked(bool (*pick)(int32_t sysFlag)) const;
+  // The refusal of a registration below the group's epoch, if it is one (see the class comment).
+  std::optional<Error> staleEpochLocked(const BrokerRegistration& reg, const DataVersion& version) const;
+  // Drops the live and filter-server entries of an address no group lists any more.
+  void forgetUnlistedAddrLocked(const std::string& brokerAddr);
 
   mutable std::shared_mutex mu_;
   std::unordered_map<std::string, std::map<std::string, QueueData>> topicQueueTable_;
@@ -94,6 +111,9 @@ class RouteInfoManager {
   std::map<std::string, std::set<std::string>> clusterAddrTable_;
   std::unordered_map<std::string, LiveInfo> brokerLiveTable_;
   std::unordered_map<std::string, std::vector<std::string>> filterServerTable_;
+  // brokerName -> highest master epoch seen. Kept after the group's addresses expire: epochs only
+  // rise, so a stale master coming back later is still refused. Keyed like brokerAddrTable_.
+  std::unordered_map<std::string, int64_t> masterEpoch_;
 };
 
 }  // namespace rmq::namesrv

@@ -148,6 +148,10 @@ std::string encodeDataVersion(const DataVersion& v) {
   w.StartObject();
   key(w, "counter");
   w.Int64(v.counter);
+  if (v.stateVersion) {  // only what the broker sent: a 4.x broker's answer stays byte-identical
+    key(w, "stateVersion");
+    w.Int64(*v.stateVersion);
+  }
   key(w, "timestamp");
   w.Int64(v.timestamp);
   w.EndObject();

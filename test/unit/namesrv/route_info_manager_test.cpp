@@ -30,11 +30,11 @@ TEST_CASE("master registration creates routes; slave learns master and HA addres
   RouteInfoManager m;
   auto r1 = m.registerBroker(broker("c1", "broker-a", 0, "10.0.0.1:10911"), bodyWith({topic("T1"), topic("T2", 8)}),
                              ChannelRef{1, {}}, 0);
-  CHECK(r1.masterAddr.empty());
+  CHECK(r1->masterAddr.empty());
   auto r2 = m.registerBroker(broker("c1", "broker-a", 1, "10.0.0.2:10911"), bodyWith({topic("SLAVE_ONLY")}),
                              ChannelRef{2, {}}, 0);
-  CHECK(r2.masterAddr == "10.0.0.1:10911");
-  CHECK(r2.haServerAddr == "10.0.0.1:10911-ha");
+  CHECK(r2->masterAddr == "10.0.0.1:10911");
+  CHECK(r2->haServerAddr == "10.0.0.1:10911-ha");
 
   auto route = m.pickupTopicRouteData("T2");
   REQUIRE(route);

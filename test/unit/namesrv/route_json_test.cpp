@@ -32,6 +32,25 @@ TEST_CASE("topic list, KV table, data version JSON") {
   CHECK(encodeTopicList({"c"}, std::string("x:1")) == "{\"brokerAddr\":\"x:1\",\"topicList\":[\"c\"]}");
   CHECK(encodeKvTable({{"k", "v"}}) == "{\"table\":{\"k\":\"v\"}}");
   CHECK(encodeDataVersion({17, 3}) == "{\"counter\":3,\"timestamp\":17}");
+  CHECK(encodeDataVersion({17, 3, 0}) == "{\"counter\":3,\"stateVersion\":0,\"timestamp\":17}");
+  CHECK(encodeDataVersion({17, 3, 8}) == "{\"counter\":3,\"stateVersion\":8,\"timestamp\":17}");
+}
+
+TEST_CASE("RegisterBrokerBody: stateVersion (5.x / failover brokers) is read when present, absent otherwise") {
+  auto with = decodeRegisterBrokerBody(
+      "{\"filterServerList\":[],\"topicConfigSerializeWrapper\":{\"dataVersion\":{\"counter\":2,"
+      "\"stateVersion\":11,\"timestamp\":5},\"topicConfigTable\":{}}}",
+      false);
+  REQUIRE(with);
+  CHECK(with->dataVersion.stateVersion == 11);
+  CHECK(with->dataVersion.counter == 2);
+  auto without = decodeRegisterBrokerBody(
+      "{\"topicConfigSerializeWrapper\":{\"dataVersion\":{\"counter\":2,\"timestamp\":5}}}", false);
+  REQUIRE(without);
+  CHECK_FALSE(without->dataVersion.stateVersion.has_value());
+  auto dv = decodeDataVersion("{\"counter\":1,\"stateVersion\":\"3\",\"timestamp\":2}");
+  REQUIRE(dv);
+  CHECK(dv->stateVersion == 3);
 }
 
 TEST_CASE("RegisterBrokerBody JSON and bare wrapper decode") {

@@ -13,6 +13,7 @@
 #include "common/request_code.h"
 #include "common/response_code.h"
 #include "roles/broker/metadata/topic_config_manager.h"
+#include "roles/broker/registration/register_body.h"
 #include "roles/broker/replication/broker_replication.h"
 
 namespace rmq::broker {
@@ -29,41 +30,14 @@ NamesrvRegistrar::NamesrvRegistrar(BrokerContext& ctx, std::string haServerAddr)
 
 NamesrvRegistrar::~NamesrvRegistrar() { client_.shutdown(); }
 
+// From BrokerRole, at each registration: brokerId 0 only while a failover master's lease is proven
+// (its own id otherwise), the failover epoch (0 without failover: no stateVersion sent).
+RegistrationIdentity NamesrvRegistrar::identity() const {
+  return RegistrationIdentity{ctx_.role.registrationId(), haServerAddr_, ctx_.role.epoch()};
+}
+
 std::string NamesrvRegistrar::registerBody() const {
-  const auto& cfg = ctx_.config;
-  bool brokerRW = perm::isReadable(cfg.brokerPermission) && perm::isWriteable(cfg.brokerPermission);
-  DataVersion version = ctx_.topics.dataVersion();
-  json::Buffer buf;
-  json::Writer w(buf);
-  w.StartObject();
-  w.Key("filterServerList");
-  w.StartArray();
-  w.EndArray();
-  w.Key("topicConfigSerializeWrapper");
-  w.StartObject();
-  w.Key("dataVersion");
-  w.StartObject();
-  w.Key("counter"); w.Int64(version.counter);
-  w.Key("timestamp"); w.Int64(version.timestamp);
-  w.EndObject();
-  w.Key("topicConfigTable");
-  w.StartObject();
-  for (const auto& t : ctx_.topics.all()) {
-    w.Key(t.topicName.c_str(), static_cast<rapidjson::SizeType>(t.topicName.size()));
-    w.StartObject();
-    w.Key("order"); w.Bool(t.order);
-    w.Key("perm"); w.Int(brokerRW ? t.perm : cfg.brokerPermission);
-    w.Key("readQueueNums"); w.Int(t.readQueueNums);
-    w.Key("topicFilterType"); w.String(topicFilterTypeName(t.topicFilterType));
-    w.Key("topicName"); w.String(t.topicName.c_str(), static_cast<rapidjson::SizeType>(t.topicName.size()));
-    w.Key("topicSysFlag"); w.Int(t.topicSysFlag);
-    w.Key("writeQueueNums"); w.Int(t.writeQueueNums);
-    w.EndObject();
-  }
-  w.EndObject();
-  w.EndObject();
-  w.EndObject();
-  return std::string(buf.GetString(), buf.GetSize());
+  return encodeRegisterBody(ctx_.topics.dataVersion(), identity().epoch, ctx_.topics.all(), ctx_.config.brokerPermission);
 }
 
 void NamesrvRegistrar::start() {
@@ -100,26 +74,28 @@ asio::awaitable<void> NamesrvRegistrar::loop() {
 asio::awaitable<void> NamesrvRegistrar::registerAll() {
   auto list = ctx_.config.namesrvList();
   if (list.empty()) co_return;
-  std::string body = registerBody();
+  // Body and identity read together, once: every name server hears the same registration.
+  RegistrationIdentity id = identity();
+  std::string body = encodeRegisterBody(ctx_.topics.dataVersion(), id.epoch, ctx_.topics.all(), ctx_.config.brokerPermission);
   // One coroutine per name server, in parallel; `done` is cancelled when the last one finishes.
   auto done = std::make_shared<asio::steady_timer>(io_, asio::steady_timer::time_point::max());
   auto remaining = std::make_shared<size_t>(list.size());
   for (auto& addr : list) {
-    asio::co_spawn(io_, registerOne(addr, body), [done, remaining](std::exception_ptr) {
+    asio::co_spawn(io_, registerOne(addr, body, id), [done, remaining](std::exception_ptr) {
       if (--*remaining == 0) done->cancel();
     });
   }
   co_await done->async_wait(as_tuple(use_awaitable));
 }
 
-asio::awaitable<void> NamesrvRegistrar::registerOne(std::string addr, std::string body) {
+asio::awaitable<void> NamesrvRegistrar::registerOne(std::string addr, std::string body, RegistrationIdentity id) {
   const auto& cfg = ctx_.config;
   auto req = net::RemotingCommand::request(RequestCode::REGISTER_BROKER);
   req.extFields.set("brokerName", cfg.brokerName);
   req.extFields.set("brokerAddr", cfg.brokerAddr());
   req.extFields.set("clusterName", cfg.brokerClusterName);
-  req.extFields.set("haServerAddr", haServerAddr_);
-  req.extFields.set("brokerId", ctx_.role.registrationId());  // failover: 0 only while the lease is proven
+  req.extFields.set("haServerAddr", id.haServerAddr);
+  req.extFields.set("brokerId", id.brokerId);
   req.extFields.set("compressed", std::string("false"));
   req.extFields.set("bodyCrc32", static_cast<int64_t>(crc32Masked(body)));
   req.body = std::move(body);
@@ -154,12 +130,13 @@ void NamesrvRegistrar::stop() {
   if (stopped_.exchange(true)) return;
   asio::post(io_, [wake = wake_] { wake->cancel(); });
   const auto& cfg = ctx_.config;
+  const int64_t brokerId = identity().brokerId;
   for (auto& addr : cfg.namesrvList()) {
     auto req = net::RemotingCommand::request(RequestCode::UNREGISTER_BROKER);
     req.extFields.set("brokerName", cfg.brokerName);
     req.extFields.set("brokerAddr", cfg.brokerAddr());
     req.extFields.set("clusterName", cfg.brokerClusterName);
-    req.extFields.set("brokerId", ctx_.role.registrationId());
+    req.extFields.set("brokerId", brokerId);
     auto res = client_.invokeSync(addr, std::move(req), std::chrono::milliseconds(cfg.registerBrokerTimeoutMills));
     if (!res.ok()) log::warn("unregister broker from name server {} failed: {}", addr, res.error().message);
   }

@@ -4,12 +4,15 @@
 // registerNameServerPeriod, an extra full registration soon after a topic is created, and
 // UNREGISTER_BROKER on shutdown. Every answer's masterAddr / haServerAddr go to
 // BrokerReplication::onRegistered (a slave follows the master the name servers name).
+// What a registration says about the node's role (brokerId, failover epoch) is read from
+// BrokerContext::role at each registration, so a failover flips it at run time (then registerSoon).
 // Threads: the periodic loop runs as a coroutine on one network io_context; RemotingClient calls
 // are asynchronous, so nothing blocks a network thread. start()/stop() from the controller thread.
 #include <asio/awaitable.hpp>
 #include <asio/steady_timer.hpp>
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "net/io_pool.h"
@@ -17,6 +20,16 @@
 #include "roles/broker/broker_context.h"
 
 namespace rmq::broker {
+
+// The role a registration announces. Failover flips it: brokerId 0 with the node's own HA
+// address as master, its own id as slave. epoch > 0 = the group's failover epoch, sent as
+// dataVersion.stateVersion (the name server refuses a master of an older epoch); 0 = failover
+// off: no stateVersion field, the body as Java 4.9's.
+struct RegistrationIdentity {
+  int64_t brokerId = 0;
+  std::string haServerAddr;
+  int64_t epoch = 0;
+};
 
 class NamesrvRegistrar {
  public:
@@ -29,22 +42,26 @@ class NamesrvRegistrar {
   void registerSoon();
   // Registers with every name server now; completes when all answered or timed out.
   asio::awaitable<void> registerNow();
+  // The identity the next registration (and the UNREGISTER of stop()) carries, from ctx.role. Java
+  // 5.x sends no UNREGISTER for the old brokerId on a flip: the name server drops an address's
+  // entry under another id when it registers under a new one.
+  RegistrationIdentity identity() const;
   // Stops the loop and sends UNREGISTER_BROKER to every name server (waits for the answers,
   // bounded by registerBrokerTimeoutMills). Must not be called on a network thread.
   void stop();
 
-  // Body of REGISTER_BROKER: RegisterBrokerBody JSON (§3.2).
+  // Body of REGISTER_BROKER: RegisterBrokerBody JSON (§3.2; register_body.h), epoch included.
   std::string registerBody() const;
   uint64_t registrationsSucceeded() const { return succeeded_.load(); }
 
  private:
   asio::awaitable<void> loop();
   asio::awaitable<void> registerAll();
-  asio::awaitable<void> registerOne(std::string addr, std::string body);
+  asio::awaitable<void> registerOne(std::string addr, std::string body, RegistrationIdentity id);
   void applyOrderTopics(std::string_view kvTableBody);  // ORDER_TOPIC_CONFIG from the answer
 
   BrokerContext& ctx_;
-  std::string haServerAddr_;
+  const std::string haServerAddr_;
   net::RemotingClient client_;
   asio::io_context& io_;
   std::shared_ptr<asio::steady_timer> wake_;
