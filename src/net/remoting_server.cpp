@@ -65,8 +65,11 @@ asio::awaitable<void> admit(asio::ip::tcp::socket socket, ServerTls tls, LiveCon
                             ConnectionHooks hooks, std::shared_ptr<ServerState> state) {
   auto admitted = co_await admitConnection(socket, tls, options->idleTimeout(), options->partialFrameTimeout());
   if (!admitted) {
-    log::warn("remoting: connection {} (local {}) closed: {}", endpointOf(socket, true), endpointOf(socket, false),
-              admitted.error().message);
+    if (admitted.error().code == ResponseCode::CLIENT_CONNECTION_CLOSED)
+      log::debug("remoting: connection {} closed before sending anything", endpointOf(socket, true));
+    else
+      log::warn("remoting: connection {} (local {}) closed: {}", endpointOf(socket, true), endpointOf(socket, false),
+                admitted.error().message);
     asio::error_code ec;
     socket.close(ec);
     co_return;

@@ -65,7 +65,7 @@ asio::awaitable<std::optional<uint8_t>> peekFirstByte(tcp::socket& socket, Clock
     ssize_t n = ::recv(socket.native_handle(), &first, 1, MSG_PEEK);
     if (n == 1) co_return first;
     if (n == 0) {
-      why = "closed by the peer before sending anything";
+      why = "";  // a port probe or health check: nothing to report
       co_return std::nullopt;
     }
     if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
@@ -95,6 +95,8 @@ asio::awaitable<Result<std::unique_ptr<TlsSession>>> admitConnection(tcp::socket
   socket.non_blocking(true, ec);
   std::string why;
   auto first = co_await peekFirstByte(socket, deadlineAfter(firstByteTimeout), why);
+  if (!first && why.empty())
+    co_return makeError(ResponseCode::CLIENT_CONNECTION_CLOSED, "closed by the peer before sending anything");
   if (!first) co_return refused(why);
   switch (judgeFirstByte(*first, tls.mode)) {
     case FirstByteVerdict::Plaintext: co_return std::unique_ptr<TlsSession>();

@@ -31,7 +31,8 @@ struct ServerTls {
 // A newly accepted connection on a permissive or enforcing port: waits (up to `firstByteTimeout`,
 // 0 = no bound) for its first byte without taking it, then either hands it back as plaintext
 // (null session), or completes the TLS handshake within `handshakeTimeout` (session), or refuses
-// it (error naming the peer and the reason, for one log line; the caller closes the socket).
+// it (error naming the reason, for one log line; the caller closes the socket). A peer that
+// closes before sending anything (a port probe) is CLIENT_CONNECTION_CLOSED: not worth a warning.
 asio::awaitable<Result<std::unique_ptr<TlsSession>>> admitConnection(asio::ip::tcp::socket& socket,
                                                                       const ServerTls& tls,
                                                                       std::chrono::seconds firstByteTimeout,

@@ -48,6 +48,7 @@ struct Node::Impl {
   config::TlsConfig tls;        // section "tls": Java's TlsSystemConfig keys
   net::ServerTls serverTls;     // what the remoting ports do (made by setUpTls)
   net::TlsContextPtr clientTls;  // the broker's connections to the name servers (tls.enable)
+  net::TlsContextPtr consoleTls;  // the console's clients: TLS when tls.enable or the ports enforce it
   namesrv::NamesrvConfig namesrvConfig;
 #if RMQ_HAS_BROKER
   broker::BrokerConfig brokerConfig;
@@ -108,7 +109,7 @@ void Node::Impl::addConsole(http::HttpRouter& router) {
     log::warn("console: no name server address (namesrvAddr); the console is off");
     return;
   }
-  console = std::make_unique<console::Console>(console::ConsoleOptions{namesrvAddr, process.consoleReadOnly});
+  console = std::make_unique<console::Console>(console::ConsoleOptions{namesrvAddr, process.consoleReadOnly, consoleTls});
   if (auto r = console->start(); !r) {
     log::warn("console: {}; the console is off", r.error().message);
     console.reset();
@@ -167,7 +168,7 @@ Result<void> Node::Impl::load() {
 // stop the start (exit code 2) with the key named, where Java would log and serve without TLS.
 Result<void> Node::Impl::setUpTls() {
   serverTls.mode = tls.mode();
-  bool clientTlsWanted = tls.enable && hasBroker();
+  bool clientTlsWanted = tls.enable || serverTls.mode == net::TlsMode::Enforcing;
   if (serverTls.mode == net::TlsMode::Disabled && !clientTlsWanted) return {};
   auto read = tls.readConfigFile();
   if (!read) return usageError(read.error().message);
@@ -180,7 +181,8 @@ Result<void> Node::Impl::setUpTls() {
   if (clientTlsWanted) {
     auto ctx = net::makeClientTlsContext(tls.clientSettings());
     if (!ctx) return usageError(ctx.error().message);
-    clientTls = std::move(*ctx);
+    consoleTls = *ctx;
+    if (tls.enable) clientTls = std::move(*ctx);
   }
   return {};
 }

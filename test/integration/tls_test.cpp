@@ -110,6 +110,13 @@ TEST_CASE("tls: an enforcing node refuses plaintext with a log line, serves TLS,
   std::string topic = uniqueName("TlsOnly");
   CHECK(codeOf(tls.call(node.brokerAddr, createTopicRequest(topic, 1))) == 0);
   CHECK(codeOf(tls.call(node.brokerAddr, sendRequest({.topic = topic, .body = "sealed"}))) == 0);
+
+  // The client library over TLS (ClientConfig::tls): route from the name server, send to the broker.
+  auto options = producerOptions(node);
+  options.client.tls = anyServerTls();
+  auto producer = startProducer(options);
+  CHECK(sendBodies(*producer, topic, "library-", 3).size() == 3);
+  producer->shutdown();
 }
 
 TEST_CASE("tls: need.client.auth=require (keys read from tls.config.file) refuses a client without a certificate") {
