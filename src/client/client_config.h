@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/local_address.h"
+#include "net/tls_context.h"
 
 namespace rmq::client {
 
@@ -32,6 +33,9 @@ struct ClientConfig {
   std::string accessKey;
   std::string secretKey;
   std::string securityToken;
+  // Java -Dtls.enable=true: every connection (name servers, brokers) speaks TLS with this context
+  // (client_tls.h makes it as Java's TlsHelper does). Null: plaintext.
+  net::TlsContextPtr tls;
 };
 
 // Splits "a:9876;b:9876" (also accepts ',' and spaces); empty parts dropped.

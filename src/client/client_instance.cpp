@@ -22,6 +22,7 @@ ClientInstance::ClientInstance(ClientConfig config, std::string clientId)
   net::ClientOptions remotingOptions;
   remotingOptions.clientAsyncSemaphoreValue = config_.clientAsyncSemaphoreValue;
   remotingOptions.clientOnewaySemaphoreValue = config_.clientOnewaySemaphoreValue;
+  remotingOptions.tls = config_.tls;
   remoting_ = std::make_unique<net::RemotingClient>(pool_, remotingOptions);
   if (!config_.accessKey.empty()) {
     acl::SessionCredentials credentials{config_.accessKey, config_.secretKey, config_.securityToken};

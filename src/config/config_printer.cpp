@@ -29,7 +29,9 @@ class TomlPrinter : public FieldVisitor {
     else if (f.min) out_ += fmt::format("# minimum: {}\n", *f.min);
     else if (f.max) out_ += fmt::format("# maximum: {}\n", *f.max);
     if (!f.choices.empty()) out_ += fmt::format("# one of: {}\n", fmt::join(f.choices, ", "));
-    out_ += fmt::format("{} = {}\n\n", f.name, literal);
+    // A dotted name (tls.server.mode) is quoted: bare, TOML would read it as nested tables.
+    if (f.name.find('.') != std::string_view::npos) out_ += fmt::format("\"{}\" = {}\n\n", f.name, literal);
+    else out_ += fmt::format("{} = {}\n\n", f.name, literal);
   }
   std::string& out_;
 };

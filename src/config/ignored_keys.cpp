@@ -153,7 +153,6 @@ constexpr std::array kIgnored = std::to_array<IgnoredKey>({
     {"clientSocketRcvBufSize", "NettyClientConfig", kNettyClient},
     {"clientPooledByteBufAllocatorEnable", "NettyClientConfig", kNettyClient},
     {"clientCloseSocketIfTimeout", "NettyClientConfig", kNettyClient},
-    {"useTLS", "NettyClientConfig", "TLS is not supported; rmqnode speaks plain TCP"},
     // NamesrvConfig
     {"productEnvName", "NamesrvConfig", kKvTestEnv},
     {"clusterTest", "NamesrvConfig", kKvTestEnv},

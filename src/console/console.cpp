@@ -78,6 +78,7 @@ Console::~Console() { shutdown(); }
 Result<void> Console::start() {
   client::ClientConfig cfg;
   cfg.namesrvAddr = state_->options.namesrvAddr;
+  cfg.tls = state_->options.tls;
   state_->admin = std::make_unique<client::AdminClient>(cfg);
   return state_->admin->start();  // the producer starts with the first test send (console_messages.cpp)
 }

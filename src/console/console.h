@@ -11,12 +11,14 @@
 
 #include "http/http_router.h"
 #include "common/result.h"
+#include "net/tls_context.h"
 
 namespace rmq::console {
 
 struct ConsoleOptions {
   std::string namesrvAddr;  // "host:port;host:port" the console's clients use
   bool readOnly = false;    // consoleReadOnly: create/delete topic, reset offset and send answer 403
+  net::TlsContextPtr tls;   // the clients connect with TLS (a node whose ports enforce it); null: plaintext
 };
 
 class Console {

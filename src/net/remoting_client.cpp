@@ -13,6 +13,7 @@
 #include "common/response_code.h"
 #include "net/async_result.h"
 #include "net/tcp_connection.h"
+#include "net/tls_handshake.h"
 
 namespace rmq::net {
 namespace {
@@ -20,6 +21,7 @@ namespace {
 using asio::experimental::as_tuple;
 using asio::use_awaitable;
 using ConnectResult = AsyncResult<Result<ConnectionPtr>>;
+using SteadyClock = std::chrono::steady_clock;
 
 struct Entry {
   std::shared_ptr<TcpConnection> conn;
@@ -73,12 +75,19 @@ asio::awaitable<Result<std::shared_ptr<TcpConnection>>> openSocket(const std::st
   timer->cancel();
   if (*timedOut) co_return connectError(addr, "timeout after " + std::to_string(options.connectTimeout.count()) + "ms");
   if (ec) co_return connectError(addr, ec.message());
+  std::unique_ptr<TlsSession> session;
+  if (options.tls) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(timer->expiry() - SteadyClock::now());
+    auto tls = co_await connectTls(*socket, *options.tls, std::max(left, std::chrono::milliseconds(1)));
+    if (!tls) co_return connectError(addr, tls.error().message);
+    session = std::move(*tls);
+  }
   ConnectionOptions limits = options.connection;
   limits.writeStallTimeout = std::chrono::seconds(0);  // server-side only (ClientOptions)
   // Reading answers never creates output, so a client must not stop reading because its own
   // requests are queued: the server would fill with unread answers and stop reading it (deadlock).
   limits.maxPendingWriteBytes = 0;
-  co_return TcpConnection::make(std::move(*socket), limits, clientHooks(st, addr));
+  co_return TcpConnection::make(std::move(*socket), limits, clientHooks(st, addr), std::move(session));
 }
 
 // Runs on an IoPool thread; publishes the outcome to every caller waiting on `result`.

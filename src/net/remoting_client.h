@@ -13,6 +13,7 @@
 #include "net/connection.h"
 #include "net/dispatcher.h"
 #include "net/io_pool.h"
+#include "net/tls_context.h"
 
 namespace rmq::net {
 
@@ -29,6 +30,9 @@ struct ClientOptions {
   // maxPendingWriteBytes is ignored too: a client keeps reading its answers however many of its
   // own requests wait to be written (a paused client and a paused server would wait on each other).
   ConnectionOptions connection{16 * 1024 * 1024, std::chrono::seconds(0)};
+  // Java tls.enable / NettyClientConfig.useTLS: every connection of this client speaks TLS with
+  // this context (makeClientTlsContext); the handshake counts against connectTimeout. Null: plaintext.
+  TlsContextPtr tls;
 };
 
 class RemotingClient {

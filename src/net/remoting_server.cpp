@@ -22,6 +22,7 @@ struct ServerState {
   std::unordered_map<uint64_t, std::shared_ptr<TcpConnection>> connections;
   std::function<void(const ConnectionPtr&)> onClosed;
   std::shared_ptr<std::atomic<int64_t>> inFlight = std::make_shared<std::atomic<int64_t>>(0);
+  std::atomic<bool> stopped{false};  // stop() began: a connection still being admitted is dropped
 };
 
 namespace {
@@ -40,10 +41,47 @@ ConnectionHooks makeHooks(const std::shared_ptr<Dispatcher>& dispatcher, const s
   return h;
 }
 
+void startConnection(asio::ip::tcp::socket socket, const LiveConnectionOptionsPtr& options,
+                     const ConnectionHooks& hooks, const std::shared_ptr<ServerState>& state,
+                     std::unique_ptr<TlsSession> tls) {
+  auto conn = TcpConnection::make(std::move(socket), options, hooks, std::move(tls));
+  {
+    std::lock_guard lk(state->mu);
+    state->connections.emplace(conn->id(), conn);
+  }
+  conn->start();
+}
+
+std::string endpointOf(const asio::ip::tcp::socket& socket, bool remote) {
+  asio::error_code ec;
+  auto ep = remote ? socket.remote_endpoint(ec) : socket.local_endpoint(ec);
+  return ec ? "unknown" : ep.address().to_string() + ":" + std::to_string(ep.port());
+}
+
+// A TLS port's new connection, on its own io_context: plaintext or TLS by the first byte, then
+// the connection proper. The first byte may take up to the idle timeout (a plaintext client may
+// connect before its first request); the handshake, once begun, at most partialFrameTimeout.
+asio::awaitable<void> admit(asio::ip::tcp::socket socket, ServerTls tls, LiveConnectionOptionsPtr options,
+                            ConnectionHooks hooks, std::shared_ptr<ServerState> state) {
+  auto admitted = co_await admitConnection(socket, tls, options->idleTimeout(), options->partialFrameTimeout());
+  if (!admitted) {
+    if (admitted.error().code == ResponseCode::CLIENT_CONNECTION_CLOSED)
+      log::debug("remoting: connection {} closed before sending anything", endpointOf(socket, true));
+    else
+      log::warn("remoting: connection {} (local {}) closed: {}", endpointOf(socket, true), endpointOf(socket, false),
+                admitted.error().message);
+    asio::error_code ec;
+    socket.close(ec);
+    co_return;
+  }
+  if (state->stopped.load()) co_return;  // the server stopped meanwhile: nobody would close this one
+  startConnection(std::move(socket), options, hooks, state, std::move(*admitted));
+}
+
 // Runs on pool.at(0); holds everything it touches so a destroyed server cannot dangle it.
 asio::awaitable<void> acceptLoop(std::shared_ptr<asio::ip::tcp::acceptor> acc, IoPool& pool,
                                  LiveConnectionOptionsPtr options, ConnectionHooks hooks,
-                                 std::shared_ptr<ServerState> state) {
+                                 std::shared_ptr<ServerState> state, ServerTls tls) {
   using asio::experimental::as_tuple;
   for (;;) {
     auto& ctx = pool.next();
@@ -53,12 +91,12 @@ asio::awaitable<void> acceptLoop(std::shared_ptr<asio::ip::tcp::acceptor> acc, I
       co_await pauseAfterAcceptError(acc, ec, "remoting");
       continue;
     }
-    auto conn = TcpConnection::make(std::move(socket), options, hooks);
-    {
-      std::lock_guard lk(state->mu);
-      state->connections.emplace(conn->id(), conn);
+    if (tls.mode == TlsMode::Disabled) {
+      startConnection(std::move(socket), options, hooks, state, nullptr);
+      continue;
     }
-    conn->start();
+    auto ex = socket.get_executor();
+    asio::co_spawn(ex, admit(std::move(socket), tls, options, hooks, state), asio::detached);
   }
 }
 
@@ -97,6 +135,8 @@ RemotingServer::~RemotingServer() { stop(std::chrono::milliseconds(0)); }
 
 Result<void> RemotingServer::start() {
   auto& o = impl_->options;
+  if (o.tls.mode != TlsMode::Disabled && !o.tls.context)
+    return makeError(ResponseCode::SYSTEM_ERROR, "remoting: tls.server.mode is not disabled but no TLS context was made");
   auto listening = listenTcp(impl_->pool.at(0), o.host, o.port, "remoting");
   if (!listening) return listening.error();
   auto acc = std::move(*listening);
@@ -104,9 +144,12 @@ Result<void> RemotingServer::start() {
   impl_->acceptor = acc;
   impl_->running = true;
   asio::co_spawn(impl_->pool.at(0),
-                 acceptLoop(acc, impl_->pool, impl_->limits, makeHooks(impl_->dispatcher, impl_->state), impl_->state),
+                 acceptLoop(acc, impl_->pool, impl_->limits, makeHooks(impl_->dispatcher, impl_->state), impl_->state,
+                            o.tls),
                  asio::detached);
-  log::info("remoting: listening on {}:{}", o.host, impl_->port);
+  if (o.tls.mode == TlsMode::Disabled) log::info("remoting: listening on {}:{}", o.host, impl_->port);
+  else log::info("remoting: listening on {}:{} (tls.server.mode={}, {})", o.host, impl_->port, tlsModeName(o.tls.mode),
+                 o.tls.context ? o.tls.context->description() : "no context");
   return {};
 }
 
@@ -123,6 +166,7 @@ void RemotingServer::onConnectionClosed(std::function<void(const ConnectionPtr&)
 void RemotingServer::stop(std::chrono::milliseconds drain) {
   if (!impl_->running) return;
   impl_->running = false;
+  impl_->state->stopped.store(true);
   closeAcceptor(impl_->pool.at(0), impl_->acceptor, impl_->pool.running());
   if (!impl_->pool.running()) return;  // no thread can run anything: the port is released
 

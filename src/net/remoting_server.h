@@ -1,6 +1,8 @@
 #pragma once
 // RemotingServer: accept loop on one port; each accepted socket becomes a Connection on an
-// io_context from the IoPool; requests go to the Dispatcher. Graceful stop: stop accepting,
+// io_context from the IoPool; requests go to the Dispatcher. With TLS (ServerOptions::tls) a
+// connection first passes admitConnection (tls_handshake.h) on that io_context: first byte, then
+// the handshake within partialFrameTimeout; a refused one is logged and closed. Graceful stop: stop accepting,
 // let in-flight requests finish within a deadline, then close everything.
 #include <chrono>
 #include <functional>
@@ -11,6 +13,7 @@
 #include "net/connection.h"
 #include "net/dispatcher.h"
 #include "net/io_pool.h"
+#include "net/tls_handshake.h"
 
 namespace rmq::net {
 
@@ -18,6 +21,10 @@ struct ServerOptions {
   std::string host = "0.0.0.0";
   uint16_t port = 0;  // 0 = pick a free port (see port())
   ConnectionOptions connection;
+  // tls.server.mode: disabled (the default here: plaintext, the first byte is never looked at),
+  // permissive (TLS or plaintext, by the first byte) or enforcing (TLS only). Java's servers
+  // default to permissive; the roles pass what the config says (roles/tls_setup.h).
+  ServerTls tls;
 };
 
 class RemotingServer {

@@ -8,6 +8,7 @@
 #include "common/log.h"
 #include "common/response_code.h"
 #include "net/frame_codec.h"
+#include "net/tls_session.h"
 
 namespace rmq::net {
 namespace {
@@ -26,17 +27,20 @@ std::string endpointText(const asio::ip::tcp::endpoint& ep) {
 }  // namespace
 
 std::shared_ptr<TcpConnection> TcpConnection::make(asio::ip::tcp::socket socket, const ConnectionOptions& options,
-                                                   ConnectionHooks hooks) {
-  return make(std::move(socket), std::make_shared<const LiveConnectionOptions>(options), std::move(hooks));
+                                                   ConnectionHooks hooks, std::unique_ptr<TlsSession> tls) {
+  return make(std::move(socket), std::make_shared<const LiveConnectionOptions>(options), std::move(hooks),
+              std::move(tls));
 }
 
 std::shared_ptr<TcpConnection> TcpConnection::make(asio::ip::tcp::socket socket, LiveConnectionOptionsPtr options,
-                                                   ConnectionHooks hooks) {
-  return std::make_shared<TcpConnection>(std::move(socket), std::move(options), std::move(hooks));
+                                                   ConnectionHooks hooks, std::unique_ptr<TlsSession> tls) {
+  return std::make_shared<TcpConnection>(std::move(socket), std::move(options), std::move(hooks), std::move(tls));
 }
 
-TcpConnection::TcpConnection(asio::ip::tcp::socket socket, LiveConnectionOptionsPtr options, ConnectionHooks hooks)
+TcpConnection::TcpConnection(asio::ip::tcp::socket socket, LiveConnectionOptionsPtr options, ConnectionHooks hooks,
+                             std::unique_ptr<TlsSession> tls)
     : socket_(std::move(socket)),
+      tls_(std::move(tls)),
       options_(std::move(options)),
       hooks_(std::move(hooks)),
       id_(g_nextConnectionId.fetch_add(1)),
@@ -83,6 +87,7 @@ void TcpConnection::closeNow(std::string_view reason, bool problem) {
   if (!open_.exchange(false, std::memory_order_acq_rel)) return;
   if (problem) log::warn("remoting: closing connection {} (local {}): {}", remote_, local_, reason);
   else log::debug("remoting: connection {} closed: {}", remote_, reason);
+  if (tls_) tls_->shutdown();  // close_notify, if the socket takes it now
   asio::error_code ec;
   socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
   socket_.close(ec);

@@ -6,6 +6,8 @@
 // Lifecycle: create with make(), then start(); the three coroutines keep it alive until it closes.
 // close() (any side, decode error, idle / partial-frame / write-stall timeout) fails pending
 // invokes with CLIENT_CONNECTION_CLOSED and calls onClosed exactly once.
+// TLS (optional, given at make()): the same loops over a TlsSession on the same socket; a
+// plaintext connection pays one null-pointer test per read or write call for it.
 // Memory: an idle connection holds no read buffer (frames are read into a per-thread scratch
 // buffer; only the bytes of an incomplete frame are kept, in a buffer of that frame's size).
 #include <cstddef>  // before asio: its allocator choice depends on libstdc++ macros (ODR)
@@ -20,6 +22,8 @@
 
 namespace rmq::net {
 
+class TlsSession;
+
 struct ConnectionHooks {
   RequestHandler onRequest;                                  // required
   std::function<void(const ConnectionPtr&)> onClosed;        // optional
@@ -30,11 +34,13 @@ class TcpConnection final : public Connection {
  public:
   // `options` fixed for this connection (clients), or shared and changeable while it runs (a
   // server's connections: LiveConnectionOptions).
+  // `tls`: a session whose handshake is done (tls_handshake.h), or null for plaintext.
   static std::shared_ptr<TcpConnection> make(asio::ip::tcp::socket socket, const ConnectionOptions& options,
-                                             ConnectionHooks hooks);
+                                             ConnectionHooks hooks, std::unique_ptr<TlsSession> tls = nullptr);
   static std::shared_ptr<TcpConnection> make(asio::ip::tcp::socket socket, LiveConnectionOptionsPtr options,
-                                             ConnectionHooks hooks);
-  TcpConnection(asio::ip::tcp::socket socket, LiveConnectionOptionsPtr options, ConnectionHooks hooks);
+                                             ConnectionHooks hooks, std::unique_ptr<TlsSession> tls = nullptr);
+  TcpConnection(asio::ip::tcp::socket socket, LiveConnectionOptionsPtr options, ConnectionHooks hooks,
+                std::unique_ptr<TlsSession> tls);
   ~TcpConnection() override;
 
   void start();
@@ -43,6 +49,7 @@ class TcpConnection final : public Connection {
   const std::string& remoteAddress() const override { return remote_; }
   const std::string& localAddress() const override { return local_; }
   bool isOpen() const override { return open_.load(std::memory_order_acquire); }
+  bool isTls() const { return tls_ != nullptr; }
   void close() override;
   // Closes once every queued frame has been written (used by graceful server stop).
   void closeWhenFlushed();
@@ -72,8 +79,11 @@ class TcpConnection final : public Connection {
   void onFrame(RemotingCommand cmd);
   void completeResponse(RemotingCommand cmd);
   // Read side (tcp_connection_io.cpp), connection thread.
-  enum class ReadStatus { More, Drained, Closed };
+  enum class ReadStatus { More, Drained, WantWrite, Closed };  // WantWrite: TLS needs to send first
   ReadStatus readAvailable();                    // non-blocking reads until drained or closed
+  // One non-blocking read of up to `room` bytes into `into` (n); what comes after them, and a
+  // close reason when the peer ended the stream (the bytes read before it are handled first).
+  ReadStatus readSocket(char* into, size_t room, size_t& n, std::string& endReason, bool& endProblem);
   bool consume(const char* data, size_t size);  // frames out of freshly read bytes; false = closed
   bool completePartial(const char*& data, size_t& size);
   bool checkLength(uint32_t total);                     // false = bad, connection closed
@@ -87,6 +97,8 @@ class TcpConnection final : public Connection {
   asio::awaitable<void> readLoop(std::shared_ptr<TcpConnection> self);
   asio::awaitable<void> writeLoop(std::shared_ptr<TcpConnection> self);
   asio::awaitable<asio::error_code> writeGathered();  // writes all of gather_
+  asio::awaitable<asio::error_code> writeGatheredTls();  // the same through tls_ (packs small pieces)
+  asio::awaitable<asio::error_code> writeTls(const char* data, size_t size);
   asio::awaitable<void> idleWatch(std::shared_ptr<TcpConnection> self);
   // A request being handled: what its answer needs from it (the request itself went to the handler).
   struct RequestInfo {
@@ -103,6 +115,8 @@ class TcpConnection final : public Connection {
                      const std::optional<std::string>& failure);
 
   asio::ip::tcp::socket socket_;
+  std::unique_ptr<TlsSession> tls_;  // null: plaintext. Freed with the connection, not at close
+  std::unique_ptr<char[]> tlsStage_;  // TLS writes: small pieces packed into one record (during a burst only)
   LiveConnectionOptionsPtr options_;  // read where used: a change applies to the next use
   ConnectionHooks hooks_;
   uint64_t id_;

@@ -10,6 +10,7 @@
 #include "common/log.h"
 #include "net/frame_codec.h"
 #include "net/tcp_connection.h"
+#include "net/tls_session.h"
 
 namespace rmq::net {
 namespace {
@@ -21,6 +22,7 @@ using Clock = std::chrono::steady_clock;
 constexpr size_t kScratchSize = 64 * 1024;      // per io thread, shared by its connections
 constexpr size_t kMaxFramesPerWrite = 64;       // coalescing bound per gathered write
 constexpr size_t kMaxIovecs = 64;               // asio passes at most 64 buffers to one sendmsg
+constexpr size_t kTlsRecord = 16 * 1024;        // TLS plaintext per record
 
 }  // namespace
 
@@ -51,7 +53,7 @@ asio::awaitable<void> TcpConnection::writeLoop(std::shared_ptr<TcpConnection> se
     writeBusy_ = true;
     writeSince_ = Clock::now();
     if (auto stall = options_->writeStallTimeout(); stall.count() > 0) poke(writeSince_ + stall);
-    auto ec = co_await writeGathered();
+    auto ec = tls_ ? co_await writeGatheredTls() : co_await writeGathered();
     writeBusy_ = false;
     writing_.clear();
     if (writing_.capacity() > 8) {  // a burst's arrays are not kept by an idle connection
@@ -59,9 +61,10 @@ asio::awaitable<void> TcpConnection::writeLoop(std::shared_ptr<TcpConnection> se
       std::vector<asio::const_buffer>().swap(gather_);
     }
     if (queue_.empty() && queue_.capacity() > 8) std::vector<OutFrame>().swap(queue_);
+    if (queue_.empty()) tlsStage_.reset();  // an idle TLS connection keeps no staging buffer
     outBytes_ -= std::min(bytes, outBytes_);
     if (ec) {
-      closeNow("write failed: " + ec.message(), isOpen());
+      closeNow("write failed: " + (tls_ && !tls_->error().empty() ? "TLS: " + tls_->error() : ec.message()), isOpen());
       co_return;
     }
     lastActivity_ = Clock::now();
@@ -110,6 +113,56 @@ asio::awaitable<asio::error_code> TcpConnection::writeGathered() {
       }
     }
     while (first < gather_.size() && gather_[first].size() == 0) ++first;
+  }
+  co_return asio::error_code{};
+}
+
+// TLS: OpenSSL encrypts one buffer per SSL_write into records of its own and sends each at once,
+// so the small pieces of the gather list (frame prefixes, small bodies) are packed into one
+// record-sized staging buffer first: 64 queued small frames make one record and one send, not 64
+// of each. A piece of half a record or more is encrypted straight from its own memory.
+asio::awaitable<asio::error_code> TcpConnection::writeGatheredTls() {
+  size_t i = 0;
+  while (i < gather_.size()) {
+    if (gather_[i].size() >= kTlsRecord / 2) {
+      auto piece = gather_[i++];
+      auto ec = co_await writeTls(static_cast<const char*>(piece.data()), piece.size());
+      if (ec) co_return ec;
+      continue;
+    }
+    if (!tlsStage_) tlsStage_.reset(new char[kTlsRecord]);
+    size_t staged = 0;
+    while (i < gather_.size() && staged < kTlsRecord && gather_[i].size() < kTlsRecord / 2) {
+      auto& piece = gather_[i];
+      size_t take = std::min(piece.size(), kTlsRecord - staged);
+      std::memcpy(tlsStage_.get() + staged, piece.data(), take);
+      staged += take;
+      piece += take;
+      if (piece.size() == 0) ++i;
+    }
+    auto ec = co_await writeTls(tlsStage_.get(), staged);
+    if (ec) co_return ec;
+  }
+  co_return asio::error_code{};
+}
+
+// Until all of `data` is sent. A write OpenSSL could not finish is retried with the same bytes
+// (SSL_write's rule) once the socket takes more.
+asio::awaitable<asio::error_code> TcpConnection::writeTls(const char* data, size_t size) {
+  size_t done = 0;
+  while (done < size) {
+    auto io = tls_->write(data + done, size - done);
+    if (io.bytes > 0) {
+      done += io.bytes;
+      writeSince_ = Clock::now();  // progress: the stall deadline counts from here
+    }
+    using S = TlsSession::Status;
+    if (io.status == S::Done) continue;
+    if (io.status == S::Closed) co_return asio::error::make_error_code(asio::error::broken_pipe);
+    if (io.status == S::Failed) co_return asio::error::make_error_code(asio::error::connection_aborted);
+    auto what = io.status == S::WantWrite ? asio::ip::tcp::socket::wait_write : asio::ip::tcp::socket::wait_read;
+    auto [ec] = co_await socket_.async_wait(what, as_tuple(use_awaitable));
+    if (ec) co_return ec;
   }
   co_return asio::error_code{};
 }
@@ -218,32 +271,59 @@ bool TcpConnection::consume(const char* data, size_t size) {
   return true;
 }
 
+TcpConnection::ReadStatus TcpConnection::readSocket(char* into, size_t room, size_t& n, std::string& endReason,
+                                                    bool& endProblem) {
+  if (tls_) {  // decrypted straight into `into`; drained only when OpenSSL saw the socket empty
+    auto io = tls_->read(into, room);
+    n = io.bytes;
+    switch (io.status) {
+      case TlsSession::Status::Done: return ReadStatus::More;
+      case TlsSession::Status::WantRead: return ReadStatus::Drained;
+      case TlsSession::Status::WantWrite: return ReadStatus::WantWrite;
+      case TlsSession::Status::Closed: endReason = "closed by peer"; break;
+      case TlsSession::Status::Failed: endReason = "TLS: " + tls_->error(); endProblem = isOpen(); break;
+    }
+    return ReadStatus::Closed;
+  }
+  asio::error_code ec;
+  n = socket_.read_some(asio::buffer(into, room), ec);
+  if (ec == asio::error::would_block || ec == asio::error::try_again) return ReadStatus::Drained;
+  if (ec) {
+    n = 0;
+    endProblem = isOpen() && ec != asio::error::eof && ec != asio::error::connection_reset;
+    endReason = ec == asio::error::eof ? "closed by peer" : "read failed: " + ec.message();
+    return ReadStatus::Closed;
+  }
+  return n == room ? ReadStatus::More : ReadStatus::Drained;  // a short read took all there was
+}
+
 TcpConnection::ReadStatus TcpConnection::readAvailable() {
   // The rest of a big frame goes straight into its buffer; anything else through the scratch.
   bool direct = partial_ && partialCap_ > 4 && partialCap_ - partialLen_ >= kScratchSize / 2;
   char* into = direct ? partial_.get() + partialLen_ : scratchBuffer();
   size_t room = direct ? partialCap_ - partialLen_ : kScratchSize;
-  asio::error_code ec;
-  size_t n = socket_.read_some(asio::buffer(into, room), ec);
-  if (ec == asio::error::would_block || ec == asio::error::try_again) return ReadStatus::Drained;
-  if (ec) {
-    bool problem = isOpen() && ec != asio::error::eof && ec != asio::error::connection_reset;
-    closeNow(ec == asio::error::eof ? "closed by peer" : "read failed: " + ec.message(), problem);
-    return ReadStatus::Closed;
-  }
-  lastActivity_ = Clock::now();
-  if (direct) {
-    partialLen_ += n;
-    if (partialLen_ == partialCap_) {
-      const char* none = nullptr;
-      size_t zero = 0;
-      if (!completePartial(none, zero)) return ReadStatus::Closed;
+  size_t n = 0;
+  std::string endReason;
+  bool endProblem = false;
+  auto next = readSocket(into, room, n, endReason, endProblem);
+  if (n > 0) {
+    lastActivity_ = Clock::now();
+    if (direct) {
+      partialLen_ += n;
+      if (partialLen_ == partialCap_) {
+        const char* none = nullptr;
+        size_t zero = 0;
+        if (!completePartial(none, zero)) return ReadStatus::Closed;
+      }
+    } else if (!consume(into, n)) {
+      return ReadStatus::Closed;
     }
-  } else if (!consume(into, n)) {
+  }
+  if (next == ReadStatus::Closed) {
+    closeNow(endReason, endProblem);
     return ReadStatus::Closed;
   }
-  if (!isOpen()) return ReadStatus::Closed;
-  return n == room ? ReadStatus::More : ReadStatus::Drained;  // a short read took all there was
+  return isOpen() ? next : ReadStatus::Closed;
 }
 
 asio::awaitable<void> TcpConnection::readLoop(std::shared_ptr<TcpConnection> self) {
@@ -265,6 +345,14 @@ asio::awaitable<void> TcpConnection::readLoop(std::shared_ptr<TcpConnection> sel
     }
     auto status = readAvailable();
     if (status == ReadStatus::Closed) co_return;
+    if (status == ReadStatus::WantWrite) {  // TLS: a record must go out before more can be read
+      auto [ec] = co_await socket_.async_wait(asio::ip::tcp::socket::wait_write, as_tuple(use_awaitable));
+      if (ec && isOpen()) {
+        closeNow("write failed: " + ec.message(), true);
+        co_return;
+      }
+      continue;
+    }
     if (status == ReadStatus::More) {  // more is waiting: let the thread's other work run first
       co_await asio::post(socket_.get_executor(), use_awaitable);
       continue;

@@ -13,6 +13,7 @@
 #include "config/config_loader.h"
 #include "config/config_printer.h"
 #include "config/process_config.h"
+#include "config/tls_config.h"
 #include "console/console.h"
 #include "http/http_server.h"
 #include "net/io_pool.h"
@@ -44,6 +45,10 @@ int64_t nowMillis() {
 struct Node::Impl {
   CliOptions options;
   config::ProcessConfig process;
+  config::TlsConfig tls;        // section "tls": Java's TlsSystemConfig keys
+  net::ServerTls serverTls;     // what the remoting ports do (made by setUpTls)
+  net::TlsContextPtr clientTls;  // the broker's connections to the name servers (tls.enable)
+  net::TlsContextPtr consoleTls;  // the console's clients: TLS when tls.enable or the ports enforce it
   namesrv::NamesrvConfig namesrvConfig;
 #if RMQ_HAS_BROKER
   broker::BrokerConfig brokerConfig;
@@ -67,7 +72,7 @@ struct Node::Impl {
   bool hasBroker() const { return has(options.roles, Role::Master) || has(options.roles, Role::Slave); }
 
   std::vector<config::ConfigSection> sections() {
-    std::vector<config::ConfigSection> s{config::section("process", process)};
+    std::vector<config::ConfigSection> s{config::section("process", process), config::section("tls", tls)};
     if (has(options.roles, Role::Namesrv)) s.push_back(config::section("namesrv", namesrvConfig));
 #if RMQ_HAS_BROKER
     if (hasBroker()) {
@@ -80,6 +85,7 @@ struct Node::Impl {
 
   Result<void> load();
   Result<void> applyRoleRules();
+  Result<void> setUpTls();
   Result<void> startHttp();
   void addConsole(http::HttpRouter& router);
   std::string consoleNamesrvAddr() const;
@@ -103,7 +109,7 @@ void Node::Impl::addConsole(http::HttpRouter& router) {
     log::warn("console: no name server address (namesrvAddr); the console is off");
     return;
   }
-  console = std::make_unique<console::Console>(console::ConsoleOptions{namesrvAddr, process.consoleReadOnly});
+  console = std::make_unique<console::Console>(console::ConsoleOptions{namesrvAddr, process.consoleReadOnly, consoleTls});
   if (auto r = console->start(); !r) {
     log::warn("console: {}; the console is off", r.error().message);
     console.reset();
@@ -153,7 +159,32 @@ Result<void> Node::Impl::load() {
     loadReport = std::move(*report);
     configFile = std::make_shared<config::ConfigFilePersister>(options.configFile, sections());
   }
-  return applyRoleRules();
+  if (auto r = applyRoleRules(); !r) return r;
+  return setUpTls();
+}
+
+// Java's NettyRemotingServer.loadSslContext / NettyRemotingClient: tls.config.file is read, and
+// the contexts made, only when a port or the broker's client uses TLS. Bad paths or passwords
+// stop the start (exit code 2) with the key named, where Java would log and serve without TLS.
+Result<void> Node::Impl::setUpTls() {
+  serverTls.mode = tls.mode();
+  bool clientTlsWanted = tls.enable || serverTls.mode == net::TlsMode::Enforcing;
+  if (serverTls.mode == net::TlsMode::Disabled && !clientTlsWanted) return {};
+  auto read = tls.readConfigFile();
+  if (!read) return usageError(read.error().message);
+  if (!read->empty()) log::info("tls: read {}", *read);
+  if (serverTls.mode != net::TlsMode::Disabled) {
+    auto ctx = net::makeServerTlsContext(tls.serverSettings());
+    if (!ctx) return usageError(ctx.error().message);
+    serverTls.context = std::move(*ctx);
+  }
+  if (clientTlsWanted) {
+    auto ctx = net::makeClientTlsContext(tls.clientSettings());
+    if (!ctx) return usageError(ctx.error().message);
+    consoleTls = *ctx;
+    if (tls.enable) clientTls = std::move(*ctx);
+  }
+  return {};
 }
 
 Result<void> Node::Impl::applyRoleRules() {
@@ -232,8 +263,12 @@ Result<void> Node::start() {
   std::string ports;
   if (has(s.options.roles, Role::Namesrv))
     s.namesrv = std::make_unique<namesrv::NamesrvController>(*s.pool, s.namesrvConfig, s.process, s.configFile);
+  if (s.namesrv) s.namesrv->setTls(s.serverTls);
 #if RMQ_HAS_BROKER
-  if (s.hasBroker()) s.broker = std::make_unique<broker::BrokerController>(*s.pool, s.brokerConfig, s.storeConfig, s.configFile);
+  if (s.hasBroker()) {
+    s.broker = std::make_unique<broker::BrokerController>(*s.pool, s.brokerConfig, s.storeConfig, s.configFile);
+    s.broker->setTls(s.serverTls, s.clientTls);
+  }
 #endif
   if (auto r = s.startHttp(); !r) return r;
   if (s.namesrv) {

@@ -27,7 +27,9 @@ DevNode::DevNode(DevNodeSpec spec) {
   broker.extraBroker = std::string("enablePropertyFilter = ") + (spec.propertyFilter ? "true" : "false") + "\n" +
                        spec.extraBroker;
   broker.extraStore = "messageDelayLevel = \"" + spec.delayLevels + "\"\n" + spec.extraStore;
-  proc.writeFile("node.toml", namesrvToml(proc, nsPort, "", httpPort) + brokerToml(proc, broker));
+  std::string tls = spec.tls.empty() ? "" : "[tls]\n" + spec.tls + "\n";
+  checkTls = spec.checkTls;
+  proc.writeFile("node.toml", namesrvToml(proc, nsPort, "", httpPort) + brokerToml(proc, broker) + tls);
   proc.setArgs({"--role=namesrv,master", "-c", proc.path("node.toml")});
   if (httpPort != 0) proc.waitForPorts({nsPort, brokerPort, httpPort});
   else proc.waitForPorts({nsPort, brokerPort});
@@ -36,7 +38,9 @@ DevNode::DevNode(DevNodeSpec spec) {
 bool DevNode::start() {
   bool up = proc.start(std::chrono::seconds(30));
   if (up) {  // registered: the name server's cluster info lists the broker (and its topics are routable)
-    TestClient c;
+    net::ClientOptions options;
+    options.tls = checkTls;
+    TestClient c(options);
     up = eventually(
         [&] {
           auto info = c.call(namesrvAddr, RequestCode::GET_BROKER_CLUSTER_INFO);

@@ -22,6 +22,8 @@ struct DevNodeSpec {
   bool propertyFilter = true;  // enablePropertyFilter (SQL92 subscriptions)
   std::string delayLevels = "1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s";  // messageDelayLevel
   bool http = false;           // serve HTTP (/metrics, /readyz, console) on a free port (httpPort); else off
+  std::string tls;             // lines of a [tls] TOML table ("server.mode" = "enforcing", ...)
+  net::TlsContextPtr checkTls;  // start() checks the registration through TLS with this (enforcing nodes)
 };
 
 class DevNode {
@@ -44,6 +46,7 @@ class DevNode {
   uint16_t httpPort = 0;  // 0 unless spec.http
   std::string namesrvAddr;
   std::string brokerAddr;
+  net::TlsContextPtr checkTls;
 };
 
 // A topic/group name unique to this process and call.

@@ -12,9 +12,11 @@ net::RemotingCommand request(int code, Fields fields, std::string body, int vers
   return cmd;
 }
 
-TestClient::TestClient() : pool_(std::make_unique<net::IoPool>(1)) {
+TestClient::TestClient() : TestClient(net::ClientOptions{}) {}
+
+TestClient::TestClient(net::ClientOptions options) : pool_(std::make_unique<net::IoPool>(1)) {
   pool_->start();
-  client_ = std::make_unique<net::RemotingClient>(*pool_);
+  client_ = std::make_unique<net::RemotingClient>(*pool_, std::move(options));
 }
 
 TestClient::~TestClient() {

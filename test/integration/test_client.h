@@ -25,6 +25,7 @@ net::RemotingCommand request(int code, Fields fields = {}, std::string body = {}
 class TestClient {
  public:
   TestClient();
+  explicit TestClient(net::ClientOptions options);  // e.g. with a TLS context
   ~TestClient();
   TestClient(const TestClient&) = delete;
   TestClient& operator=(const TestClient&) = delete;

@@ -84,6 +84,7 @@ Result<void> BrokerController::startServers() {
   net::ServerOptions opts;
   opts.port = static_cast<uint16_t>(config_.listenPort);
   opts.connection = connectionOptions(config_.connection);
+  opts.tls = serverTls_;  // the VIP port too, as Java's fast remoting server
   server_ = std::make_unique<net::RemotingServer>(io_, opts, dispatcher_);
   auto onClosed = [clients = clients_.get()](const net::ConnectionPtr& c) { clients->onConnectionClosed(c->id()); };
   server_->onConnectionClosed(onClosed);
@@ -204,7 +205,9 @@ Result<void> BrokerController::start() {
   ctx_->replication = replication_.get();
 
   // Registration hooks exist before any processor can run (the first registration is at the end).
-  registrar_ = std::make_unique<NamesrvRegistrar>(*ctx_, replication_->haServerAddr());
+  net::ClientOptions registrarOptions;
+  registrarOptions.tls = clientTls_;
+  registrar_ = std::make_unique<NamesrvRegistrar>(*ctx_, replication_->haServerAddr(), registrarOptions);
   ctx_->registerBrokerAllSoon = [r = registrar_.get()] { r->registerSoon(); };
   ctx_->registerBrokerAllNow = [r = registrar_.get()] { return r->registerNow(); };
   topics_->setOnTopicCreated([r = registrar_.get()](const TopicConfig&) { r->registerSoon(); });

@@ -23,6 +23,7 @@
 #include "config/config_file_persister.h"
 #include "metrics/text_writer.h"
 #include "net/io_pool.h"
+#include "net/tls_handshake.h"
 #include "roles/broker/broker_config.h"
 #include "store/store_config.h"
 
@@ -67,6 +68,12 @@ class BrokerController {
                    std::shared_ptr<config::ConfigFilePersister> configFile = nullptr);
   ~BrokerController();  // shutdown() if started
 
+  // TLS: of both remoting ports (main and VIP; tls.server.mode), and of the broker's own
+  // connections to the name servers (tls.enable; null = plaintext). Before start(); default none.
+  void setTls(net::ServerTls server, net::TlsContextPtr client) {
+    serverTls_ = std::move(server);
+    clientTls_ = std::move(client);
+  }
   Result<void> start();
   void shutdown();  // idempotent
 
@@ -116,6 +123,8 @@ class BrokerController {
   std::unique_ptr<OffsetProcessor> offsetProc_;
   std::unique_ptr<net::RemotingServer> server_;
   std::unique_ptr<net::RemotingServer> vipServer_;
+  net::ServerTls serverTls_;
+  net::TlsContextPtr clientTls_;
   std::unique_ptr<NamesrvRegistrar> registrar_;
   std::unique_ptr<acl::AclManager> acl_;  // aclEnable only
   std::unique_ptr<BrokerReplication> replication_;  // HA master acceptor or slave follower + metadata sync

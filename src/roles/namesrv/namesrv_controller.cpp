@@ -34,6 +34,7 @@ Result<void> NamesrvController::start() {
   options.host = startConfig_.bindAddress;
   options.port = static_cast<uint16_t>(startConfig_.listenPort);
   options.connection = connectionOptions(startConfig_.connection);
+  options.tls = tls_;
   server_ = std::make_unique<net::RemotingServer>(pool_, options, dispatcher);
   server_->onConnectionClosed([this](const net::ConnectionPtr& conn) {
     for (auto& addr : routes_.onChannelDestroyed(conn->id())) {

@@ -27,6 +27,8 @@ class NamesrvController {
                     std::shared_ptr<config::ConfigFilePersister> configFile = nullptr);
   ~NamesrvController();
 
+  // TLS of the port (tls.server.mode and its context); before start(). Default: plaintext only.
+  void setTls(net::ServerTls tls) { tls_ = std::move(tls); }
   Result<void> start();
   void shutdown();
   uint16_t port() const;
@@ -48,6 +50,7 @@ class NamesrvController {
   asio::thread_pool worker_;
   NamesrvProcessor processor_;
   std::unique_ptr<net::RemotingServer> server_;
+  net::ServerTls tls_;
   asio::steady_timer scanTimer_;
   std::chrono::milliseconds drain_;
   std::atomic<bool> stopping_{false};

@@ -38,6 +38,9 @@ std::vector<OptionSpec> withCommonOptions(std::vector<OptionSpec> options) {
                      ValueKind::Text, {}, "RMQ_ACCESS_KEY"});
   options.push_back({"--secret-key <key>", "ACL secret key (default $RMQ_SECRET_KEY)", ValueKind::Text, {},
                      "RMQ_SECRET_KEY"});
+  options.push_back({"--tls", "connect with TLS (Java -Dtls.enable=true; tls.* client keys from --tls-config)"});
+  options.push_back({"--tls-config <file>", "Java tls.properties (tls.config.file; skipped when missing)",
+                     ValueKind::Text});
   options.push_back({"--json", "print one JSON object instead of tables"});
   return options;
 }

@@ -7,6 +7,7 @@
 #include <ctime>
 #include <unistd.h>
 
+#include "client/client_tls.h"
 #include "client/message_helpers.h"
 
 namespace rmq::admin {
@@ -31,6 +32,12 @@ client::ClientConfig toolClientConfig(VerbContext& ctx) {
   cfg.instanceName = fmt::format("rmqadmin-{}", ::getpid());
   cfg.accessKey = ctx.args.get({"access-key"}, "");
   cfg.secretKey = ctx.args.get({"secret-key"}, "");
+  auto tls = client::clientTls(ctx.args.flag("tls"), ctx.args.get({"tls-config"}, "/etc/rocketmq/tls.properties"));
+  if (!tls) {  // a bad tls.client.* file: nothing this verb could do without it
+    std::fprintf(stderr, "rmqadmin %s: %s\n", ctx.verb.c_str(), tls.error().message.c_str());
+    std::exit(2);
+  }
+  cfg.tls = std::move(*tls);
   return cfg;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "client/client_tls.h"
 #include "tools/cli/cli_options.h"
 
 namespace rmq::bench {
@@ -34,6 +35,16 @@ struct Registrar {
 inline OptionSpec namesrvOption() {
   return {"-n <addr>", "name servers \"host:port;host:port\" (default $NAMESRV_ADDR)", tools::ValueKind::Text, {},
           "NAMESRV_ADDR"};
+}
+
+// "--tls", "--tls-config <file>": the clients connect with TLS (Java -Dtls.enable=true), tls.*
+// client keys from the file (client/client_tls.h). `tlsFromArgs` gives null without --tls.
+inline std::vector<OptionSpec> tlsOptions() {
+  return {{"--tls", "connect with TLS (Java -Dtls.enable=true)"},
+          {"--tls-config <file>", "Java tls.properties for the tls.client.* keys (default /etc/rocketmq/tls.properties)"}};
+}
+inline Result<net::TlsContextPtr> tlsFromArgs(OptionValues& args) {
+  return client::clientTls(args.flag("tls"), args.get({"tls-config"}, "/etc/rocketmq/tls.properties"));
 }
 
 // "--json": one JSON object per second and a summary object instead of text lines.

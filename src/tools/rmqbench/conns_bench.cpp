@@ -3,7 +3,8 @@
 // the answer's nextBeginOffset), then samples RssAnon of the broker process (--pid, read from
 // /proc/<pid>/status) before connecting, with every connection open (after --settle seconds) and
 // after closing them all (min(--settle, 3) s later). Prints the growth per connection. Raises its
-// own open-file limit to the hard limit first (rmqnode does the same at start-up).
+// own open-file limit to the hard limit first (rmqnode does the same at start-up). --tls: idle
+// connections that completed a TLS handshake (what an idle TLS connection costs; not with --park).
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>
 #include <asio/experimental/as_tuple.hpp>
@@ -23,6 +24,7 @@
 #include "common/fd_limit.h"
 #include "common/response_code.h"
 #include "net/frame_codec.h"
+#include "net/tls_handshake.h"
 #include "tools/rmqbench/bench_registry.h"
 
 namespace rmq::bench {
@@ -86,13 +88,22 @@ asio::awaitable<void> parkLoop(asio::ip::tcp::socket& socket, ParkSpec spec, int
 
 asio::awaitable<void> connectAll(asio::io_context& io, asio::ip::tcp::endpoint ep, int count,
                                  std::vector<std::unique_ptr<asio::ip::tcp::socket>>& sockets,
-                                 std::optional<ParkSpec> park, Counters& c) {
+                                 std::optional<ParkSpec> park, net::TlsContextPtr tls,
+                                 std::vector<std::unique_ptr<net::TlsSession>>& sessions, Counters& c) {
   for (int i = 0; i < count; ++i) {
     auto s = std::make_unique<asio::ip::tcp::socket>(io);
     auto [ec] = co_await s->async_connect(ep, as_tuple(use_awaitable));
     if (ec) {
       if (c.connectFailed.fetch_add(1) == 0) c.firstError = "connect: " + ec.message();
       continue;
+    }
+    if (tls) {
+      auto session = co_await net::connectTls(*s, *tls, std::chrono::milliseconds(10000));
+      if (!session) {
+        if (c.connectFailed.fetch_add(1) == 0) c.firstError = "TLS: " + session.error().message;
+        continue;
+      }
+      sessions.push_back(std::move(*session));
     }
     if (park) asio::co_spawn(io, parkLoop(*s, *park, i, c), asio::detached);
     sockets.push_back(std::move(s));
@@ -116,6 +127,10 @@ int runConns(OptionValues& args) {
   if (pid <= 0) args.addError("--pid <broker pid> is required");
   if (count < 1 || settle < 0) args.addError("-c must be >= 1 and --settle >= 0");
   if (park && park->queues < 1) args.addError("--queues must be >= 1");
+  net::TlsContextPtr tls;
+  if (auto made = tlsFromArgs(args); made) tls = std::move(*made);
+  else args.addError(made.error().message);
+  if (tls && park) args.addError("--tls measures idle connections (no --park)");
   if (!args.errors().empty()) return 2;
   FdLimit fd = raiseFdLimit();
   if (fd.soft < static_cast<uint64_t>(count) + 64) {
@@ -137,7 +152,7 @@ int runConns(OptionValues& args) {
   }
   std::printf("conns: %d connections to %s, %s, broker pid %lld, RssAnon before %lld KiB\n", count, broker.c_str(),
               park ? fmt::format("one parked pull each (topic {}, {} queue(s))", park->topic, park->queues).c_str()
-                   : "idle",
+                   : tls ? "idle, TLS" : "idle",
               static_cast<long long>(pid), static_cast<long long>(before));
 
   asio::io_context io;
@@ -145,7 +160,8 @@ int runConns(OptionValues& args) {
   std::thread ioThread([&] { io.run(); });
   Counters c;
   std::vector<std::unique_ptr<asio::ip::tcp::socket>> sockets;
-  asio::co_spawn(io, connectAll(io, ep, count, sockets, park, c), asio::detached);
+  std::vector<std::unique_ptr<net::TlsSession>> sessions;
+  asio::co_spawn(io, connectAll(io, ep, count, sockets, park, tls, sessions, c), asio::detached);
   while (c.connected + c.connectFailed < count) sleepSeconds(0.05);
   sleepSeconds(settle);
   int64_t open = rssAnonKiB(pid);
@@ -161,6 +177,7 @@ int runConns(OptionValues& args) {
   });
   work.reset();
   ioThread.join();
+  sessions.clear();
   sockets.clear();
   const double closeWait = std::min(settle, 3.0);  // a long --settle (soak) does not hold the exit
   sleepSeconds(closeWait);
@@ -182,7 +199,8 @@ Registrar registrar("conns", "broker memory per connection: N idle connections o
                      {"--topic <topic>", "pull topic with --park (default BenchConns; must exist)"},
                      {"--group <group>", "pull group with --park (default bench_conns)"},
                      {"--queues <n>", "spread the pulls over queues 0..n-1 (default 1)", kInteger},
-                     {"--settle <seconds>", "wait before each sample (default 3)", kNumber}},
+                     {"--settle <seconds>", "wait before each sample (default 3)", kNumber},
+                     tlsOptions()[0], tlsOptions()[1]},
                     &runConns);
 
 }  // namespace

@@ -23,6 +23,7 @@ struct ProducerBenchOptions {
   int bodySize = 1024, instances = 1, batch = 1, delayLevel = 0;
   bool keys = false, async = false, blocking = false, json = false;
   LoadOptions load;
+  net::TlsContextPtr tls;  // --tls
 };
 
 // Messages of one worker: the body is built once; keys are unique per message when asked.
@@ -67,6 +68,8 @@ bool readOptions(OptionValues& args, ProducerBenchOptions& o) {
   o.async = args.flag("async");
   o.blocking = args.flag("blocking");
   o.json = args.flag("json");
+  if (auto tls = tlsFromArgs(args); tls) o.tls = std::move(*tls);
+  else args.addError(tls.error().message);
   if (o.bodySize < 1 || o.instances < 1 || o.batch < 1 || o.delayLevel < 0)
     args.addError("-s, --instances, --batch must be >= 1 and --delay-level >= 0");
   if (o.load.rate > 0 && (o.async || o.blocking)) args.addError("--tps paces sync (coroutine) sends only");
@@ -132,6 +135,7 @@ int runProducer(OptionValues& args) {
     client::ProducerOptions po;
     po.group = o.group;
     po.client.namesrvAddr = o.namesrv;
+    po.client.tls = o.tls;
     po.client.instanceName = fmt::format("bench-{}-{}", ::getpid(), i);
     auto p = std::make_unique<client::Producer>(po);
     if (auto r = p->start(); !r) {
@@ -201,6 +205,8 @@ std::vector<OptionSpec> producerOptions() {
                                  {"--tps <n>", "pace sync sends to this total rate", kNumber},
                                  {"--group <group>", "default benchmark_producer"},
                                  jsonOption()});
+  auto tls = tlsOptions();
+  options.insert(options.end(), tls.begin(), tls.end());
   return options;
 }
 

@@ -15,6 +15,7 @@
 #include "config/ignored_keys.h"
 #include "config/key_suggestion.h"
 #include "config/process_config.h"
+#include "config/tls_config.h"
 #include "roles/broker/broker_config.h"
 #include "roles/namesrv/namesrv_config.h"
 #include "seed_configs.h"
@@ -33,17 +34,21 @@ const fs::path kJavaConf = fs::path(RMQ_TEST_DIR) / "unit/config/java-conf";
 // The config structs of a broker process, as rmqnode's Node builds them.
 struct BrokerSide {
   ProcessConfig process;
+  TlsConfig tls;
   broker::BrokerConfig broker;
   store::StoreConfig store;
   std::vector<ConfigSection> sections() {
-    return {section("process", process), section("broker", broker), section("store", store)};
+    return {section("process", process), section("tls", tls), section("broker", broker), section("store", store)};
   }
 };
 
 struct NamesrvSide {
   ProcessConfig process;
+  TlsConfig tls;
   namesrv::NamesrvConfig namesrv;
-  std::vector<ConfigSection> sections() { return {section("process", process), section("namesrv", namesrv)}; }
+  std::vector<ConfigSection> sections() {
+    return {section("process", process), section("tls", tls), section("namesrv", namesrv)};
+  }
 };
 
 std::string readText(const fs::path& p) {

@@ -21,12 +21,13 @@
 namespace rmq::net::test {
 
 struct ServerFixture {
-  explicit ServerFixture(ConnectionOptions connOptions = {}) {
+  explicit ServerFixture(ConnectionOptions connOptions = {}, ServerTls tls = {}) {
     pool.start();
     ServerOptions o;
     o.host = "127.0.0.1";
     o.port = 0;
     o.connection = connOptions;
+    o.tls = std::move(tls);
     server = std::make_unique<RemotingServer>(pool, o, dispatcher);
   }
   ~ServerFixture() {

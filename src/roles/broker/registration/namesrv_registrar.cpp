@@ -21,10 +21,10 @@ namespace rmq::broker {
 using asio::use_awaitable;
 using asio::experimental::as_tuple;
 
-NamesrvRegistrar::NamesrvRegistrar(BrokerContext& ctx, std::string haServerAddr)
+NamesrvRegistrar::NamesrvRegistrar(BrokerContext& ctx, std::string haServerAddr, net::ClientOptions clientOptions)
     : ctx_(ctx),
       haServerAddr_(std::move(haServerAddr)),
-      client_(ctx.io),
+      client_(ctx.io, std::move(clientOptions)),
       io_(ctx.io.next()),
       wake_(std::make_shared<asio::steady_timer>(io_)) {}
 

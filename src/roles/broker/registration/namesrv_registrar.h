@@ -33,7 +33,8 @@ struct RegistrationIdentity {
 
 class NamesrvRegistrar {
  public:
-  NamesrvRegistrar(BrokerContext& ctx, std::string haServerAddr);
+  // `clientOptions`: of the connections to the name servers (TLS when the broker's tls.enable says so).
+  NamesrvRegistrar(BrokerContext& ctx, std::string haServerAddr, net::ClientOptions clientOptions = {});
   ~NamesrvRegistrar();
 
   // Registers once (waiting for the answers, errors logged) and starts the periodic loop.
