@@ -174,3 +174,35 @@ TEST_CASE("failover: a master frozen (SIGSTOP) is replaced; after SIGCONT it ack
   CHECK(lost == 0);
   for (int i = 0; i < 20; ++i) CHECK(onNew.count("stale-" + std::to_string(i)) == 0);
 }
+
+TEST_CASE("failover: a planned switchover (rmqadmin failoverSwitch) under ASYNC_MASTER load loses no SEND_OK; failoverStatus shows the new master") {
+  FailoverCluster c({.mode = "ASYNC_MASTER"});
+  REQUIRE(c.startAll("FoW"));
+  REQUIRE(c.waitInSync(1, 2, 30s));
+  Sender sender(c, "FoW");
+  REQUIRE(waitOks(sender, 300, 30s));
+
+  auto r = runTool(RMQADMIN_BIN, {"failoverSwitch", "-n", c.namesrvAddr(), "-b", "broker-f", "-i", "2"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exitCode == 0);
+  CHECK(r.out.find("switchover of broker-f") != std::string::npos);
+  REQUIRE(c.waitMaster(2, 15s));
+  CHECK(c.runtimeValue(c.addr(2), "failoverEpoch") == std::optional<std::string>("2"));
+  REQUIRE(eventually([&] { return c.runtimeValue(c.addr(1), "failoverRole") == std::optional<std::string>("slave"); }, 15s));
+  int64_t before = sender.okCount;
+  REQUIRE(waitOks(sender, before + 200, 30s));
+  REQUIRE(c.waitInSync(2, 1, 30s));
+  sender.finish();
+
+  auto onNew = storedBodies(c, c.addr(2), "FoW");
+  size_t lost = 0;
+  for (auto& b : sender.acked) lost += onNew.count(b) == 0;
+  MESSAGE(sender.acked.size() << " SEND_OK around the switchover, " << lost << " missing on the new master");
+  CHECK(lost == 0);
+
+  auto status = runTool(RMQADMIN_BIN, {"failoverStatus", "-n", c.namesrvAddr(), "-b", "broker-f"});
+  INFO(status.out << status.err);
+  REQUIRE(status.exitCode == 0);
+  CHECK(status.out.find(c.addr(2) + "  master  2") != std::string::npos);
+  CHECK(status.out.find(c.addr(1) + "  slave   2") != std::string::npos);
+}
