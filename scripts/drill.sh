@@ -3,6 +3,7 @@
 #
 #   scripts/drill.sh [--flush ASYNC_FLUSH|SYNC_FLUSH] [--role ASYNC_MASTER|SYNC_MASTER] [--seconds N]
 #                    [--tps N] [--faults "kill9 stop restart diskfull slaveloss"] [--hold S] [--out DIR] [--smoke]
+#   scripts/drill.sh --failover [--faults "failover-kill failover-stop failover-etcd-leader"] [--stop-hold S] ...
 #
 # Runs a name server, a master (broker-a) and its slave (broker-a-s) on 127.0.0.1 through
 # scripts/cluster.sh (a layout generated under DIR, ports 29876 / 30911 / 30921 by default:
@@ -26,6 +27,19 @@
 #   eio       the commit log's msync fails with EIO (flush_eio), then works again
 #   stall     the dispatcher stalls (dispatch_stall): consumers see nothing new, then everything
 #   hadrop    the master drops its slave's connection at every frame (ha_drop), then stops doing so
+# Failover drills (--failover, or any failover-* fault; not mixed with the faults above): the same
+# two brokers with failoverEnable (brokerIds 1 and 2, SYNC_MASTER unless --role says otherwise) and a
+# 3-member etcd (client ports DRILL_PORT_BASE + 2379 / 12379 / 22379, started by cluster.sh); each
+# fault hits whichever broker is master at that moment, and the drill waits until the group is whole
+# again (the old master back as an in-sync slave) before the next one:
+#   failover-kill         kill -9 the master; after --hold start it again (it rejoins as a slave)
+#   failover-stop         SIGSTOP the master for --stop-hold seconds (default 15), SIGCONT: it must
+#                         demote itself (the drill prints when it says slave)
+#   failover-etcd-leader  kill -9 the master, 1 s later (its lease not yet expired) kill -9 the etcd
+#                         leader; after --hold restart both
+# Per fault: when the slave said master, and (checker) `failover_ms`: the first SEND_OK on the group
+# after the fault, lost and duplicated ids of that fault's window. After the run a fresh consumer reads
+# every queue from offset 0 again (recv-final.log): "lost" there = acknowledged, not consumable afterwards.
 # Then the consumer drains, and `rmqbench drill-check` counts lost acknowledged messages,
 # duplicates, per-queue order violations and per-fault recovery times (first SEND_OK after the
 # fault ended). Prints one table row; everything is kept in DIR (logs, stores, send/recv logs).
@@ -34,9 +48,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
-flush=ASYNC_FLUSH role=ASYNC_MASTER seconds=150 tps=200 hold=8
+flush=ASYNC_FLUSH role="" seconds=150 tps=200 hold=8 stop_hold=15
 faults="kill9 stop restart diskfull slaveloss"
-out=""
+failover_faults="failover-kill failover-stop failover-etcd-leader"
+out="" failover=""
 while [ $# -gt 0 ]; do
   case $1 in
     --flush) flush=$2; shift 2 ;;
@@ -47,13 +62,22 @@ while [ $# -gt 0 ]; do
     --hold) hold=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --smoke) seconds=20; faults="stop kill9"; hold=3; shift ;;
+    --failover) failover=1; faults=$failover_faults; shift ;;
+    --stop-hold) stop_hold=$2; shift 2 ;;
     -h|--help) awk 'NR>1 && /^#/ {sub(/^# ?/, ""); print; next} NR>1 {exit}' "$0"; exit 0 ;;
     *) echo "drill.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
 case $flush in ASYNC_FLUSH|SYNC_FLUSH) ;; *) echo "drill.sh: --flush ASYNC_FLUSH|SYNC_FLUSH" >&2; exit 2 ;; esac
+if [[ " $faults" == *" failover-"* ]]; then
+  failover=1
+  for f in $faults; do
+    case $f in failover-*) ;; *) echo "drill.sh: $f cannot run with failover drills (their layout has failover on)" >&2; exit 2 ;; esac
+  done
+fi
+role=${role:-${failover:+SYNC_MASTER}}; role=${role:-ASYNC_MASTER}
 case $role in ASYNC_MASTER|SYNC_MASTER) ;; *) echo "drill.sh: --role ASYNC_MASTER|SYNC_MASTER" >&2; exit 2 ;; esac
-out=${out:-$repo/data/drill/$flush-$role}
+out=${out:-$repo/data/drill/${failover:+failover-}$flush-$role}
 bin=${RMQNODE_BIN:-$repo/build/release/rmqnode}
 admin=${RMQADMIN_BIN:-$repo/build/release/rmqadmin}
 bench=${RMQBENCH_BIN:-$repo/build/release/rmqbench}
@@ -61,6 +85,7 @@ for b in "$bin" "$admin" "$bench"; do [ -x "$b" ] || { echo "drill.sh: $b missin
 base=${DRILL_PORT_BASE:-20000}
 ns_port=$((base + 9876)) master_port=$((base + 10911)) slave_port=$((base + 10921))
 export NAMESRV_ADDR=127.0.0.1:$ns_port
+etcd_endpoints="127.0.0.1:$((base + 2379));127.0.0.1:$((base + 12379));127.0.0.1:$((base + 22379))"
 
 rm -rf "$out"; mkdir -p "$out/config/drill" "$out/state"
 layout_dir=$out/config/drill
@@ -74,6 +99,9 @@ kvConfigPath = "$out/namesrv-1/kvConfig.json"
 configStorePath = "$out/namesrv-1/namesrv.properties"
 EOF
 broker_toml() {  # name id role port
+  local failover_lines=""
+  [ -z "$failover" ] || failover_lines="failoverEnable = true
+failoverEtcdEndpoints = \"$etcd_endpoints\""
   cat <<EOF
 [process]
 logDir = "$out/$1/logs"
@@ -87,6 +115,7 @@ listenPort = $4
 namesrvAddr = "$NAMESRV_ADDR"
 autoCreateTopicEnable = true
 autoCreateSubscriptionGroup = true
+$failover_lines
 [store]
 storePathRootDir = "$out/$1/store"
 brokerRole = "$3"
@@ -95,8 +124,11 @@ mappedFileSizeCommitLog = 16777216
 cleanResourceInterval = 1000
 EOF
 }
-broker_toml broker-a 0 "$role" "$master_port" >"$layout_dir/broker-a.toml"
-broker_toml broker-a-s 1 SLAVE "$slave_port" >"$layout_dir/broker-a-s.toml"
+# Failover: every broker has its own id > 0 (the master registers as 0 while it is master).
+master_id=0 slave_id=1
+[ -z "$failover" ] || { master_id=1; slave_id=2; }
+broker_toml broker-a "$master_id" "$role" "$master_port" >"$layout_dir/broker-a.toml"
+broker_toml broker-a-s "$slave_id" SLAVE "$slave_port" >"$layout_dir/broker-a-s.toml"
 export RMQ_CLUSTER_CONFIG=$out/config RMQ_CLUSTER_STATE=$out/state STOP_WAIT_SECS=15
 cluster() {  # command (the node in $node, or all)
   if [ -n "${node:-}" ]; then scripts/cluster.sh "$1" drill "$node"; else scripts/cluster.sh "$1" drill; fi >>"$out/cluster.log" 2>&1
@@ -155,11 +187,56 @@ fi
 # code paths matter for hadrop, and a slave stalls / fails flushes along with its master).
 export RMQNODE_FAULTS="flush_eio@$out/eio.flag,dispatch_stall@$out/stall.flag,ha_drop@$out/hadrop.flag"
 node="" cluster start
-"$admin" updateTopic -c DefaultCluster -t DrillTopic -r 4 -w 4 >>"$out/cluster.log" 2>&1
-sleep 2  # the route reaches the name server
 
 pid_of() { cat "$out/state/drill/$1.pid"; }
 now_ms() { date +%s%3N; }
+
+# ---- failover drills: the group's state as its brokers and etcd report it
+addr_of() { if [ "$1" = broker-a ]; then echo "127.0.0.1:$master_port"; else echo "127.0.0.1:$slave_port"; fi; }
+id_of() { if [ "$1" = broker-a ]; then echo "$master_id"; else echo "$slave_id"; fi; }
+other_of() { if [ "$1" = broker-a ]; then echo broker-a-s; else echo broker-a; fi; }
+rt() {  # node key: one value of its runtime info (bounded: a stopped broker answers nothing)
+  timeout 5 "$admin" brokerStatus -b "$(addr_of "$1")" 2>/dev/null | sed -n "s/^$2[[:space:]]*:[[:space:]]*//p" | head -n1
+}
+master_now() { local n; for n in broker-a broker-a-s; do [ "$(rt "$n" failoverRole)" = master ] && { echo "$n"; return; }; done; return 0; }
+# Polls until the node says `role`; prints the ms since `since` (or "none" after `limit` s).
+wait_role() {  # node role limit since
+  local t0; t0=$(now_ms)
+  until [ "$(rt "$1" failoverRole)" = "$2" ]; do
+    [ $(( $(now_ms) - t0 )) -lt $(( $3 * 1000 )) ] || { echo none; return; }
+    sleep 0.1
+  done
+  echo $(( $(now_ms) - $4 ))
+}
+in_sync() { [[ ",$(rt "$1" failoverInSync)," == *",$(id_of "$2"),"* ]]; }  # master slave
+wait_in_sync() {  # master slave limit since
+  local t0; t0=$(now_ms)
+  until in_sync "$1" "$2"; do
+    [ $(( $(now_ms) - t0 )) -lt $(( $3 * 1000 )) ] || { echo none; return; }
+    sleep 0.2
+  done
+  echo $(( $(now_ms) - $4 ))
+}
+etcd_leader() {  # etcd-N that says it is the Raft leader
+  local i
+  for i in 1 2 3; do
+    ETCDCTL_API=3 timeout 5 etcdctl --endpoints="$(echo "$etcd_endpoints" | cut -d';' -f"$i")" --dial-timeout=1s \
+      --command-timeout=2s endpoint status -w simple 2>/dev/null | awk -F', ' '$5 == "true" {found=1} END {exit !found}' &&
+      { echo "etcd-$i"; return; }
+  done
+  return 0
+}
+sleep_until() { local left=$(( $1 - $(now_ms) )); [ "$left" -le 0 ] || sleep "$(printf '%d.%03d' $((left / 1000)) $((left % 1000)))"; }
+
+if [ -n "$failover" ]; then
+  # broker-a creates the group (epoch 1); the topic goes to it; its slave must be in sync before a fault.
+  [ "$(wait_role broker-a master 60 "$(now_ms)")" != none ] || { echo "drill.sh: broker-a did not become master" >&2; exit 1; }
+fi
+"$admin" updateTopic -c DefaultCluster -t DrillTopic -r 4 -w 4 >>"$out/cluster.log" 2>&1
+sleep 2  # the route reaches the name server
+if [ -n "$failover" ] && [ "$(wait_in_sync broker-a broker-a-s 60 "$(now_ms)")" = none ]; then
+  echo "drill.sh: broker-a-s not in sync with broker-a after 60 s" >&2; exit 1
+fi
 : >"$out/faults.log"
 fault() {  # name: inject, hold, heal; logs "F name start end" (end = when healed)
   local start end filler
@@ -190,7 +267,48 @@ fault() {  # name: inject, hold, heal; logs "F name start end" (end = when heale
   echo "  fault $1: held $(( (end - start) / 1000 )) s"
 }
 
-echo "drill: $flush + $role, ${seconds}s at $tps msg/s, faults: $faults (hold ${hold}s), in $out"
+# A failover fault hits whichever broker is master now, and ends once the group is whole again.
+failover_fault() {  # name; logs "F name start end broker-a" (end = the old master started / continued)
+  local m s start end elected back etcd_member="" epoch
+  m=$(master_now)
+  [ -n "$m" ] || { echo "  fault $1: skipped, no broker says master"; return; }
+  s=$(other_of "$m"); epoch=$(rt "$m" failoverEpoch)
+  in_sync "$m" "$s" || echo "  fault $1: note: $s is not in $m's in-sync set (no election possible)"
+  local victim; victim=$(pid_of "$m")
+  [ "$1" != failover-etcd-leader ] || etcd_member=$(etcd_leader)
+  # The fault's start is taken just after the signal (kill is a builtin): a send issued after it
+  # can only be acknowledged by a new master.
+  case $1 in
+    failover-kill) kill -9 "$victim"; start=$(now_ms) ;;
+    failover-stop) kill -STOP "$victim"; start=$(now_ms) ;;
+    failover-etcd-leader)
+      kill -9 "$victim"; start=$(now_ms)
+      sleep 1  # the lease (2 s) still runs: its expiry and the election meet etcd's own leader election
+      [ -z "$etcd_member" ] || kill -9 "$(pid_of "$etcd_member")" ;;
+    *) echo "drill.sh: unknown fault $1" >&2; exit 2 ;;
+  esac
+  elected=$(wait_role "$s" master 60 "$start")
+  if [ "$1" = failover-stop ]; then
+    sleep_until $((start + stop_hold * 1000))
+    kill -CONT "$(pid_of "$m")"
+  else
+    sleep_until $((start + hold * 1000))
+    [ -z "$etcd_member" ] || node=$etcd_member cluster start
+    node=$m cluster start
+  fi
+  end=$(now_ms)
+  echo "F $1 $start $end broker-a" >>"$out/faults.log"
+  local after_role after_epoch demoted
+  after_role=$(rt "$m" failoverRole); after_epoch=$(rt "$m" failoverEpoch)
+  demoted=$(wait_role "$m" slave 60 "$end")
+  back=$(wait_in_sync "$s" "$m" 90 "$end")
+  echo "  fault $1: $m (master, epoch $epoch)${etcd_member:+ and etcd leader $etcd_member} down; $s master after $elected ms" \
+       "(epoch $(rt "$s" failoverEpoch)); $m back: first answer '$after_role' at epoch $after_epoch, slave after $demoted ms," \
+       "in sync after $back ms"
+  echo "$1 elected_ms=$elected demoted_ms=$demoted in_sync_ms=$back" >>"$out/failover.log"
+}
+
+echo "drill: $flush + $role${failover:+ with failover}, ${seconds}s at $tps msg/s, faults: $faults (hold ${hold}s), in $out"
 "$bench" drill-consume --log "$out/recv.log" --stop-file "$out/stop" -d $((seconds + 240)) >"$out/consumer.out" 2>&1 &
 consumer_pid=$!
 "$bench" drill-produce --log "$out/send.log" -t 4 --tps "$tps" -d "$seconds" --run drill >"$out/producer.out" 2>&1 &
@@ -200,11 +318,35 @@ gap=$(( seconds / ($# + 1) ))
 for f in $faults; do
   sleep "$(( gap > hold ? gap - hold : 1 ))"
   kill -0 "$producer_pid" 2>/dev/null || break
-  fault "$f"
+  case $f in failover-*) failover_fault "$f" ;; *) fault "$f" ;; esac
 done
 wait "$producer_pid" || true; producer_pid=""
 touch "$out/stop"
 wait "$consumer_pid" || true; consumer_pid=""
+
+if [ -n "$failover" ]; then
+  # What is consumable afterwards: a fresh pass over every queue from offset 0 (the live consumer
+  # may have read, from a master that was then deposed, a tail the group cut later).
+  "$bench" drill-consume --log "$out/recv-final.log" --group drill_final --stop-file "$out/stop" --quiet 5 -d 300 \
+    >"$out/consumer-final.out" 2>&1 || true
+  rc=0
+  "$bench" drill-check --send "$out/send.log" --recv "$out/recv.log" >"$out/check-live.txt" || true
+  "$bench" drill-check --send "$out/send.log" --recv "$out/recv-final.log" --faults "$out/faults.log" >"$out/check.txt" || rc=$?
+  cat "$out/check.txt"
+  v() { sed -n "s/^$1=//p" "$out/check.txt"; }
+  echo "live consumer: lost=$(sed -n 's/^lost=//p' "$out/check-live.txt") duplicates=$(sed -n 's/^duplicates=//p' "$out/check-live.txt")"
+  echo "| fault | slave says master (ms) | first SEND_OK on broker-a (ms) | old master says slave (ms) | back in sync (ms) | lost | duplicated |" | tee "$out/row.md"
+  echo "|---|---|---|---|---|---|---|" | tee -a "$out/row.md"
+  i=0
+  while read -r name el de ins; do  # the checker prints its lines in the order of faults.log, as here
+    i=$((i + 1))
+    fo=$(sed -n "s/^failover_ms [^=]*=\([^ ]*\).*/\1/p" "$out/check.txt" | sed -n "${i}p")
+    loss=$(sed -n "s/^fault_loss [^ ]* lost=\([0-9]*\) duplicates=\([0-9]*\)/\1 \2/p" "$out/check.txt" | sed -n "${i}p")
+    echo "| $name | ${el#elected_ms=} | $fo | ${de#demoted_ms=} | ${ins#in_sync_ms=} | ${loss% *} | ${loss#* } |"
+  done <"$out/failover.log" | tee -a "$out/row.md"
+  echo "| all ($flush, $role) | sent $(v sent) | acked $(v acked) | lost $(v lost) | duplicates $(v duplicates) | order violations $(v order_violations) | unacked but stored $(v unacked_received) |" | tee -a "$out/row.md"
+  exit $rc
+fi
 
 rc=0
 "$bench" drill-check --send "$out/send.log" --recv "$out/recv.log" --faults "$out/faults.log" >"$out/check.txt" || rc=$?

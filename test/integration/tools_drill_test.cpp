@@ -61,6 +61,44 @@ TEST_CASE("rmqbench drill-check: lost acknowledged ids, duplicates, order violat
   fs::remove_all(dir);
 }
 
+TEST_CASE("rmqbench drill-check: failover time on the fault's group, loss and duplicates per fault") {
+  fs::path dir = fs::temp_directory_path() / ("drill-check-fo-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "send.log") << "S r-0-0 SEND_OK a 0 0 1000\n"
+                                     "S r-1-0 SEND_OK b 0 0 1000\n"
+                                     "S r-0-1 SEND_OK a 0 1 2000\n"   // answered at the fault's start: not after it
+                                     "S r-2-0 SEND_OK a 0 2 2050 1990\n"  // answered after it, sent before: no
+                                     "S r-1-1 SEND_OK b 0 1 2100\n"   // another group: does not count for a
+                                     "S r-0-2 ERR10 - -1 -1 2500\n"
+                                     "S r-0-3 SEND_OK a 1 0 4200\n"   // a's new master: 2200 ms after the fault
+                                     "S r-0-4 SEND_OK a 1 1 9000\n"   // after the second fault began, lost
+                                     "S r-1-2 SEND_OK b 0 2 9100\n";
+  std::ofstream(dir / "recv.log") << "R r-0-0 a 0 0 1\n"
+                                     "R r-1-0 b 0 0 1\n"
+                                     "R r-0-0 a 0 0 1\n"   // a duplicate of an id sent before any fault
+                                     "R r-0-1 a 0 1 1\n"
+                                     "R r-2-0 a 0 2 1\n"
+                                     "R r-1-1 b 0 1 1\n"
+                                     "R r-0-3 a 1 0 1\n"
+                                     "R r-0-3 a 1 0 1\n"   // a duplicate of an id of the first fault
+                                     "R r-1-2 b 0 2 1\n";
+  std::ofstream(dir / "faults.log") << "F failover-kill 2000 6000 a\n"
+                                       "F failover-stop 8000 9500 a\n";
+  auto r = runTool(RMQBENCH_BIN, {"drill-check", "--send", (dir / "send.log").string(), "--recv",
+                                  (dir / "recv.log").string(), "--faults", (dir / "faults.log").string()});
+  INFO(describe(r));
+  CHECK(r.exitCode == 1);
+  std::string out = "\n" + r.out;
+  CHECK(value(out, "lost") == "1");
+  CHECK(value(out, "duplicates") == "2");
+  CHECK(r.out.find("failover_ms failover-kill=2200 (group a)") != std::string::npos);
+  CHECK(r.out.find("failover_ms failover-stop=1000 (group a)") != std::string::npos);
+  CHECK(r.out.find("recovery_ms failover-stop=none (fault 1500 ms)") != std::string::npos);
+  CHECK(r.out.find("fault_loss failover-kill lost=0 duplicates=1") != std::string::npos);
+  CHECK(r.out.find("fault_loss failover-stop lost=1 duplicates=0") != std::string::npos);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("drill smoke: drill-produce / drill-consume against a broker stopped for a second; nothing acked lost") {
   DevNode node;
   REQUIRE(node.start());

@@ -4,7 +4,9 @@
 // send log line per answer; the consumer pulls every queue of the topic from offset 0 and writes a
 // receive log line per message. `rmqbench drill-check` (drill_check.cpp) compares the two.
 //
-// Send log:    S <id> <status> <broker> <queueId> <queueOffset> <epoch ms>   (status SEND_OK, FLUSH_DISK_TIMEOUT, ..., or ERR<code>)
+// Send log:    S <id> <status> <broker> <queueId> <queueOffset> <epoch ms> <send began, epoch ms>
+//              (status SEND_OK, FLUSH_DISK_TIMEOUT, ..., or ERR<code>; "began" tells a send issued after a
+//              fault from an answer that was already on its way)
 // Receive log: R <id> <broker> <queueId> <queueOffset> <epoch ms>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -95,13 +97,14 @@ int runDrillProduce(OptionValues& args) {
         m.body = id + ":";
         while (m.body.size() < size) m.body.push_back(static_cast<char>('a' + m.body.size() % 26));
         m.putProperty(prop::KEYS, id);
+        const int64_t began = nowMillis();
         auto r = producer.send(std::move(m));
         if (r.ok()) {
-          log.write(fmt::format("S {} {} {} {} {} {}\n", id, sendStatusText(r->status), r->queue.brokerName,
-                                r->queue.queueId, r->queueOffset, nowMillis()));
+          log.write(fmt::format("S {} {} {} {} {} {} {}\n", id, sendStatusText(r->status), r->queue.brokerName,
+                                r->queue.queueId, r->queueOffset, nowMillis(), began));
           (r->status == client::SendStatus::SEND_OK ? ok : failed).fetch_add(1);
         } else {
-          log.write(fmt::format("S {} ERR{} - -1 -1 {}\n", id, r.error().code, nowMillis()));
+          log.write(fmt::format("S {} ERR{} - -1 -1 {} {}\n", id, r.error().code, nowMillis(), began));
           failed.fetch_add(1);
         }
         next += std::chrono::duration_cast<std::chrono::steady_clock::duration>(interval);
