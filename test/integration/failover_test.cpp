@@ -16,6 +16,7 @@
 #include "common/response_code.h"
 #include "failover_cluster.h"
 #include "repl_cluster.h"
+#include "tools_util.h"
 
 using namespace rmq;
 using namespace rmq::test;
@@ -182,7 +183,7 @@ TEST_CASE("failover: a planned switchover (rmqadmin failoverSwitch) under ASYNC_
   Sender sender(c, "FoW");
   REQUIRE(waitOks(sender, 300, 30s));
 
-  auto r = runTool(RMQADMIN_BIN, {"failoverSwitch", "-n", c.namesrvAddr(), "-b", "broker-f", "-i", "2"});
+  auto r = tools::runTool(RMQADMIN_BIN, {"failoverSwitch", "-n", c.namesrvAddr(), "-b", "broker-f", "-i", "2"});
   INFO(r.out << r.err);
   REQUIRE(r.exitCode == 0);
   CHECK(r.out.find("switchover of broker-f") != std::string::npos);
@@ -200,7 +201,7 @@ TEST_CASE("failover: a planned switchover (rmqadmin failoverSwitch) under ASYNC_
   MESSAGE(sender.acked.size() << " SEND_OK around the switchover, " << lost << " missing on the new master");
   CHECK(lost == 0);
 
-  auto status = runTool(RMQADMIN_BIN, {"failoverStatus", "-n", c.namesrvAddr(), "-b", "broker-f"});
+  auto status = tools::runTool(RMQADMIN_BIN, {"failoverStatus", "-n", c.namesrvAddr(), "-b", "broker-f"});
   INFO(status.out << status.err);
   REQUIRE(status.exitCode == 0);
   CHECK(status.out.find(c.addr(2) + "  master  2") != std::string::npos);
