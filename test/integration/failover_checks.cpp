@@ -60,6 +60,14 @@ std::vector<std::string> Sender::acknowledged() {
   return acked_;
 }
 
+std::vector<std::string> Sender::acknowledgedBy(const std::string& broker) {
+  std::lock_guard lock(mu_);
+  std::vector<std::string> out;
+  for (size_t i = 0; i < acked_.size(); ++i)
+    if (okAt_[i].second == broker) out.push_back(acked_[i]);
+  return out;
+}
+
 std::optional<Sender::Clock::time_point> Sender::firstOkAfter(Clock::time_point t, const std::string& broker) {
   std::lock_guard lock(mu_);
   for (auto& [when, who] : okAt_)
@@ -105,7 +113,11 @@ StoreAudit audit(const std::vector<std::string>& acknowledged, const QueueBodies
       lastOf[prefix] = it == lastOf.end() ? n : std::max(n, it->second);
     }
   }
-  for (auto& b : acknowledged) a.lost += seen.count(b) == 0;
+  for (auto& b : acknowledged) {
+    if (seen.count(b)) continue;
+    ++a.lost;
+    if (a.missing.size() < 1000) a.missing.push_back(b);
+  }
   return a;
 }
 

@@ -46,6 +46,7 @@ class Sender {
   int64_t attempts() const { return attempts_.load(); }
   bool waitOks(int64_t atLeast, std::chrono::milliseconds timeout) const;
   std::vector<std::string> acknowledged();  // bodies answered SEND_OK
+  std::vector<std::string> acknowledgedBy(const std::string& broker);  // ... by the broker at that address
   // When the first SEND_OK at or after `t` from `broker` ("" = any) arrived.
   std::optional<Clock::time_point> firstOkAfter(Clock::time_point t, const std::string& broker = "");
   std::optional<Clock::time_point> lastOk();
@@ -60,7 +61,7 @@ class Sender {
   std::atomic<int64_t> attempts_{0};
   std::mutex mu_;
   std::vector<std::string> acked_;
-  std::vector<std::pair<Clock::time_point, std::string>> okAt_;  // (when, which broker)
+  std::vector<std::pair<Clock::time_point, std::string>> okAt_;  // (when, which broker) of acked_[i]
   std::thread thread_;
 };
 
@@ -72,6 +73,7 @@ struct StoreAudit {
   size_t acknowledged = 0;
   size_t stored = 0;      // entries, duplicates included
   size_t lost = 0;        // acknowledged bodies not stored
+  std::vector<std::string> missing;  // which (the first 1000)
   size_t duplicates = 0;  // entries beyond the first of their body
   size_t outOfOrder = 0;  // places where one sender's number went down within a queue
   std::string describe() const;
