@@ -25,23 +25,27 @@ std::string FailoverCluster::etcdEndpoints() const {
   return out;
 }
 
-FailoverCluster::FailoverCluster(FailoverSpec s) : spec(std::move(s)), etcd(static_cast<size_t>(spec.etcdMembers)) {
+FailoverCluster::FailoverCluster(FailoverSpec s)
+    : spec(std::move(s)), etcd(static_cast<size_t>(spec.etcdMembers), spec.host) {
   nsPort = freePort();
-  ns.writeFile("ns.toml", namesrvToml(ns, nsPort));
+  ns.writeFile("ns.toml", namesrvToml(ns, nsPort, "", 0, spec.host));
   ns.setArgs({"--role=namesrv", "-c", ns.path("ns.toml")});
-  ns.waitForPorts({nsPort});
+  ns.waitForPorts({nsPort}, spec.host);
   for (int id = 1; id <= spec.brokers; ++id) {
     brokers_.push_back(std::make_unique<NodeProcess>());
     ports_.push_back(freeBrokerPort());
+    auto placed = spec.placement.find(id);
+    ips_.push_back(placed == spec.placement.end() ? spec.host : placed->second.ip);
     auto& node = *brokers_.back();
+    if (placed != spec.placement.end()) node.setLauncher(placed->second.launcher);
     const std::string failoverLines = "failoverEnable = true\nfailoverEtcdEndpoints = \"" + etcdEndpoints() +
                                       "\"\nbrokerElectionPriority = " + std::to_string(id) + "\n" + spec.extraBroker;
     node.writeFile("broker.toml", logDirToml(node) + brokerToml(node, {.port = ports_.back(), .namesrvAddr = namesrvAddr(),
                                                                   .cluster = "FoCluster", .name = "broker-f",
                                                                   .id = id, .role = spec.mode,
-                                                                  .extraBroker = failoverLines}));
+                                                                  .extraBroker = failoverLines, .ip = ips_.back()}));
     node.setArgs({id == 1 ? "--role=master" : "--role=slave", "-c", node.path("broker.toml")});
-    node.waitForPorts({ports_.back()});
+    node.waitForPorts({ports_.back()}, ips_.back());
   }
 }
 
@@ -80,7 +84,12 @@ bool FailoverCluster::createTopic(const std::string& brokerAddr, const std::stri
 }
 
 std::optional<std::string> FailoverCluster::runtimeValue(const std::string& brokerAddr, const std::string& key) {
-  auto r = client.call(brokerAddr, net::RemotingCommand::request(RequestCode::GET_BROKER_RUNTIME_INFO),
+  return runtimeValue(client, brokerAddr, key);
+}
+
+std::optional<std::string> FailoverCluster::runtimeValue(TestClient& via, const std::string& brokerAddr,
+                                                         const std::string& key) {
+  auto r = via.call(brokerAddr, net::RemotingCommand::request(RequestCode::GET_BROKER_RUNTIME_INFO),
                        std::chrono::seconds(3));
   if (!r.ok() || r->code != ResponseCode::SUCCESS) return std::nullopt;
   auto kv = client::parseKvTable(r->body);

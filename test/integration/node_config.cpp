@@ -7,10 +7,11 @@ std::string logDirToml(const NodeProcess& node, uint16_t httpPort) {
          "\nhttpBindAddress = \"127.0.0.1\"\n";
 }
 
-std::string namesrvToml(const NodeProcess& node, uint16_t port, const std::string& extra, uint16_t httpPort) {
+std::string namesrvToml(const NodeProcess& node, uint16_t port, const std::string& extra, uint16_t httpPort,
+                        const std::string& host) {
   return logDirToml(node, httpPort) +
          "[namesrv]\n"
-         "bindAddress = \"127.0.0.1\"\n"
+         "bindAddress = \"" + host + "\"\n"
          "listenPort = " + std::to_string(port) + "\n" +
          "kvConfigPath = \"" + node.path("namesrv/kvConfig.json") + "\"\n" +
          "configStorePath = \"" + node.path("namesrv/namesrv.properties") + "\"\n" + extra + "\n";
@@ -21,8 +22,8 @@ std::string brokerToml(const NodeProcess& node, const BrokerToml& b) {
                      "brokerClusterName = \"" + b.cluster + "\"\n" +
                      "brokerName = \"" + b.name + "\"\n" +
                      "brokerId = " + std::to_string(b.id) + "\n" +
-                     "brokerIP1 = \"127.0.0.1\"\n"
-                     "brokerIP2 = \"127.0.0.1\"\n"
+                     "brokerIP1 = \"" + b.ip + "\"\n" +
+                     "brokerIP2 = \"" + b.ip + "\"\n" +
                      "listenPort = " + std::to_string(b.port) + "\n";
   if (!b.namesrvAddr.empty()) toml += "namesrvAddr = \"" + b.namesrvAddr + "\"\n";
   toml += b.extraBroker + "\n[store]\n";

@@ -148,12 +148,18 @@ std::string readCommitLog(const std::string& dir, int64_t fileSize, int64_t from
 }
 
 std::string ReplCluster::commitLogDiff(int64_t from, int64_t to) const {
-  auto a = readCommitLog(master.path("store/commitlog"), spec.commitLogFileSize, from, to);
-  auto b = readCommitLog(slave.path("store/commitlog"), spec.commitLogFileSize, from, to);
+  return rmq::test::commitLogDiff(master.path("store/commitlog"), slave.path("store/commitlog"), spec.commitLogFileSize,
+                                  from, to);
+}
+
+std::string commitLogDiff(const std::string& dirA, const std::string& dirB, int64_t fileSize, int64_t from, int64_t to,
+                          const std::string& nameA, const std::string& nameB) {
+  auto a = readCommitLog(dirA, fileSize, from, to);
+  auto b = readCommitLog(dirB, fileSize, from, to);
   const auto want = static_cast<size_t>(to - from);
   if (a.size() != want || b.size() != want) {
-    return "commit logs shorter than [" + std::to_string(from) + ", " + std::to_string(to) + "): master has " +
-           std::to_string(a.size()) + " bytes, slave " + std::to_string(b.size());
+    return "commit logs shorter than [" + std::to_string(from) + ", " + std::to_string(to) + "): " + nameA + " has " +
+           std::to_string(a.size()) + " bytes, " + nameB + " " + std::to_string(b.size());
   }
   auto mis = std::mismatch(a.begin(), a.end(), b.begin());
   if (mis.first == a.end()) return "";

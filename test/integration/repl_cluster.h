@@ -82,5 +82,9 @@ bool waitAllThreadsStopped(pid_t pid, std::chrono::milliseconds timeout);
 // Bytes [from, to) of a store's commit log (files named by their start offset); shorter when files
 // are missing or short.
 std::string readCommitLog(const std::string& commitLogDir, int64_t fileSize, int64_t from, int64_t to);
+// Empty when two commit logs hold the same bytes in [from, to); else the first difference (or which
+// one is short). Names the two sides `nameA` / `nameB` in the message.
+std::string commitLogDiff(const std::string& dirA, const std::string& dirB, int64_t fileSize, int64_t from, int64_t to,
+                          const std::string& nameA = "master", const std::string& nameB = "slave");
 
 }  // namespace rmq::test

@@ -27,31 +27,31 @@ std::string etcdTool(const std::string& name) {
                            "(scripts/install-deps.sh)");
 }
 
-EtcdCluster::EtcdCluster(size_t members) : etcdctlPath_(etcdTool("etcdctl")) {
+EtcdCluster::EtcdCluster(size_t members, std::string host) : etcdctlPath_(etcdTool("etcdctl")), host_(std::move(host)) {
   const std::string etcd = etcdTool("etcd");
   std::string initialCluster;
   for (size_t i = 0; i < members; ++i) {
     Member m{"m" + std::to_string(i), freePort(), freePort(), std::make_unique<NodeProcess>(etcd)};
-    initialCluster += (i ? "," : "") + m.name + "=http://127.0.0.1:" + std::to_string(m.peerPort);
+    initialCluster += (i ? "," : "") + m.name + "=http://" + host_ + ":" + std::to_string(m.peerPort);
     members_.push_back(std::move(m));
   }
   // A token of this cluster only: members of two tests' clusters never take each other's messages.
   const std::string token = "rmq-test-" + std::to_string(::getpid()) + "-" + std::to_string(members_[0].clientPort);
   for (auto& m : members_) {
-    const std::string client = "http://127.0.0.1:" + std::to_string(m.clientPort);
-    const std::string peer = "http://127.0.0.1:" + std::to_string(m.peerPort);
+    const std::string client = "http://" + host_ + ":" + std::to_string(m.clientPort);
+    const std::string peer = "http://" + host_ + ":" + std::to_string(m.peerPort);
     m.process->setArgs({"--name", m.name, "--data-dir", m.process->path("data"),
                         "--listen-client-urls", client, "--advertise-client-urls", client,
                         "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
                         "--initial-cluster", initialCluster, "--initial-cluster-state", "new",
                         "--initial-cluster-token", token});
-    m.process->waitForPorts({m.clientPort});
+    m.process->waitForPorts({m.clientPort}, host_);
   }
 }
 
 EtcdCluster::~EtcdCluster() = default;
 
-std::string EtcdCluster::endpoint(size_t i) const { return "127.0.0.1:" + std::to_string(members_[i].clientPort); }
+std::string EtcdCluster::endpoint(size_t i) const { return host_ + ":" + std::to_string(members_[i].clientPort); }
 
 std::vector<std::string> EtcdCluster::endpoints() const {
   std::vector<std::string> out;

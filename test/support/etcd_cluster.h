@@ -27,14 +27,16 @@ std::string etcdTool(const std::string& name);
 
 class EtcdCluster {
  public:
-  explicit EtcdCluster(size_t members = 1);  // ports and directories chosen; nothing started
+  // Ports and directories chosen; nothing started. Members listen (client and peer URLs) on `host`:
+  // 127.0.0.1, or an address of the test's namespace that brokers in other namespaces reach.
+  explicit EtcdCluster(size_t members = 1, std::string host = "127.0.0.1");
   ~EtcdCluster();                             // every member killed, directories removed
 
   // Starts every member and waits until each reports healthy (a leader is elected); throws with the
   // members' stderr tails when that does not happen within `timeout`.
   void start(std::chrono::milliseconds timeout = std::chrono::seconds(30));
   size_t size() const { return members_.size(); }
-  std::string endpoint(size_t i) const;  // "127.0.0.1:<client port>"
+  std::string endpoint(size_t i) const;  // "<host>:<client port>"
   std::vector<std::string> endpoints() const;
   NodeProcess& process(size_t i) { return *members_[i].process; }
 
@@ -56,6 +58,7 @@ class EtcdCluster {
   RunResult etcdctl(size_t i, std::vector<std::string> args);
 
   std::string etcdctlPath_;
+  std::string host_;
   std::vector<Member> members_;
 };
 

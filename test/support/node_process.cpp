@@ -33,19 +33,14 @@ int decodeStatus(int status) {
   return -1;
 }
 
-sockaddr_in loopback(uint16_t port) {
+// `op` (::bind or ::connect) of a fresh TCP socket to host:port (IPv4, 127.0.0.1 by default) succeeded.
+bool onSocket(uint16_t port, int (*op)(int, const sockaddr*, socklen_t), const char* host = "127.0.0.1") {
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  return a;
-}
-
-// `op` (::bind or ::connect) of a fresh TCP socket to 127.0.0.1:port succeeded.
-bool onLoopbackSocket(uint16_t port, int (*op)(int, const sockaddr*, socklen_t)) {
+  if (::inet_pton(AF_INET, host, &a.sin_addr) != 1) return false;
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return false;
-  auto a = loopback(port);
   bool ok = op(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
   ::close(fd);
   return ok;
@@ -78,7 +73,7 @@ uint16_t pickPort(int below, int above) {
     const int p = candidate(random);
     bool usable = true;
     for (int q = p - below; q <= p + above && usable; ++q) {
-      usable = !handedPorts.contains(static_cast<uint16_t>(q)) && onLoopbackSocket(static_cast<uint16_t>(q), ::bind);
+      usable = !handedPorts.contains(static_cast<uint16_t>(q)) && onSocket(static_cast<uint16_t>(q), ::bind);
     }
     if (!usable) continue;
     for (int q = p - below; q <= p + above; ++q) handedPorts.insert(static_cast<uint16_t>(q));
@@ -102,7 +97,7 @@ bool eventually(const std::function<bool()>& cond, std::chrono::milliseconds tim
   return true;
 }
 
-bool portAccepts(uint16_t port) { return onLoopbackSocket(port, ::connect); }
+bool portAccepts(uint16_t port, const std::string& host) { return onSocket(port, ::connect, host.c_str()); }
 
 std::string readWholeFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -144,7 +139,8 @@ pid_t NodeProcess::spawn(const std::vector<std::string>& args, const std::string
   std::vector<char*> envp;
   for (auto& s : envStrings) envp.push_back(s.data());
   envp.push_back(nullptr);
-  std::vector<std::string> argStrings{binary_};
+  std::vector<std::string> argStrings = launcher_;
+  argStrings.push_back(binary_);
   argStrings.insert(argStrings.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& s : argStrings) argv.push_back(s.data());
@@ -155,7 +151,8 @@ pid_t NodeProcess::spawn(const std::vector<std::string>& args, const std::string
   posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid = -1;
-  int rc = posix_spawn(&pid, binary_.c_str(), &fa, nullptr, argv.data(), envp.data());
+  // posix_spawnp: a launcher is named as on a command line ("ip"); binaries are full paths anyway.
+  int rc = posix_spawnp(&pid, argStrings[0].c_str(), &fa, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&fa);
   if (rc != 0) throw std::runtime_error(std::string("posix_spawn: ") + std::strerror(rc));
   return pid;
@@ -183,7 +180,7 @@ bool NodeProcess::start(std::chrono::milliseconds timeout) {
   for (;;) {
     if (!running()) return false;
     bool all = true;
-    for (auto p : ports_) all = all && portAccepts(p);
+    for (auto p : ports_) all = all && portAccepts(p, portsHost_);
     if (all) return true;
     if (Clock::now() > deadline) { kill(); return false; }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -39,8 +39,8 @@ uint16_t freePort();
 // A free port p whose neighbours a broker also binds look free: p - 2 (VIP channel), p + 1 (HA);
 // none of p - 2 .. p + 1 is handed out again by this process.
 uint16_t freeBrokerPort();
-// True when 127.0.0.1:port accepts a TCP connection.
-bool portAccepts(uint16_t port);
+// True when host:port (an IPv4 address) accepts a TCP connection.
+bool portAccepts(uint16_t port, const std::string& host = "127.0.0.1");
 // Polls `cond` every 50 ms until it holds (true) or `timeout` passes (false).
 bool eventually(const std::function<bool()>& cond, std::chrono::milliseconds timeout);
 std::string readWholeFile(const std::string& path);
@@ -71,7 +71,16 @@ class NodeProcess {
   void setArgs(std::vector<std::string> args) { args_ = std::move(args); }
   // Extra environment (on top of the test's, with HOME=<dir>).
   void setEnv(std::string key, std::string value) { env_.emplace_back(std::move(key), std::move(value)); }
-  void waitForPorts(std::vector<uint16_t> ports) { ports_ = std::move(ports); }
+  // start() waits until each of `ports` accepts on `host` (a node in another network namespace
+  // is reached on its address there).
+  void waitForPorts(std::vector<uint16_t> ports, std::string host = "127.0.0.1") {
+    ports_ = std::move(ports);
+    portsHost_ = std::move(host);
+  }
+  // A command the binary runs under, e.g. {"ip", "netns", "exec", "ns1"}: the child is
+  // `launcher... binary args...` (launcher[0] looked up in PATH). The launcher must exec the binary
+  // in place (ip netns exec does), so pid() / kill() / SIGSTOP reach the binary itself.
+  void setLauncher(std::vector<std::string> launcher) { launcher_ = std::move(launcher); }
 
   // Spawns the child and waits until every port accepts. False (child killed) when the child
   // exits first or the timeout passes; see stderrText().
@@ -104,6 +113,8 @@ class NodeProcess {
   std::vector<std::string> args_;
   std::vector<std::pair<std::string, std::string>> env_;
   std::vector<uint16_t> ports_;
+  std::string portsHost_ = "127.0.0.1";
+  std::vector<std::string> launcher_;
   pid_t pid_ = -1;
   std::optional<int> lastExit_;
 };

@@ -103,6 +103,8 @@ void BrokerReplication::appendRuntimeInfo(std::vector<std::pair<std::string, std
     put("failoverEpoch", ctx_.role.epoch());
     put("failoverRole", ctx_.role.isMaster() ? "master" : "slave");
     put("failoverBrokerId", ctx_.config.brokerId);
+    // false on a master means fenced: its lease is not proven, it acknowledges no send (drills read it).
+    put("failoverMayAcknowledge", ctx_.role.mayAcknowledge() ? "true" : "false");
     if (ctx_.role.isMaster()) {
       std::string ids;
       for (int64_t id : replicas_->inSync()) ids += fmt::format("{}{}", ids.empty() ? "" : ",", id);
