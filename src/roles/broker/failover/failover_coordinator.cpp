@@ -218,13 +218,15 @@ MemberRecord FailoverCoordinator::self() const {
   return m;
 }
 
-// The member record (own lease): refreshed when something changed, at most every 200 ms, and at
-// least every second (rmqadmin reads the lag from it).
+// The member record (own lease): at once when the role or epoch changed, else once a second (the
+// commit-log end in it ranks candidates and feeds rmqadmin's lag; under load it changes all the
+// time, and every etcd put is an fsync on the etcd members: a second's staleness costs nothing,
+// safety never depends on the ranking).
 asio::awaitable<void> FailoverCoordinator::publishMember() {
   auto m = self();
   auto now = Clock::now();
-  bool changed = m.maxOffset != lastMember_.maxOffset || m.epoch != lastMember_.epoch || m.master != lastMember_.master;
-  if (now - lastMemberPut_ < milliseconds(changed ? 200 : 1000)) co_return;
+  bool changed = m.epoch != lastMember_.epoch || m.master != lastMember_.master;
+  if (!changed && now - lastMemberPut_ < milliseconds(1000)) co_return;
   auto put = co_await etcd_->put(keys_.member(m.brokerId), toJson(m), leaseId_);
   if (!put) {
     noteError("member record: " + put.error().message);
