@@ -4,6 +4,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/text_split.h"
+
 namespace rmq::acl {
 
 inline std::string_view trim(std::string_view s) {
@@ -12,16 +14,6 @@ inline std::string_view trim(std::string_view s) {
   return s;
 }
 
-inline std::vector<std::string_view> splitNonEmpty(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  size_t i = 0;
-  while (i <= s.size()) {
-    size_t j = s.find(sep, i);
-    if (j == std::string_view::npos) j = s.size();
-    if (j > i) out.push_back(s.substr(i, j - i));
-    i = j + 1;
-  }
-  return out;
-}
+using rmq::splitNonEmpty;  // common/text_split.h
 
 }  // namespace rmq::acl

@@ -54,21 +54,18 @@ class HaClient::Session : public std::enable_shared_from_this<Session> {
   // Failover mode: {our brokerId, the epoch we follow} out, {master epoch, its start} back.
   asio::awaitable<bool> handshake() {
     const int64_t follows = c_.followEpoch_.load();
-    const auto out = encodeHandshake({c_.handshakeId_, follows});
-    const auto outBuf = asio::buffer(out);
-    auto [ec, n] = co_await asio::async_write(link_.socket(), outBuf, as_tuple(use_awaitable));
-    if (ec) {
-      close("handshake write failed: " + ec.message());
+    const EpochHandshake mine{c_.handshakeId_, follows};
+    auto failed = co_await link_.writeHandshake(mine);
+    if (!failed.empty()) {
+      close(failed);
       co_return false;
     }
-    std::array<char, kEpochHandshakeSize> in;
-    auto inBuf = asio::buffer(in);
-    auto got = co_await link_.readExactly(inBuf);
+    auto got = co_await link_.readHandshake();
     if (!got.failure.empty()) {
       close(got.failure);
       co_return false;
     }
-    auto master = decodeHandshake(in.data());
+    const EpochHandshake master = got.value;
     if (master.first < follows) {
       ++c_.refused_;
       log::warn("HA: master {} is at epoch {}, below the epoch {} this slave follows: stream refused",

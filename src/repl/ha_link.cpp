@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <asio/experimental/as_tuple.hpp>
 #include <asio/use_awaitable.hpp>
+#include <asio/write.hpp>
+#include <array>
 
 #include "common/log.h"
 
@@ -50,6 +52,23 @@ asio::awaitable<HaLink::Read> HaLink::readExactly(asio::mutable_buffer buf) {
     total.n += r.n;
   }
   co_return total;
+}
+
+asio::awaitable<std::string> HaLink::writeHandshake(EpochHandshake h) {
+  const auto out = encodeHandshake(h);
+  const auto outBuf = asio::buffer(out);
+  auto [ec, n] = co_await asio::async_write(socket_, outBuf, as_tuple(use_awaitable));
+  co_return ec ? "handshake write failed: " + ec.message() : std::string();
+}
+
+asio::awaitable<HaLink::HandshakeRead> HaLink::readHandshake() {
+  std::array<char, kEpochHandshakeSize> in;
+  auto inBuf = asio::buffer(in);
+  auto got = co_await readExactly(inBuf);
+  HandshakeRead r;
+  r.failure = std::move(got.failure);
+  if (r.failure.empty()) r.value = decodeHandshake(in.data());
+  co_return r;
 }
 
 asio::awaitable<void> HaLink::dropWhenSilent(milliseconds limit, std::function<void(const std::string&)> drop) {

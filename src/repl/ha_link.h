@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "repl/ha_protocol.h"
+
 namespace rmq::repl {
 
 class HaLink {
@@ -35,8 +37,16 @@ class HaLink {
   };
   // Reads what the peer sent; every read restarts the silence clock.
   asio::awaitable<Read> readSome(asio::mutable_buffer buf);
-  // Reads exactly buf.size() bytes (the failover handshake); a failure as readSome's.
+  // Reads exactly buf.size() bytes; a failure as readSome's.
   asio::awaitable<Read> readExactly(asio::mutable_buffer buf);
+  // The failover handshake's halves (ha_protocol.h): "" / a value, or why the link failed (the
+  // owner closes with it).
+  asio::awaitable<std::string> writeHandshake(EpochHandshake h);
+  struct HandshakeRead {
+    EpochHandshake value;
+    std::string failure;
+  };
+  asio::awaitable<HandshakeRead> readHandshake();
 
   // The watchdog: checks every limit/4 (50 ms .. 1 s) until the link is closed; once the peer has
   // been silent for more than `limit`, one warning and drop("housekeeping: <role> silent") (the

@@ -72,14 +72,12 @@ class HaMaster::Connection : public std::enable_shared_from_this<Connection> {
   // Failover mode: the slave's {brokerId, epoch} first, our {epoch, epochStart} back (before the
   // writer may send anything: it waits for the first report, which follows our answer).
   asio::awaitable<bool> handshake() {
-    std::array<char, kEpochHandshakeSize> in;
-    auto inBuf = asio::buffer(in);
-    auto got = co_await link_.readExactly(inBuf);
+    auto got = co_await link_.readHandshake();
     if (!got.failure.empty()) {
       close(got.failure);
       co_return false;
     }
-    auto slave = decodeHandshake(in.data());
+    const EpochHandshake slave = got.value;
     int64_t epoch = m_.replicas_->epoch();
     if (slave.second > epoch) {
       log::warn("HA: slave {} (brokerId {}) follows epoch {}, above this master's {}: this master is stale",
@@ -89,11 +87,10 @@ class HaMaster::Connection : public std::enable_shared_from_this<Connection> {
       co_return false;
     }
     slaveId_ = slave.first;
-    const auto out = encodeHandshake({epoch, m_.replicas_->epochStart()});
-    const auto outBuf = asio::buffer(out);
-    auto [ec, n] = co_await asio::async_write(link_.socket(), outBuf, as_tuple(use_awaitable));
-    if (ec) {
-      close("handshake write failed: " + ec.message());
+    const EpochHandshake mine{epoch, m_.replicas_->epochStart()};
+    auto failed = co_await link_.writeHandshake(mine);
+    if (!failed.empty()) {
+      close(failed);
       co_return false;
     }
     token_ = m_.replicas_->onConnected(slaveId_);
