@@ -4,6 +4,8 @@
 #include <set>
 
 #include "broker_calls.h"
+#include "client/route.h"
+#include "common/request_code.h"
 #include "broker_requests.h"
 #include "common/response_code.h"
 #include "repl_cluster.h"
@@ -142,6 +144,54 @@ StoreAudit auditStored(FailoverCluster& c, const std::string& addr, const std::s
 std::string commitLogsDiffer(FailoverCluster& c, int a, int b, int64_t end) {
   return commitLogDiff(c.broker(a).path("store/commitlog"), c.broker(b).path("store/commitlog"), 64 << 20, 0, end,
                        "broker " + std::to_string(a), "broker " + std::to_string(b));
+}
+
+RoleSampler::RoleSampler(FailoverCluster& cluster) : c_(cluster) {
+  thread_ = std::thread([this] { run(); });
+}
+
+void RoleSampler::finish() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+std::vector<std::string> RoleSampler::violations() {
+  std::lock_guard lock(mu_);
+  return violations_;
+}
+
+void RoleSampler::run() {
+  using namespace std::chrono_literals;
+  TestClient client;
+  std::map<int, int64_t> lastEpoch;     // broker id -> epoch it last reported
+  std::map<int64_t, int> masterOf;      // epoch -> the broker that said master at it
+  auto note = [&](std::string v) {
+    std::lock_guard lock(mu_);
+    if (violations_.size() < 20) violations_.push_back(std::move(v));
+  };
+  for (int round = 0; !stop_ && round < 20000; ++round) {
+    for (int id = 1; id <= c_.spec.brokers; ++id) {
+      // One runtime-info read per broker, with a short timeout: a frozen broker must not stall the sampling.
+      auto r = client.call(c_.addr(id), net::RemotingCommand::request(RequestCode::GET_BROKER_RUNTIME_INFO), 300ms);
+      if (!r.ok() || r->code != ResponseCode::SUCCESS) continue;  // down, or not answering now
+      auto kv = client::parseKvTable(r->body);
+      if (!kv.ok() || !kv->count("failoverEpoch") || !kv->count("failoverRole")) continue;
+      int64_t epoch = std::stoll(kv->at("failoverEpoch"));
+      const std::optional<std::string> role = kv->at("failoverRole");
+      if (auto it = lastEpoch.find(id); it != lastEpoch.end() && epoch < it->second)
+        note("broker " + std::to_string(id) + " went from epoch " + std::to_string(it->second) + " to " +
+             std::to_string(epoch));
+      lastEpoch[id] = epoch;
+      if (*role == "master") {
+        auto [it, fresh] = masterOf.emplace(epoch, id);
+        if (!fresh && it->second != id)
+          note("brokers " + std::to_string(it->second) + " and " + std::to_string(id) + " both said master at epoch " +
+               std::to_string(epoch));
+      }
+    }
+    ++samples_;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
 }
 
 }  // namespace rmq::test

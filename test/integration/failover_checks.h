@@ -65,6 +65,30 @@ class Sender {
   std::thread thread_;
 };
 
+// Samples every broker's failoverRole / failoverEpoch (runtime info) every 50 ms on its own thread
+// and the name server's master of the group, checking the invariants as it goes: a broker's
+// epoch never goes down, no two brokers ever say "master" at one epoch.
+class RoleSampler {
+ public:
+  explicit RoleSampler(FailoverCluster& cluster);
+  ~RoleSampler() { finish(); }
+  RoleSampler(const RoleSampler&) = delete;
+  RoleSampler& operator=(const RoleSampler&) = delete;
+  void finish();
+  int64_t samples() const { return samples_.load(); }
+  // Empty when every sample kept the invariants; else the first violations.
+  std::vector<std::string> violations();
+
+ private:
+  void run();
+  FailoverCluster& c_;
+  std::atomic<bool> stop_{false};
+  std::atomic<int64_t> samples_{0};
+  std::mutex mu_;
+  std::vector<std::string> violations_;
+  std::thread thread_;
+};
+
 // The bodies of `topic` a broker holds, per queue in queue order (all from offset 0).
 using QueueBodies = std::vector<std::vector<std::string>>;
 QueueBodies storedBodies(FailoverCluster& c, const std::string& addr, const std::string& topic, int queues = 4);

@@ -191,6 +191,8 @@ Result<void> BrokerController::start() {
                                store_->storeHost(), {false}, {}, {}});
   ctx_->latency = latency_;
   ctx_->role.configure(!storeConfig_.isSlave() && !failover, config_.brokerId, failover);
+  // A restarted failover broker resumes at the newest epoch its log holds, never below it.
+  if (failover) ctx_->role.becomeSlave(epochs_->lastEpoch(), config_.brokerId);
   if (configFile_) ctx_->configFile = configFile_;
   store_->setArrivalListener([hold = pullHold_.get()](const std::string& topic, int queueId, int64_t queueOffset,
                                                       int64_t tagsCode, int64_t, std::string_view props) {
