@@ -1,6 +1,7 @@
 #include "client/client_tls.h"
 
 #include "config/tls_config.h"
+#include "net/tls_settings.h"
 
 namespace rmq::client {
 
@@ -9,7 +10,7 @@ Result<net::TlsContextPtr> clientTls(bool enable, const std::string& tlsConfigFi
   config::TlsConfig tls;
   tls.configFile = tlsConfigFile;
   if (auto read = tls.readConfigFile(); !read) return read.error();
-  return net::makeClientTlsContext(tls.clientSettings());
+  return net::makeClientTlsContext(net::clientTlsSettings(tls));
 }
 
 }  // namespace rmq::client

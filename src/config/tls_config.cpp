@@ -96,29 +96,4 @@ Result<std::string> TlsConfig::readConfigFile() {
   return configFile;
 }
 
-net::TlsMode TlsConfig::mode() const { return net::parseTlsMode(serverMode).value_or(net::TlsMode::Permissive); }
-
-net::TlsServerSettings TlsConfig::serverSettings() const {
-  net::TlsServerSettings s;
-  s.testMode = testModeEnable;
-  s.certPath = serverCertPath;
-  s.keyPath = serverKeyPath;
-  s.keyPassword = serverKeyPassword;
-  s.clientAuth = net::parseClientAuth(serverNeedClientAuth);
-  s.authClient = serverAuthClient;
-  s.trustCertPath = serverTrustCertPath;
-  return s;
-}
-
-net::TlsClientSettings TlsConfig::clientSettings() const {
-  net::TlsClientSettings s;
-  s.testMode = testModeEnable;
-  s.certPath = clientCertPath;
-  s.keyPath = clientKeyPath;
-  s.keyPassword = clientKeyPassword;
-  s.authServer = clientAuthServer;
-  s.trustCertPath = clientTrustCertPath;
-  return s;
-}
-
 }  // namespace rmq::config

@@ -14,6 +14,7 @@
 #include "config/config_printer.h"
 #include "config/process_config.h"
 #include "config/tls_config.h"
+#include "net/tls_settings.h"
 #include "console/console.h"
 #include "http/http_server.h"
 #include "net/io_pool.h"
@@ -167,19 +168,19 @@ Result<void> Node::Impl::load() {
 // the contexts made, only when a port or the broker's client uses TLS. Bad paths or passwords
 // stop the start (exit code 2) with the key named, where Java would log and serve without TLS.
 Result<void> Node::Impl::setUpTls() {
-  serverTls.mode = tls.mode();
+  serverTls.mode = net::tlsMode(tls);
   bool clientTlsWanted = tls.enable || serverTls.mode == net::TlsMode::Enforcing;
   if (serverTls.mode == net::TlsMode::Disabled && !clientTlsWanted) return {};
   auto read = tls.readConfigFile();
   if (!read) return usageError(read.error().message);
   if (!read->empty()) log::info("tls: read {}", *read);
   if (serverTls.mode != net::TlsMode::Disabled) {
-    auto ctx = net::makeServerTlsContext(tls.serverSettings());
+    auto ctx = net::makeServerTlsContext(net::serverTlsSettings(tls));
     if (!ctx) return usageError(ctx.error().message);
     serverTls.context = std::move(*ctx);
   }
   if (clientTlsWanted) {
-    auto ctx = net::makeClientTlsContext(tls.clientSettings());
+    auto ctx = net::makeClientTlsContext(net::clientTlsSettings(tls));
     if (!ctx) return usageError(ctx.error().message);
     consoleTls = *ctx;
     if (tls.enable) clientTls = std::move(*ctx);

@@ -11,6 +11,7 @@
 #include "config/config_printer.h"
 #include "config/process_config.h"
 #include "config/tls_config.h"
+#include "net/tls_settings.h"
 
 using namespace rmq;
 using namespace rmq::config;
@@ -35,16 +36,16 @@ TEST_CASE("tls config: Java's key names in properties and TOML, useTLS as tls.en
   REQUIRE(apply("tls.server.mode=enforcing\ntls.server.need.client.auth=require\nuseTLS=true\n"
                 "tls.server.certPath=/c.pem\n",
                 ConfigFormat::Properties, p, t));
-  CHECK(t.mode() == net::TlsMode::Enforcing);
-  CHECK(t.serverSettings().clientAuth == net::ClientAuth::Require);
-  CHECK(t.serverSettings().certPath == "/c.pem");
+  CHECK(net::tlsMode(t) == net::TlsMode::Enforcing);
+  CHECK(net::serverTlsSettings(t).clientAuth == net::ClientAuth::Require);
+  CHECK(net::serverTlsSettings(t).certPath == "/c.pem");
   CHECK(t.enable);
 
   TlsConfig quoted;
   REQUIRE(apply("logLevel = \"info\"\n\"tls.server.mode\" = \"disabled\"\n[tls]\n\"client.authServer\" = true\n",
                 ConfigFormat::Toml, p, quoted));
-  CHECK(quoted.mode() == net::TlsMode::Disabled);
-  CHECK(quoted.clientSettings().authServer);
+  CHECK(net::tlsMode(quoted) == net::TlsMode::Disabled);
+  CHECK(net::clientTlsSettings(quoted).authServer);
 
   TlsConfig bad;
   auto refused = apply("tls.server.mode=strict\n", ConfigFormat::Properties, p, bad);
