@@ -202,23 +202,20 @@ std::string txnRequest(const std::vector<Compare>& compares, const std::vector<T
   return text(buf);
 }
 
-std::string leaseGrantRequest(int64_t ttlSeconds) {
+namespace {
+// {"<key>":"<value>"}: the lease requests carry one int64 (a JSON string in the gateway's proto3 JSON).
+std::string oneInt64Request(const char* key, int64_t value) {
   json::Buffer buf;
   json::Writer w(buf);
   w.StartObject();
-  writeInt64(w, "TTL", ttlSeconds);
+  writeInt64(w, key, value);
   w.EndObject();
   return text(buf);
 }
+}  // namespace
 
-std::string leaseIdRequest(int64_t id) {
-  json::Buffer buf;
-  json::Writer w(buf);
-  w.StartObject();
-  writeInt64(w, "ID", id);
-  w.EndObject();
-  return text(buf);
-}
+std::string leaseGrantRequest(int64_t ttlSeconds) { return oneInt64Request("TTL", ttlSeconds); }
+std::string leaseIdRequest(int64_t id) { return oneInt64Request("ID", id); }
 
 Result<std::vector<KeyValue>> decodeRange(std::string_view body) {
   rapidjson::Document doc;

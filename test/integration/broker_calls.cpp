@@ -7,6 +7,8 @@
 #include <utility>
 
 #include "client/request_headers.h"
+#include "client/route.h"
+#include "common/response_code.h"
 #include "common/json.h"
 #include "common/request_code.h"
 #include "node_process.h"
@@ -65,6 +67,24 @@ bool dispatched(TestClient& c, const std::string& addr, const std::string& topic
 std::vector<MessageExt> pullMessages(TestClient& c, const std::string& addr, const PullSpec& p) {
   auto r = invoke(c, addr, pullRequest(p));
   return r.code == 0 ? pulledMessages(r) : std::vector<MessageExt>{};
+}
+
+std::optional<std::map<std::string, std::string>> brokerRuntimeInfo(TestClient& c, const std::string& addr,
+                                                                    std::chrono::milliseconds timeout) {
+  auto r = c.call(addr, net::RemotingCommand::request(RequestCode::GET_BROKER_RUNTIME_INFO), timeout);
+  if (!r.ok() || r->code != ResponseCode::SUCCESS) return std::nullopt;
+  auto kv = client::parseKvTable(r->body);
+  if (!kv.ok()) return std::nullopt;
+  return std::move(*kv);
+}
+
+std::optional<std::string> brokerRuntimeValue(TestClient& c, const std::string& addr, const std::string& key,
+                                              std::chrono::milliseconds timeout) {
+  auto kv = brokerRuntimeInfo(c, addr, timeout);
+  if (!kv) return std::nullopt;
+  auto it = kv->find(key);
+  if (it == kv->end()) return std::nullopt;
+  return it->second;
 }
 
 }  // namespace rmq::test

@@ -3,7 +3,10 @@
 // TestClient: the shared send / wait-for-dispatch / pull steps and JSON bodies.
 #include <rapidjson/document.h>
 
+#include <chrono>
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,5 +37,13 @@ bool dispatched(TestClient& c, const std::string& addr, const std::string& topic
 
 // PULL_MESSAGE (REQUIREs an answer); the messages when FOUND, else none.
 std::vector<MessageExt> pullMessages(TestClient& c, const std::string& addr, const PullSpec& p);
+
+// A broker's GET_BROKER_RUNTIME_INFO table; nullopt when it does not answer in `timeout` (no REQUIRE:
+// pollers call it while brokers die and come back).
+std::optional<std::map<std::string, std::string>> brokerRuntimeInfo(TestClient& c, const std::string& addr,
+                                                                    std::chrono::milliseconds timeout);
+// One value of it; nullopt when the broker does not answer or has no such key.
+std::optional<std::string> brokerRuntimeValue(TestClient& c, const std::string& addr, const std::string& key,
+                                              std::chrono::milliseconds timeout = std::chrono::seconds(5));
 
 }  // namespace rmq::test

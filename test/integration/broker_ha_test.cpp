@@ -85,11 +85,7 @@ bool startNode(NodeProcess& p) {
 }
 
 std::string runtimeValue(TestClient& c, const std::string& addr, const char* key) {
-  auto r = c.call(addr, request(RequestCode::GET_BROKER_RUNTIME_INFO, {}), 5s);
-  if (!r.ok() || r->code != 0) return {};
-  auto doc = parseBody(*r);
-  auto& t = doc["table"];
-  return t.HasMember(key) ? std::string(t[key].GetString()) : std::string{};
+  return brokerRuntimeValue(c, addr, key).value_or("");
 }
 
 // Starts the master, then the slave, and waits until the master counts the slave's connection.

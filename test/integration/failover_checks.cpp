@@ -172,10 +172,8 @@ void RoleSampler::run() {
   for (int round = 0; !stop_ && round < 20000; ++round) {
     for (int id = 1; id <= c_.spec.brokers; ++id) {
       // One runtime-info read per broker, with a short timeout: a frozen broker must not stall the sampling.
-      auto r = client.call(c_.addr(id), net::RemotingCommand::request(RequestCode::GET_BROKER_RUNTIME_INFO), 300ms);
-      if (!r.ok() || r->code != ResponseCode::SUCCESS) continue;  // down, or not answering now
-      auto kv = client::parseKvTable(r->body);
-      if (!kv.ok() || !kv->count("failoverEpoch") || !kv->count("failoverRole")) continue;
+      auto kv = brokerRuntimeInfo(client, c_.addr(id), 300ms);
+      if (!kv || !kv->count("failoverEpoch") || !kv->count("failoverRole")) continue;  // down, or not answering now
       int64_t epoch = std::stoll(kv->at("failoverEpoch"));
       const std::optional<std::string> role = kv->at("failoverRole");
       if (auto it = lastEpoch.find(id); it != lastEpoch.end() && epoch < it->second)

@@ -82,14 +82,7 @@ std::optional<std::string> FailoverCluster::runtimeValue(const std::string& brok
 
 std::optional<std::string> FailoverCluster::runtimeValue(TestClient& via, const std::string& brokerAddr,
                                                          const std::string& key) {
-  auto r = via.call(brokerAddr, net::RemotingCommand::request(RequestCode::GET_BROKER_RUNTIME_INFO),
-                       std::chrono::seconds(3));
-  if (!r.ok() || r->code != ResponseCode::SUCCESS) return std::nullopt;
-  auto kv = client::parseKvTable(r->body);
-  if (!kv.ok()) return std::nullopt;
-  auto it = kv->find(key);
-  if (it == kv->end()) return std::nullopt;
-  return it->second;
+  return brokerRuntimeValue(via, brokerAddr, key, std::chrono::seconds(3));
 }
 
 std::optional<std::string> FailoverCluster::routeMaster(const std::string& topic) {

@@ -64,14 +64,7 @@ bool ReplCluster::createTopic(const std::string& topic) {
 }
 
 std::optional<std::string> ReplCluster::runtimeValue(const std::string& brokerAddr, const std::string& key) {
-  auto r = client.call(brokerAddr, net::RemotingCommand::request(RequestCode::GET_BROKER_RUNTIME_INFO),
-                       std::chrono::seconds(5));
-  if (!r.ok() || r->code != ResponseCode::SUCCESS) return std::nullopt;
-  auto kv = client::parseKvTable(r->body);
-  if (!kv.ok()) return std::nullopt;
-  auto it = kv->find(key);
-  if (it == kv->end()) return std::nullopt;
-  return it->second;
+  return brokerRuntimeValue(client, brokerAddr, key);
 }
 
 std::optional<int64_t> ReplCluster::maxPhyOffset(const std::string& brokerAddr) {
