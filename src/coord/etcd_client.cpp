@@ -1,6 +1,7 @@
 #include "coord/etcd_client.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "coord/gateway_connection.h"
 #include "coord/gateway_json.h"
@@ -38,16 +39,19 @@ void EtcdClient::keepConnection(size_t endpoint, std::unique_ptr<GatewayConnecti
   idle_[endpoint].push_back(std::move(conn));
 }
 
+namespace {
+// Listed while in use so close() can end the call; unlisted however the frame ends.
+struct BusyMark {
+  std::vector<GatewayConnection*>& busy;
+  GatewayConnection* conn;
+  BusyMark(std::vector<GatewayConnection*>& b, GatewayConnection* c) : busy(b), conn(c) { busy.push_back(c); }
+  ~BusyMark() { std::erase(busy, conn); }
+};
+}  // namespace
+
 asio::awaitable<Result<std::string>> EtcdClient::attempt(size_t endpoint, const char* path, const std::string& body) {
   auto conn = takeConnection(endpoint);
-  // Listed while in use so close() can end the call; unlisted however the frame ends.
-  struct BusyMark {
-    std::vector<GatewayConnection*>& busy;
-    GatewayConnection* conn;
-    ~BusyMark() { std::erase(busy, conn); }
-  };
-  busy_.push_back(conn.get());
-  BusyMark mark{busy_, conn.get()};
+  BusyMark mark(busy_, conn.get());
   auto answer = co_await conn->post(path, body, opts_.requestTimeout);
   if (!answer) co_return answer.error();
   keepConnection(endpoint, std::move(conn));
@@ -74,6 +78,29 @@ asio::awaitable<Result<std::string>> EtcdClient::call(const char* path, std::str
     causes += r.error().message;
   }
   co_return Error{kEtcdUnavailable, "etcd: no endpoint answered " + std::string(path) + ": " + causes};
+}
+
+asio::awaitable<Result<bool>> EtcdClient::waitForChange(std::string key, int64_t fromRevision,
+                                                         std::chrono::milliseconds maxWait, bool prefix) {
+  if (opts_.endpoints.empty()) co_return Error{kEtcdUnavailable, "etcd: no endpoints configured"};
+  if (closed_) co_return Error{kEtcdUnavailable, "etcd: client closed"};
+  const size_t endpoint = current_;
+  GatewayConnection conn(ex_, opts_.endpoints[endpoint]);
+  BusyMark mark(busy_, &conn);
+  std::optional<Error> failed;
+  auto onMessage = [&failed](std::string_view text) {
+    auto m = gateway::decodeWatchMessage(text);
+    if (!m) failed = m.error();
+    return !m || m->events > 0 || m->canceled || m->compactRevision > 0;
+  };
+  auto request = gateway::watchRequest(key, prefix, fromRevision);
+  auto r = co_await conn.stream("/v3/watch", request, maxWait, std::move(onMessage));
+  if (!r || failed) {
+    if (closed_) co_return Error{kEtcdUnavailable, "etcd: client closed"};
+    current_ = (endpoint + 1) % opts_.endpoints.size();
+    co_return failed ? *failed : r.error();
+  }
+  co_return *r;
 }
 
 asio::awaitable<Result<std::vector<KeyValue>>> EtcdClient::range(std::string key, bool prefix) {

@@ -69,6 +69,14 @@ class EtcdClient {
   // Seconds the lease has left; kLeaseNotFound when it no longer exists.
   asio::awaitable<Result<int64_t>> leaseTimeToLive(int64_t id);
 
+  // Waits until `key` (or a key under the prefix) changes at or after `fromRevision`: true at the
+  // first change (one already made since fromRevision counts at once; so does a watch etcd cancels,
+  // e.g. a compacted revision: read again), false when `maxWait` passed without one. One etcd watch
+  // on the current endpoint over its own connection, closed afterwards; an error moves the current
+  // endpoint on (the caller's next read then tries the others).
+  asio::awaitable<Result<bool>> waitForChange(std::string key, int64_t fromRevision, std::chrono::milliseconds maxWait,
+                                              bool prefix = false);
+
   // The endpoint the next call goes to first ("" when there is none).
   const std::string& currentEndpoint() const;
   // Closes every connection: calls in progress and later calls fail with kEtcdUnavailable

@@ -73,12 +73,7 @@ std::string GatewayConnection::cause(const std::string& what) const {
 
 asio::awaitable<Result<HttpAnswer>> GatewayConnection::post(std::string_view path, std::string_view body,
                                                             std::chrono::milliseconds timeout) {
-  std::string request;
-  request.reserve(160 + body.size());
-  request.append("POST ").append(path).append(" HTTP/1.1\r\nHost: ").append(endpoint_);
-  request.append("\r\nContent-Type: application/json\r\nContent-Length: ").append(std::to_string(body.size()));
-  request.append("\r\n\r\n").append(body);
-
+  const std::string request = requestText(path, body, endpoint_);
   timeout_ = timeout;
   Wire::Watch watch(wire_, timeout);
   const bool kept = wire_->connected;
@@ -99,6 +94,52 @@ asio::awaitable<Result<HttpAnswer>> GatewayConnection::post(std::string_view pat
     // A kept connection the server closed while it was idle: once more on a fresh one.
     const bool retry = outcome == Outcome::StaleKeepAlive && kept && round == 0 && !wire_->timedOut;
     if (!retry) co_return Error{kEtcdUnavailable, cause(error)};
+  }
+}
+
+std::string GatewayConnection::requestText(std::string_view path, std::string_view body, const std::string& host) {
+  std::string request;
+  request.reserve(160 + body.size());
+  request.append("POST ").append(path).append(" HTTP/1.1\r\nHost: ").append(host);
+  request.append("\r\nContent-Type: application/json\r\nContent-Length: ").append(std::to_string(body.size()));
+  request.append("\r\n\r\n").append(body);
+  return request;
+}
+
+asio::awaitable<Result<bool>> GatewayConnection::stream(std::string_view path, std::string_view body,
+                                                        std::chrono::milliseconds timeout,
+                                                        std::function<bool(std::string_view)> onMessage) {
+  const std::string request = requestText(path, body, endpoint_);
+  timeout_ = timeout;
+  Wire::Watch watch(wire_, timeout);
+  struct Closer {  // the stream never ends by itself: the connection is not reusable
+    Wire& wire;
+    ~Closer() { wire.shut(); }
+  } closer{*wire_};
+  if (wire_->closedByUser) co_return Error{kEtcdUnavailable, cause("")};
+  if (!wire_->connected) {
+    auto connected = co_await connect();
+    if (!connected) co_return connected.error();
+  }
+  auto [wec, written] = co_await asio::async_write(wire_->socket, asio::buffer(request), as_tuple(use_awaitable));
+  if (wec) co_return Error{kEtcdUnavailable, cause("sending the request: " + wec.message())};
+  ResponseParser parser;
+  std::string buf(4096, '\0');
+  size_t used = 0;  // body bytes handed out as messages
+  for (;;) {
+    auto [ec, got] = co_await wire_->socket.async_read_some(asio::buffer(buf), as_tuple(use_awaitable));
+    if (got > 0 && !parser.feed(std::string_view(buf.data(), got)))
+      co_return Error{kEtcdUnavailable, cause(parser.error())};
+    if (parser.status() != 0 && parser.status() != 200) {
+      if (!parser.complete() && !ec) continue;  // the error's body first
+      co_return Error{kEtcdUnavailable, cause("HTTP " + std::to_string(parser.status()) + ": " + parser.body())};
+    }
+    const std::string& text = parser.body();
+    for (size_t nl; (nl = text.find('\n', used)) != std::string::npos; used = nl + 1)
+      if (onMessage(std::string_view(text).substr(used, nl - used))) co_return true;
+    if (wire_->timedOut) co_return false;
+    if (parser.complete()) co_return Error{kEtcdUnavailable, cause("the stream ended")};
+    if (ec) co_return Error{kEtcdUnavailable, cause("reading the stream: " + ec.message())};
   }
 }
 

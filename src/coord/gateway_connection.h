@@ -11,6 +11,7 @@
 #include <asio/ip/tcp.hpp>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -35,6 +36,13 @@ class GatewayConnection {
   // the cause): connect failure, timeout, connection closed, malformed answer. Any HTTP status is an answer.
   asio::awaitable<Result<HttpAnswer>> post(std::string_view path, std::string_view body, std::chrono::milliseconds timeout);
 
+  // One POST whose answer is a stream of '\n'-terminated JSON messages (etcd's watch): each
+  // complete message goes to `onMessage` until it returns true (-> true), or `timeout` passes with
+  // none accepted (-> false, not an error). The connection is closed afterwards either way (the
+  // stream would go on). Errors as post(); a stream that ends or a non-200 answer: kEtcdUnavailable.
+  asio::awaitable<Result<bool>> stream(std::string_view path, std::string_view body, std::chrono::milliseconds timeout,
+                                       std::function<bool(std::string_view)> onMessage);
+
   // Connected, and the last answer allowed another request on this connection.
   bool reusable() const;
   // Closes the socket: a post() in progress fails at once ("closed").
@@ -45,6 +53,7 @@ class GatewayConnection {
   struct Wire;
   enum class Outcome { Answered, Failed, StaleKeepAlive };
   asio::awaitable<Result<void>> connect();
+  static std::string requestText(std::string_view path, std::string_view body, const std::string& host);
   asio::awaitable<Outcome> exchange(const std::string& request, HttpAnswer& answer, std::string& error);
   std::string cause(const std::string& what) const;
 

@@ -174,6 +174,20 @@ std::string rangeRequest(std::string_view key, bool prefix) {
   return text(buf);
 }
 
+std::string watchRequest(std::string_view key, bool prefix, int64_t startRevision) {
+  json::Buffer buf;
+  json::Writer w(buf);
+  w.StartObject();
+  w.Key("create_request");
+  w.StartObject();
+  writeKeyRange(w, key, prefix);
+  w.Key("start_revision");
+  w.String(std::to_string(startRevision).c_str());
+  w.EndObject();
+  w.EndObject();
+  return text(buf);
+}
+
 std::string putRequest(std::string_view key, std::string_view value, int64_t lease) {
   json::Buffer buf;
   json::Writer w(buf);
@@ -282,6 +296,22 @@ Result<int64_t> decodeKeepAlive(std::string_view body, int64_t id) {
   if (!ttl) return rejected("keepalive answer: malformed TTL");
   if (*ttl <= 0) return Error{kLeaseNotFound, "etcd: lease " + std::to_string(id) + " not found (expired or revoked)"};
   return *ttl;
+}
+
+Result<WatchMessage> decodeWatchMessage(std::string_view message) {
+  rapidjson::Document doc;
+  if (auto r = parseObject(message, doc); !r) return r.error();
+  if (const auto* err = member(doc, "error")) return decodeError(200, json::toString(*err));
+  const auto* result = member(doc, "result");
+  if (!result) return rejected("watch message: no result");
+  WatchMessage m;
+  if (const auto* c = member(*result, "created"); c && c->IsBool()) m.created = c->GetBool();
+  if (const auto* c = member(*result, "canceled"); c && c->IsBool()) m.canceled = c->GetBool();
+  auto compact = int64Field(*result, "compact_revision", "compactRevision");
+  if (!compact) return rejected("watch message: malformed compact_revision");
+  m.compactRevision = *compact;
+  if (const auto* events = member(*result, "events"); events && events->IsArray()) m.events = events->Size();
+  return m;
 }
 
 Result<int64_t> decodeTimeToLive(std::string_view body, int64_t id) {

@@ -20,6 +20,8 @@ std::string prefixRangeEnd(std::string_view prefix);
 namespace gateway {
 
 std::string rangeRequest(std::string_view key, bool prefix);
+// /v3/watch: one create_request for `key` (or the prefix) from `startRevision` on.
+std::string watchRequest(std::string_view key, bool prefix, int64_t startRevision);
 std::string putRequest(std::string_view key, std::string_view value, int64_t lease);
 std::string deleteRequest(std::string_view key, bool prefix);
 std::string txnRequest(const std::vector<Compare>& compares, const std::vector<TxnOp>& success,
@@ -35,6 +37,14 @@ Result<LeaseGrant> decodeLeaseGrant(std::string_view body);
 // /v3/lease/keepalive answers one stream message {"result":{"ID":..,"TTL":..}} (or {"error":{..}});
 // TTL absent or <= 0 = the lease is gone (kLeaseNotFound).
 Result<int64_t> decodeKeepAlive(std::string_view body, int64_t id);
+// One message of a /v3/watch stream ({"result":{..}} or {"error":{..}}).
+struct WatchMessage {
+  bool created = false;          // the watch's confirmation
+  bool canceled = false;         // etcd ended the watch (e.g. compacted start revision)
+  int64_t compactRevision = 0;   // set when the start revision was compacted away
+  size_t events = 0;             // changes this message reports
+};
+Result<WatchMessage> decodeWatchMessage(std::string_view message);
 // /v3/lease/timetolive: remaining seconds; TTL -1 = the lease is gone (kLeaseNotFound).
 Result<int64_t> decodeTimeToLive(std::string_view body, int64_t id);
 // An error answer (HTTP status >= 400): {"error":"..","message":"..","code":<grpc code>}.

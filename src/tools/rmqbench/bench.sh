@@ -14,7 +14,12 @@
 # Mode `soak` (issue 10): one broker under mixed load for SOAK_SECONDS (default 600): 1 KiB sends
 # at SOAK_TPS (default 2000/s), a push consumer, and 1000 connections with a parked long poll each;
 # the broker's RssAnon is sampled every 5 s; prints the samples' first/min/max/last.
-# Usage: src/tools/rmqbench/bench.sh <build-dir> [seconds per run, default 5] [all|repl|conns|soak, default all]
+# Mode `failover` (issue 19): the cost of automatic failover. SYNC_MASTER + a slave (two processes,
+# the master with the name server), 1 KiB sync sends with 16 producers, failover off vs on (on: both
+# brokers with failoverEnable and a one-member etcd on this machine, as a single box runs it);
+# FAILOVER_ROUNDS (default 3) alternating pairs, fresh processes each; prints each run's TPS and
+# the etcd member's CPU, the on/off ratio of each pair and their median.
+# Usage: src/tools/rmqbench/bench.sh <build-dir> [seconds per run, default 5] [all|repl|failover|conns|soak, default all]
 # (build it first: BUILD_DIR=build/release scripts/build.sh Release rmqnode rmqadmin rmqbench)
 set -euo pipefail
 build=$(realpath "${1:?usage: bench.sh <build-dir> [seconds] [all|repl]}")
@@ -32,7 +37,8 @@ stop_pid() {  # pid
     kill -KILL "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true
   fi
 }
-stop_node() { stop_pid "$slave_pid"; slave_pid=""; stop_pid "$pid"; pid=""; }
+etcd_pid=""
+stop_node() { stop_pid "$slave_pid"; slave_pid=""; stop_pid "$pid"; pid=""; stop_pid "$etcd_pid"; etcd_pid=""; }
 trap 'stop_node; rm -rf "$work"' EXIT
 
 # A free port p whose p-2 (VIP) and p+1 (HA) are free too.
@@ -162,6 +168,80 @@ EOF
   if [ "$rounds" -gt 1 ]; then
     printf '%s\n' "${ratios[@]}" | sort -n | awk '{a[NR]=$1} END {printf "SUMMARY repl rounds: %d, SYNC/ASYNC %% each:", NR; for (i = 1; i <= NR; i++) printf " %s", a[i]; printf "; median %s %%\n", a[int((NR+1)/2)]}'
   fi
+  exit 0
+fi
+
+if [ "$mode" = failover ]; then
+  command -v etcd >/dev/null || { echo "failover mode needs etcd (Debian etcd-server: scripts/install-deps.sh)"; exit 2; }
+  ratios=()
+  ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+  for round in $(seq 1 "${FAILOVER_ROUNDS:-3}"); do
+    declare -A tps
+    for fo in off on; do
+      dir="$work/failover-$fo-$round"; mkdir -p "$dir/slave"
+      ns=$(free_port); mp=$(free_port); sp=$(free_port)
+      slave_role=SLAVE; master_id=0; slave_id=1; failover_lines=""
+      if [ "$fo" = on ]; then
+        ec=$(free_port); ep=$(free_port)
+        etcd --name bench --data-dir "$dir/etcd" --listen-client-urls "http://127.0.0.1:$ec" \
+          --advertise-client-urls "http://127.0.0.1:$ec" --listen-peer-urls "http://127.0.0.1:$ep" \
+          --initial-advertise-peer-urls "http://127.0.0.1:$ep" --initial-cluster "bench=http://127.0.0.1:$ep" \
+          --log-level error >"$dir/etcd.txt" 2>&1 &
+        etcd_pid=$!
+        wait_ports "$etcd_pid" "$ec"
+        # Failover groups number their brokers from 1 (brokerId 0 is what the master registers as);
+        # the slave's configured role only says it does not create the group.
+        slave_role=SYNC_MASTER; master_id=1; slave_id=2
+        failover_lines="failoverEnable = true
+failoverEtcdEndpoints = \"127.0.0.1:$ec\""
+      fi
+      node_toml "$dir/master.toml" "$dir" "$ns" "$mp" "brokerRole = \"SYNC_MASTER\""
+      python3 - "$dir/master.toml" "$master_id" "$failover_lines" <<'EOF'
+import sys
+path, broker_id, extra = sys.argv[1], sys.argv[2], sys.argv[3]
+text = open(path).read().replace("[broker]\n", "[broker]\nbrokerId = %s\n%s\n" % (broker_id, extra), 1)
+open(path, "w").write(text)
+EOF
+      cat >"$dir/slave/slave.toml" <<EOF
+logDir = "$dir/slave/logs"
+[broker]
+brokerName = "bench-broker"
+brokerId = $slave_id
+brokerIP1 = "127.0.0.1"
+listenPort = $sp
+namesrvAddr = "127.0.0.1:$ns"
+$failover_lines
+[store]
+storePathRootDir = "$dir/slave/store"
+brokerRole = "$slave_role"
+EOF
+      HOME="$dir" "$node_bin" --role=namesrv,master --config "$dir/master.toml" >"$dir/out.txt" 2>&1 &
+      pid=$!
+      wait_ports "$pid" "$ns" "$mp" $((mp + 1))
+      HOME="$dir/slave" "$node_bin" --role=slave --config "$dir/slave/slave.toml" >"$dir/slave/out.txt" 2>&1 &
+      slave_pid=$!
+      wait_ports "$slave_pid" "$sp"
+      "$admin" updateTopic -n "127.0.0.1:$ns" -b "127.0.0.1:$mp" -t BenchTopic8Q -r 8 -w 8 >/dev/null
+      for _ in $(seq 1 300); do  # SEND_OK needs the slave in sync (failover: in the in-sync set)
+        "$admin" sendMessage -n "127.0.0.1:$ns" -t BenchTopic8Q -p warm-up 2>/dev/null | grep -q SEND_OK &&
+          [ "$(max_offset "127.0.0.1:$sp")" = "$(max_offset "127.0.0.1:$mp")" ] && break
+        sleep 0.1
+      done
+      e0=0; [ -n "$etcd_pid" ] && e0=$(ticks "$etcd_pid")
+      line=$("$bench" producer -n "127.0.0.1:$ns" --topic BenchTopic8Q -t 16 -s 1024 -d "$secs" | grep SUMMARY)
+      etcd_cpu=""
+      if [ -n "$etcd_pid" ]; then
+        etcd_cpu=$(awk -v t=$(( $(ticks "$etcd_pid") - e0 )) -v s="$secs" -v hz="$(getconf CLK_TCK)" \
+          'BEGIN {printf ", etcd CPU %.1f %% of a core", 100 * t / hz / s}')
+      fi
+      echo "== failover $fo, SYNC_MASTER + slave, round $round: $line$etcd_cpu"
+      tps[$fo]=$(echo "$line" | sed -E 's/.*TPS ([0-9.]+).*/\1/')
+      stop_node
+    done
+    ratios+=("$(awk -v a="${tps[off]}" -v b="${tps[on]}" 'BEGIN {printf "%.1f", 100 * b / a}')")
+    echo "SUMMARY failover round $round: on ${tps[on]} TPS = ${ratios[-1]} % of off ${tps[off]} TPS"
+  done
+  printf '%s\n' "${ratios[@]}" | sort -n | awk '{a[NR]=$1} END {printf "SUMMARY failover rounds: %d, on/off %% each:", NR; for (i = 1; i <= NR; i++) printf " %s", a[i]; printf "; median %s %% (goal >= 95 %%)\n", a[int((NR+1)/2)]}'
   exit 0
 fi
 

@@ -128,3 +128,26 @@ TEST_CASE("gateway json: absent fields are zero, lease gone is its own error") {
   CHECK(bad.code == kEtcdRejected);
   CHECK(bad.message == "etcd: HTTP 400 (gRPC code 3): invalid character");
 }
+
+TEST_CASE("gateway json: watch request and the stream's messages (etcd 3.4.23's own text)") {
+  CHECK(gateway::watchRequest("k", false, 7) == R"({"create_request":{"key":"aw==","start_revision":"7"}})");
+  CHECK(gateway::watchRequest("p/", true, 1) ==
+        R"({"create_request":{"key":"cC8=","range_end":"cDA=","start_revision":"1"}})");
+  auto created = gateway::decodeWatchMessage(
+      R"({"result":{"header":{"cluster_id":"1","member_id":"2","revision":"2","raft_term":"2"},"created":true}})");
+  REQUIRE(created);
+  CHECK(created->created);
+  CHECK(created->events == 0);
+  auto deleted = gateway::decodeWatchMessage(
+      R"({"result":{"header":{"revision":"4"},"events":[{"type":"DELETE","kv":{"key":"Zm9vL2E=","mod_revision":"4"}}]}})");
+  REQUIRE(deleted);
+  CHECK_FALSE(deleted->created);
+  CHECK(deleted->events == 1);
+  auto compacted = gateway::decodeWatchMessage(R"({"result":{"header":{},"canceled":true,"compact_revision":"9"}})");
+  REQUIRE(compacted);
+  CHECK(compacted->canceled);
+  CHECK(compacted->compactRevision == 9);
+  CHECK(gateway::decodeWatchMessage(R"({"error":{"grpc_code":14,"message":"unavailable"}})").error().code ==
+        kEtcdRejected);
+  CHECK(gateway::decodeWatchMessage("not json").error().code == kEtcdRejected);
+}

@@ -186,6 +186,40 @@ TEST_CASE("etcd client: an expired lease (TTL 2 s, no keepalive) removes the key
   CHECK(gone.error().message.find("not found") != std::string::npos);
 }
 
+TEST_CASE("etcd client: waitForChange wakes at a change made after or before the watch, times out without one") {
+  OneEtcd f;
+  auto rev = f.run(f.client.put("/rmq/w/leader", "a"));
+  REQUIRE(rev);
+  // Nothing changes: false after maxWait (not an error).
+  auto t0 = std::chrono::steady_clock::now();
+  auto quiet = f.run(f.client.waitForChange("/rmq/w/leader", *rev + 1, std::chrono::milliseconds(300)));
+  REQUIRE_MESSAGE(quiet, quiet.error().message);
+  CHECK_FALSE(*quiet);
+  CHECK(std::chrono::steady_clock::now() - t0 >= std::chrono::milliseconds(300));
+  // A change already made since fromRevision counts at once.
+  REQUIRE(f.run(f.client.put("/rmq/w/leader", "b")));
+  auto past = f.run(f.client.waitForChange("/rmq/w/leader", *rev + 1, std::chrono::seconds(10)));
+  REQUIRE(past);
+  CHECK(*past);
+  // A delete by another client while the watch waits wakes it; other keys do not.
+  auto now = f.run(f.client.range("/rmq/w/leader"));
+  REQUIRE(now);
+  REQUIRE(now->size() == 1);
+  std::thread other([&] {
+    asio::io_context io2;
+    EtcdClient second(io2.get_executor(), EtcdOptions{.endpoints = f.etcd.endpoints()});
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    (void)runOn(io2, second.put("/rmq/w/other", "x"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    (void)runOn(io2, second.remove("/rmq/w/leader"));
+  });
+  auto woken = f.run(f.client.waitForChange("/rmq/w/leader", (*now)[0].modRevision + 1, std::chrono::seconds(10)));
+  other.join();
+  REQUIRE(woken);
+  CHECK(*woken);  // true only by an event: the 10 s wait ran out otherwise
+  CHECK(f.run(f.client.range("/rmq/w/leader"))->empty());
+}
+
 TEST_CASE("etcd client: etcd's own errors are answers: not retried elsewhere, kEtcdRejected") {
   OneEtcd f;
   // An empty key is refused by etcd (gRPC InvalidArgument "key is not provided" -> HTTP 400).

@@ -17,8 +17,13 @@ void FailoverConfig::visit(config::FieldVisitor& v) {
           failoverFenceMarginMs);
   v.field({"failoverEtcdRequestTimeoutMs", "Timeout of one etcd request (ms)", 50, 30000},
           failoverEtcdRequestTimeoutMs);
-  v.field({"failoverCheckIntervalMs", "How often a slave reads its group's record (ms)", 20, 30000},
+  v.field({"failoverCheckIntervalMs", "Coordinator pace: master's in-sync checks, slave's reads without a master (ms)",
+           20, 30000},
           failoverCheckIntervalMs);
+  v.field({"failoverGroupReadIntervalMs",
+           "Full read of the group's records when nothing changed (ms; slaves watch the leader key between)", 100,
+           60000},
+          failoverGroupReadIntervalMs);
   v.field({"failoverRankDelayMs", "Election: a candidate of rank r waits r times this (ms)", 0, 30000},
           failoverRankDelayMs);
   v.field({"brokerElectionPriority", "Election tie-break between equally advanced slaves: lower wins", 0,

@@ -21,8 +21,13 @@ struct FailoverConfig {
   int64_t failoverRenewIntervalMs = 250;
   int64_t failoverFenceMarginMs = 500;
   int64_t failoverEtcdRequestTimeoutMs = 400;  // one etcd call (then the next endpoint)
-  // How often a slave reads its group's record (and so notices a lost master).
+  // The coordinator's pace: a master checks its slaves' progress (the in-sync set) this often; a
+  // slave reads the group this often while the group has no master.
   int64_t failoverCheckIntervalMs = 100;
+  // A full read of the group's records when nothing changed: a master's every this often (its
+  // lease fences it meanwhile), a slave's at the latest this long after the last one (in between
+  // it watches the leader key, so it learns of a lost master at once).
+  int64_t failoverGroupReadIntervalMs = 1000;
   // Candidates ranked r (0 = best) wait r times this before they try to take mastership.
   int64_t failoverRankDelayMs = 200;
   // Ties between equally advanced candidates: the lower value wins (RocketMQ 5.x's meaning).

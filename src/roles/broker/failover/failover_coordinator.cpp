@@ -67,7 +67,8 @@ FailoverCoordinator::FailoverCoordinator(BrokerContext& ctx, BrokerReplication& 
       keys_(ctx.config.failover.failoverEtcdPrefix, ctx.config.brokerClusterName, ctx.config.brokerName),
       checkEvery_(ctx.config.failover.failoverCheckIntervalMs),
       renewEvery_(ctx.config.failover.failoverRenewIntervalMs),
-      fenceMargin_(ctx.config.failover.failoverFenceMarginMs) {
+      fenceMargin_(ctx.config.failover.failoverFenceMarginMs),
+      readEvery_(ctx.config.failover.failoverGroupReadIntervalMs) {
   coord::EtcdOptions opts;
   opts.endpoints = ctx.config.failover.etcdEndpoints();
   opts.requestTimeout = milliseconds(ctx.config.failover.failoverEtcdRequestTimeoutMs);
@@ -155,11 +156,15 @@ asio::awaitable<void> FailoverCoordinator::leaseLoop() {
     } else if (r || coord::isLeaseGone(r.error())) {
       log::warn("failover: lease {} is gone (expired in etcd)", lease);
       if (leaseId_ == lease) leaseId_ = 0;
+      nextRead_ = {};  // a master reads the group at once (its leader key went with the lease)
       continue;
     } else {
       noteError("lease renewal: " + r.error().message);
     }
-    co_await sleep(renewEvery_);
+    // A slave's lease only keeps its member record alive: half the pace is enough. Its last renewal
+    // still sets the fence deadline should it be elected (then the master's pace applies).
+    const auto pace = ctx_.role.isMaster() ? renewEvery_ : 2 * renewEvery_;
+    co_await sleep(pace);
   }
 }
 
@@ -177,6 +182,7 @@ asio::awaitable<Result<FailoverCoordinator::View>> FailoverCoordinator::readView
       if (auto l = parseLeader(kv.value)) {
         v.leader = *l;
         v.leaderLease = kv.lease;
+        v.leaderRevision = kv.modRevision;
       }
     } else if (kv.key.starts_with(keys_.memberPrefix())) {
       if (auto m = parseMember(kv.value)) v.members.push_back(std::move(*m));
@@ -187,23 +193,43 @@ asio::awaitable<Result<FailoverCoordinator::View>> FailoverCoordinator::readView
 
 asio::awaitable<void> FailoverCoordinator::groupLoop() {
   while (running_) {
-    auto view = co_await readView();
-    if (!view) {
-      noteError("reading the group's records: " + view.error().message);
-    } else {
-      {
-        std::lock_guard lock(statusMu_);
-        status_.state = view->state;
-        status_.members = view->members;
-        status_.master = ctx_.role.isMaster();
-        status_.epoch = ctx_.role.epoch();
+    const bool master = ctx_.role.isMaster();
+    if (!master || !view_ || Clock::now() >= nextRead_) {
+      auto read = co_await readView();
+      if (!read) {
+        noteError("reading the group's records: " + read.error().message);
+        view_.reset();
+        co_await sleep(checkEvery_);
+        continue;
       }
-      if (ctx_.role.isMaster()) co_await masterTick(*view);
-      else co_await slaveTick(*view);
-      if (leaseId_ != 0) co_await publishMember();
+      view_ = std::move(*read);
+      nextRead_ = Clock::now() + readEvery_;
     }
-    co_await sleep(checkEvery_);
+    View& view = *view_;
+    {
+      std::lock_guard lock(statusMu_);
+      status_.state = view.state;
+      status_.members = view.members;
+      status_.master = master;
+      status_.epoch = ctx_.role.epoch();
+    }
+    if (master) co_await masterTick(view);
+    else co_await slaveTick(view);
+    if (leaseId_ != 0) co_await publishMember();
+    co_await awaitNextTick(view);
   }
+}
+
+// Between two ticks: a master paces its in-sync checks; a slave with a master to follow waits on
+// an etcd watch of the leader key (woken by any change since the read: the master's lease expired,
+// a switchover, a new master), at most failoverGroupReadIntervalMs; without one it reads again soon.
+asio::awaitable<void> FailoverCoordinator::awaitNextTick(const View& v) {
+  if (ctx_.role.isMaster() || !view_ || !v.leader || v.leaderRevision == 0) {
+    co_await sleep(checkEvery_);
+    co_return;
+  }
+  auto changed = co_await etcd_->waitForChange(keys_.leader(), v.leaderRevision + 1, readEvery_);
+  if (!changed) co_await sleep(checkEvery_);  // the read that follows tries the other endpoints
 }
 
 MemberRecord FailoverCoordinator::self() const {
@@ -218,15 +244,17 @@ MemberRecord FailoverCoordinator::self() const {
   return m;
 }
 
-// The member record (own lease): at once when the role or epoch changed, else once a second (the
-// commit-log end in it ranks candidates and feeds rmqadmin's lag; under load it changes all the
-// time, and every etcd put is an fsync on the etcd members: a second's staleness costs nothing,
-// safety never depends on the ranking).
+// The member record (own lease): at once when the lease, role or epoch changed; when only the
+// commit-log end moved, at most once a second (it ranks candidates and feeds rmqadmin's lag; under
+// load it changes all the time, and every etcd put is an fsync on the etcd members: a second's
+// staleness costs nothing, safety never depends on the ranking); nothing while nothing moves.
 asio::awaitable<void> FailoverCoordinator::publishMember() {
   auto m = self();
   auto now = Clock::now();
-  bool changed = m.epoch != lastMember_.epoch || m.master != lastMember_.master;
-  if (!changed && now - lastMemberPut_ < milliseconds(1000)) co_return;
+  bool changed = leaseId_ != memberLease_ || m.epoch != lastMember_.epoch || m.master != lastMember_.master ||
+                 m.haAddr != lastMember_.haAddr;
+  bool moved = m.maxOffset != lastMember_.maxOffset;
+  if (!changed && (!moved || now - lastMemberPut_ < milliseconds(1000))) co_return;
   auto put = co_await etcd_->put(keys_.member(m.brokerId), toJson(m), leaseId_);
   if (!put) {
     noteError("member record: " + put.error().message);
@@ -234,6 +262,7 @@ asio::awaitable<void> FailoverCoordinator::publishMember() {
   }
   lastMember_ = m;
   lastMemberPut_ = now;
+  memberLease_ = leaseId_;
 }
 
 bool FailoverCoordinator::isCandidate(const GroupState& s) const {
@@ -347,6 +376,7 @@ void FailoverCoordinator::becomeMaster(const GroupState& s, int64_t leaseId) {
   repl_.actAsMaster(s.epoch, s.epochStart(), {});
   ctx_.store.setRole(s.mode);
   followingEpoch_ = 0;
+  nextRead_ = {};  // our copy of the group predates our own transaction
   if (hooks_.becameMaster) hooks_.becameMaster();
 }
 
@@ -386,7 +416,7 @@ void FailoverCoordinator::follow(const GroupState& s) {
   log::info("failover: following master {} (brokerId {}) at epoch {}", s.masterAddr, s.masterId, s.epoch);
 }
 
-asio::awaitable<void> FailoverCoordinator::masterTick(const View& v) {
+asio::awaitable<void> FailoverCoordinator::masterTick(View& v) {
   const int64_t me = ctx_.config.brokerId;
   if (!v.state || v.state->epoch != ctx_.role.epoch() || v.state->masterId != me) {
     int64_t e = v.state ? v.state->epoch : ctx_.role.epoch();
@@ -407,7 +437,7 @@ asio::awaitable<void> FailoverCoordinator::masterTick(const View& v) {
 
 // Shrink: slaves disconnected or behind for haMaxTimeSlaveNotCatchup leave, after etcd accepted
 // it. Grow: caught-up slaves join, counted for acks before etcd is asked (replica_set.h).
-asio::awaitable<void> FailoverCoordinator::updateInSync(const View& v) {
+asio::awaitable<void> FailoverCoordinator::updateInSync(View& v) {
   auto& replicas = *repl_.replicas();
   replicas.tick(ctx_.store.maxPhyOffset());
   const auto now = Clock::now();
@@ -442,9 +472,12 @@ asio::awaitable<void> FailoverCoordinator::updateInSync(const View& v) {
   if (!t || !t->succeeded) {
     replicas.setInSync(current);  // unchanged in etcd: keep acknowledging by the recorded set
     if (!t) noteError("in-sync set update: " + t.error().message);
+    nextRead_ = {};  // our copy may be stale: read before the next try
     co_return;
   }
   replicas.setInSync(next);
+  v.state->inSync = next;  // our copy follows our own write (the txn's revision is the state's now)
+  v.stateRevision = t->revision;
   std::string text;
   for (int64_t id : next) text += (text.empty() ? "" : ",") + std::to_string(id);
   log::info("failover: in-sync set of {} at epoch {} is now [{}]", keys_.base, updated.epoch, text);

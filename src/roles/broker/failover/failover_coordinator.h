@@ -9,6 +9,10 @@
 //    the leader key still carries its lease; demotes itself when the state names a higher epoch
 //    or another master, when its leader key is gone, or when a slave's handshake named a higher
 //    epoch.
+//  - Reads: a master reads the group's records every failoverGroupReadIntervalMs (nobody else can
+//    change them while its leader key lives; its own writes update its copy), and at once after a
+//    failed write or a lost lease. A slave watches the leader key between reads (an etcd watch), so
+//    a lost master wakes it at once; without a master it reads every failoverCheckIntervalMs.
 //  - Slave: follows the state's master at its epoch (cutting a tail the group never had first);
 //    when the leader key is gone and it is a candidate (in the in-sync set, or the old master),
 //    it waits rank × failoverRankDelayMs and takes mastership in one transaction (state mod
@@ -86,18 +90,20 @@ class FailoverCoordinator {
     int64_t stateRevision = 0;  // mod revision of `state` (0: absent)
     std::optional<LeaderRecord> leader;
     int64_t leaderLease = 0;
+    int64_t leaderRevision = 0;  // mod revision of `leader` (0: absent)
     std::vector<MemberRecord> members;
   };
 
   asio::awaitable<void> leaseLoop();
   asio::awaitable<void> groupLoop();
   asio::awaitable<Result<View>> readView();
-  asio::awaitable<void> masterTick(const View& v);
+  asio::awaitable<void> masterTick(View& v);
+  asio::awaitable<void> awaitNextTick(const View& v);
   asio::awaitable<void> slaveTick(const View& v);
   asio::awaitable<void> bootstrap(const View& v);
   asio::awaitable<void> elect(const View& v);
   asio::awaitable<void> publishMember();
-  asio::awaitable<void> updateInSync(const View& v);
+  asio::awaitable<void> updateInSync(View& v);
   void follow(const GroupState& s);
   void becomeMaster(const GroupState& s, int64_t leaseId);
   void demote(int64_t epoch, const std::string& why);
@@ -111,7 +117,7 @@ class FailoverCoordinator {
   store::EpochFile& epochs_;
   Hooks hooks_;
   GroupKeys keys_;
-  std::chrono::milliseconds checkEvery_, renewEvery_, fenceMargin_;
+  std::chrono::milliseconds checkEvery_, renewEvery_, fenceMargin_, readEvery_;
 
   asio::io_context io_;
   std::thread thread_;
@@ -126,6 +132,9 @@ class FailoverCoordinator {
   int64_t lastMasterEnd_ = 0;  // slave: the master's commit-log end as it last published it
   std::chrono::steady_clock::time_point lastMemberPut_{};
   MemberRecord lastMember_;
+  int64_t memberLease_ = 0;  // the lease the member record was last put with
+  std::optional<View> view_;  // the last read, kept current by the master's own writes
+  std::chrono::steady_clock::time_point nextRead_{};  // master: when to read the group again
 
   mutable std::mutex statusMu_;
   Status status_;
