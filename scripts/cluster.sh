@@ -209,7 +209,7 @@ running_pid() {
   [ -f "$f" ] || return 1
   pid=$(cat "$f")
   kill -0 "$pid" 2>/dev/null || return 1
-  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$(cmdline_mark "$1")" || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -- "$(cmdline_mark "$1")" >/dev/null || return 1
   echo "$pid"
 }
 answers() {  # the node answers a request of its kind
@@ -380,7 +380,8 @@ fi
 is_layout "$layout" || die "no layout $confdir/$layout (layouts: $(cd "$confdir" && ls -d */ | tr -d / | tr '\n' ' '))"
 order_cache=$(nodes_in_order); order_layout=$layout
 etcd_eps=$(etcd_endpoints)  # empty: no failover broker, no etcd
-if [ -n "$node" ] && [ ! -f "$(conf_of "$node")" ] && ! etcd_members | grep -qx -- "$node"; then
+# (Not `etcd_members | grep -q`: under pipefail, grep leaving at the first line can fail the pipeline.)
+if [ -n "$node" ] && [ ! -f "$(conf_of "$node")" ] && [[ " $(etcd_members | tr '\n' ' ') " != *" $node "* ]]; then
   die "no node '$node' in layout $layout (nodes: $(etcd_members | tr '\n' ' ')$(nodes_in_order | tr '\n' ' '))"
 fi
 targets=$node

@@ -3,7 +3,8 @@
 #
 #   scripts/drill.sh [--flush ASYNC_FLUSH|SYNC_FLUSH] [--role ASYNC_MASTER|SYNC_MASTER] [--seconds N]
 #                    [--tps N] [--faults "kill9 stop restart diskfull slaveloss"] [--hold S] [--out DIR] [--smoke]
-#   scripts/drill.sh --failover [--faults "failover-kill failover-stop failover-etcd-leader"] [--stop-hold S] ...
+#   scripts/drill.sh --failover [--faults "failover-kill failover-stop failover-etcd-leader"] [--stop-hold S]
+#                    [--java DIR] ...
 #
 # Runs a name server, a master (broker-a) and its slave (broker-a-s) on 127.0.0.1 through
 # scripts/cluster.sh (a layout generated under DIR, ports 29876 / 30911 / 30921 by default:
@@ -38,7 +39,11 @@
 #   failover-etcd-leader  kill -9 the master, 1 s later (its lease not yet expired) kill -9 the etcd
 #                         leader; after --hold restart both
 # Per fault: when the slave said master, and (checker) `failover_ms`: the first SEND_OK on the group
-# after the fault, lost and duplicated ids of that fault's window. After the run a fresh consumer reads
+# after the fault, lost and duplicated ids of that fault's window. With --java DIR (an Apache RocketMQ
+# 4.x build with DIR/lib/*.jar, e.g. the one shared/reference/build-java.sh makes; or
+# $RMQ_JAVA_REFERENCE) the unchanged Java producer runs beside ours (scripts/java/DrillJavaProbe.java,
+# 2 threads, sync 1 KiB sends to DrillJava with the client's defaults) and the table gets its time from
+# the fault to its first SEND_OK on broker-a: its route refresh (30 s) shows there. After the run a fresh consumer reads
 # every queue from offset 0 again (recv-final.log): "lost" there = acknowledged, not consumable afterwards.
 # Then the consumer drains, and `rmqbench drill-check` counts lost acknowledged messages,
 # duplicates, per-queue order violations and per-fault recovery times (first SEND_OK after the
@@ -51,7 +56,7 @@ repo=$PWD
 flush=ASYNC_FLUSH role="" seconds=150 tps=200 hold=8 stop_hold=15
 faults="kill9 stop restart diskfull slaveloss"
 failover_faults="failover-kill failover-stop failover-etcd-leader"
-out="" failover=""
+out="" failover="" java_ref=${RMQ_JAVA_REFERENCE:-}
 while [ $# -gt 0 ]; do
   case $1 in
     --flush) flush=$2; shift 2 ;;
@@ -64,6 +69,7 @@ while [ $# -gt 0 ]; do
     --smoke) seconds=20; faults="stop kill9"; hold=3; shift ;;
     --failover) failover=1; faults=$failover_faults; shift ;;
     --stop-hold) stop_hold=$2; shift 2 ;;
+    --java) java_ref=$2; shift 2 ;;
     -h|--help) awk 'NR>1 && /^#/ {sub(/^# ?/, ""); print; next} NR>1 {exit}' "$0"; exit 0 ;;
     *) echo "drill.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -78,6 +84,11 @@ fi
 role=${role:-${failover:+SYNC_MASTER}}; role=${role:-ASYNC_MASTER}
 case $role in ASYNC_MASTER|SYNC_MASTER) ;; *) echo "drill.sh: --role ASYNC_MASTER|SYNC_MASTER" >&2; exit 2 ;; esac
 out=${out:-$repo/data/drill/${failover:+failover-}$flush-$role}
+if [ -n "$java_ref" ]; then
+  [ -n "$failover" ] || { echo "drill.sh: --java goes with failover drills" >&2; exit 2; }
+  ls "$java_ref"/lib/rocketmq-client-*.jar >/dev/null 2>&1 || { echo "drill.sh: no rocketmq-client jar in $java_ref/lib" >&2; exit 2; }
+  command -v javac >/dev/null || { echo "drill.sh: --java needs a JDK (javac)" >&2; exit 2; }
+fi
 bin=${RMQNODE_BIN:-$repo/build/release/rmqnode}
 admin=${RMQADMIN_BIN:-$repo/build/release/rmqadmin}
 bench=${RMQBENCH_BIN:-$repo/build/release/rmqbench}
@@ -139,6 +150,7 @@ cleanup() {
   set +e
   [ -n "${producer_pid:-}" ] && kill "$producer_pid" 2>/dev/null
   [ -n "${consumer_pid:-}" ] && kill "$consumer_pid" 2>/dev/null
+  [ -n "${java_pid:-}" ] && kill "$java_pid" 2>/dev/null
   for p in $(cat "$out"/state/drill/*.pid 2>/dev/null); do kill -CONT "$p" 2>/dev/null; done
   node="" cluster stop
   [ -n "$mounted" ] && umount -l "$mounted"
@@ -309,6 +321,17 @@ failover_fault() {  # name; logs "F name start end broker-a" (end = the old mast
 }
 
 echo "drill: $flush + $role${failover:+ with failover}, ${seconds}s at $tps msg/s, faults: $faults (hold ${hold}s), in $out"
+java_pid=""
+if [ -n "$java_ref" ]; then
+  mkdir -p "$out/java"
+  javac -cp "$java_ref/lib/*" -d "$out/java" "$repo/scripts/java/DrillJavaProbe.java"
+  "$admin" updateTopic -c DefaultCluster -t DrillJava -r 4 -w 4 >>"$out/cluster.log" 2>&1
+  sleep 2  # the route reaches the name server
+  # 35 s beyond the run: the last fault's group gets one more route poll (30 s) of the Java client.
+  java -cp "$java_ref/lib/*:$out/java" DrillJavaProbe "$NAMESRV_ADDR" DrillJava $((seconds + 35)) 2 20 "$out/java-send.log" \
+    >"$out/java-probe.out" 2>&1 &
+  java_pid=$!
+fi
 "$bench" drill-consume --log "$out/recv.log" --stop-file "$out/stop" -d $((seconds + 240)) >"$out/consumer.out" 2>&1 &
 consumer_pid=$!
 "$bench" drill-produce --log "$out/send.log" -t 4 --tps "$tps" -d "$seconds" --run drill >"$out/producer.out" 2>&1 &
@@ -321,6 +344,7 @@ for f in $faults; do
   case $f in failover-*) failover_fault "$f" ;; *) fault "$f" ;; esac
 done
 wait "$producer_pid" || true; producer_pid=""
+[ -z "$java_pid" ] || { wait "$java_pid" || true; java_pid=""; }
 touch "$out/stop"
 wait "$consumer_pid" || true; consumer_pid=""
 
@@ -335,15 +359,22 @@ if [ -n "$failover" ]; then
   cat "$out/check.txt"
   v() { sed -n "s/^$1=//p" "$out/check.txt"; }
   echo "live consumer: lost=$(sed -n 's/^lost=//p' "$out/check-live.txt") duplicates=$(sed -n 's/^duplicates=//p' "$out/check-live.txt")"
-  echo "| fault | slave says master (ms) | first SEND_OK on broker-a (ms) | old master says slave (ms) | back in sync (ms) | lost | duplicated |" | tee "$out/row.md"
-  echo "|---|---|---|---|---|---|---|" | tee -a "$out/row.md"
+  # The Java producer: first SEND_OK on broker-a after each fault's start (ms), "-" without --java.
+  java_ms() {  # fault start ms
+    [ -f "$out/java-send.log" ] || { echo -; return; }
+    awk -v t="$1" '$1 == "S" && $3 == "broker-a" && $4 == "SEND_OK" && $2 > t { d = $2 - t; if (!m || d < m) m = d } END { print m ? m : "none" }' "$out/java-send.log"
+  }
+  echo "| fault | slave says master (ms) | first SEND_OK on broker-a (ms) | Java client: first SEND_OK (ms) | old master says slave (ms) | back in sync (ms) | lost | duplicated |" | tee "$out/row.md"
+  echo "|---|---|---|---|---|---|---|---|" | tee -a "$out/row.md"
   i=0
   while read -r name el de ins; do  # the checker prints its lines in the order of faults.log, as here
     i=$((i + 1))
     fo=$(sed -n "s/^failover_ms [^=]*=\([^ ]*\).*/\1/p" "$out/check.txt" | sed -n "${i}p")
     loss=$(sed -n "s/^fault_loss [^ ]* lost=\([0-9]*\) duplicates=\([0-9]*\)/\1 \2/p" "$out/check.txt" | sed -n "${i}p")
-    echo "| $name | ${el#elected_ms=} | $fo | ${de#demoted_ms=} | ${ins#in_sync_ms=} | ${loss% *} | ${loss#* } |"
+    start=$(awk -v i="$i" '$1 == "F" { if (++n == i) print $3 }' "$out/faults.log")
+    echo "| $name | ${el#elected_ms=} | $fo | $(java_ms "$start") | ${de#demoted_ms=} | ${ins#in_sync_ms=} | ${loss% *} | ${loss#* } |"
   done <"$out/failover.log" | tee -a "$out/row.md"
+  [ ! -f "$out/java-send.log" ] || echo "java producer (DrillJava): $(grep -c '^S .* SEND_OK ' "$out/java-send.log") SEND_OK, $(grep -c '^S ' "$out/java-send.log") answered, $(grep -c '^E ' "$out/java-send.log") exceptions reached the application"
   echo "| all ($flush, $role) | sent $(v sent) | acked $(v acked) | lost $(v lost) | duplicates $(v duplicates) | order violations $(v order_violations) | unacked but stored $(v unacked_received) |" | tee -a "$out/row.md"
   exit $rc
 fi
