@@ -1,6 +1,7 @@
 // JSON shapes of TopicConfigSerializeWrapper (PROTOCOL.md §3.2, §6.8).
 #include "roles/broker/metadata/json_text.h"
 #include "roles/broker/metadata/topic_config_manager.h"
+#include "roles/broker/metadata/topic_table_reader.h"
 
 namespace rmq::broker {
 
@@ -37,6 +38,7 @@ std::string TopicConfigManager::encode(bool pretty) const {
 }
 
 Result<std::pair<DataVersion, std::vector<TopicConfig>>> TopicConfigManager::decode(std::string_view text) {
+  if (auto fast = readTopicTableFast(text)) return std::move(*fast);
   auto doc = json::parse(text);
   if (!doc) return doc.error();
   const rapidjson::Value& root = *doc;
