@@ -12,9 +12,12 @@
 #include "common/request_code.h"
 #include "dev_node.h"
 #include "node_config.h"
+#include "tools_util.h"
 
 using namespace rmq;
 using namespace rmq::test;
+using rmq::test::tools::describe;
+using rmq::test::tools::runTool;
 
 namespace {
 
@@ -116,4 +119,20 @@ TEST_CASE("many topics: created topics survive kill -9 once the coalesced write 
   int durable = 0;
   for (auto& m : all["topicConfigTable"].GetObject()) durable += std::string(m.name.GetString()).rfind("Durable_", 0) == 0;
   CHECK(durable == n);
+}
+
+TEST_CASE("many topics: rmqbench topics creates, reports per block and every topic is routable") {
+  DevNode node;
+  REQUIRE_MESSAGE(node.start(), node.proc.stderrText());
+  auto r = runTool(RMQBENCH_BIN, {"topics", "-n", node.namesrvAddr, "-b", node.brokerAddr, "--count", "300", "--every",
+                                  "100", "-q", "2", "--prefix", "BenchCreated_"},
+                   std::chrono::seconds(60));
+  REQUIRE_MESSAGE(r.exitCode == 0, describe(r));
+  CHECK(count(r.out, "creations/s, last one routed by the name server") == 3);
+  CHECK(r.out.find("topics     201..300") != std::string::npos);
+  CHECK(r.out.find("total: 300 topics") != std::string::npos);
+  CHECK(r.out.find(", 0 failed") != std::string::npos);
+  TestClient c;
+  for (int i : {1, 150, 300}) CHECK(routeCode(c, node.namesrvAddr, fmt::format("BenchCreated_{:06}", i)) == 0);
+  CHECK(runTool(RMQBENCH_BIN, {"topics", "-n", node.namesrvAddr}).exitCode == 2);  // -b missing
 }

@@ -87,7 +87,7 @@ TEST_CASE("topic table: a burst of changes queues one write, the write carries a
   TempDir dir;
   TopicConfigManager m(opts(dir.path.string()));
   std::vector<std::function<void()>> queued;
-  m.setPersistExecutor([&](std::function<void()> job) { queued.push_back(std::move(job)); });
+  m.setPersistExecutor([&](std::chrono::milliseconds, std::function<void()> job) { queued.push_back(std::move(job)); });
   for (int i = 0; i < 1000; ++i) {
     TopicConfig c;
     c.topicName = "Burst" + std::to_string(i);

@@ -19,6 +19,7 @@ void PersistSoon::run() {
   if (auto r = persist_(); !r) log::error("persist {}: {}", file_, r.error().message);
   // The durability bound of an answered change is the coalescing delay plus this (broker README).
   auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+  lastWriteMillis_.store(took.count(), std::memory_order_relaxed);
   if (took.count() >= 200) log::info("persist {} took {} ms", file_, took.count());
 }
 
@@ -33,7 +34,7 @@ void PersistSoon::operator()() {
     return;
   }
   if (queued_.exchange(true, std::memory_order_seq_cst)) return;  // the queued job will see this change
-  exec([this] { run(); });
+  exec(std::chrono::milliseconds(lastWriteMillis_.load(std::memory_order_relaxed)), [this] { run(); });
 }
 
 }  // namespace rmq::broker

@@ -25,6 +25,8 @@ std::string TopicConfigManager::encode(bool pretty) const {
   auto configs = all();
   DataVersion v = dataVersion();
   json::Writer w(pretty);
+  size_t perTopic = 2 * 32 + (pretty ? 200 : 150);  // name twice + fields (pretty adds tabs)
+  w.reserve(256 + configs.size() * perTopic);
   w.beginObject();
   w.key("dataVersion").beginObject().key("counter").value(v.counter).key("timestamp").value(v.timestamp).endObject();
   w.key("topicConfigTable").beginObject();

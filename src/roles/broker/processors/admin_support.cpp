@@ -2,6 +2,8 @@
 
 #include <asio/steady_timer.hpp>
 
+#include <algorithm>
+
 #include <chrono>
 #include <ctime>
 
@@ -97,10 +99,11 @@ asio::awaitable<void> registerTopicWithNameServersNow(BrokerContext& ctx, TopicC
 
 void persistManagersInBackground(BrokerContext& ctx) {
   if (!ctx.background) return;
-  // The write starts kMetadataPersistDelay after the first change it carries: the changes of that
-  // window (a burst of topic creations) share one write (PersistSoon coalesces).
-  auto exec = [ex = ctx.background](std::function<void()> job) {
-    auto timer = std::make_shared<asio::steady_timer>(ex, kMetadataPersistDelay);
+  // The write starts kMetadataPersistDelay (or the last write's duration, when longer) after the
+  // first change it carries: the changes of that window (a burst of topic creations) share one
+  // write (PersistSoon coalesces).
+  auto exec = [ex = ctx.background](std::chrono::milliseconds lastWrite, std::function<void()> job) {
+    auto timer = std::make_shared<asio::steady_timer>(ex, std::max(kMetadataPersistDelay, lastWrite));
     timer->async_wait([timer, job = std::move(job)](const std::error_code&) { job(); });
   };
   ctx.topics.setPersistExecutor(exec);
