@@ -54,8 +54,14 @@ void BrokerConfig::visit(config::FieldVisitor& v) {
           flushConsumerOffsetInterval);
   v.field({"flushConsumerOffsetHistoryInterval", "Java: offset history persistence (accepted, unused)"},
           flushConsumerOffsetHistoryInterval);
-  v.field({"compressedRegister", "Deflate REGISTER_BROKER bodies"}, compressedRegister);
-  v.field({"forceRegister", "Register even if the data version is unchanged"}, forceRegister);
+  v.field({"compressedRegister",
+           "REGISTER_BROKER bodies in Java's compressed form (zlib; ~20x smaller: needed past ~85,000 topics, "
+           "where the JSON body passes the 16 MiB frame limit)"},
+          compressedRegister);
+  v.field({"forceRegister",
+           "Periodic registrations always sent; false = ask QUERY_DATA_VERSION first and skip them while every "
+           "name server holds this broker's data version"},
+          forceRegister);
   v.field({"registerNameServerPeriod", "Re-register with name servers every N ms", 10000, 60000},
           registerNameServerPeriod);
   v.field({"registerBrokerTimeoutMills", "Timeout of a REGISTER_BROKER call", 100, 60000},

@@ -29,6 +29,7 @@
 #include "net/io_pool.h"
 #include "roles/broker/broker_config.h"
 #include "roles/broker/failover/broker_role.h"
+#include "roles/broker/metadata/topic_config.h"
 
 namespace rmq::store {
 class MessageStore;
@@ -77,6 +78,9 @@ struct BrokerContext {
   // Java's synchronous registerIncrementBrokerData after UPDATE_AND_CREATE_TOPIC. Await it from
   // a processor coroutine (it never blocks the thread).
   std::function<asio::awaitable<void>()> registerBrokerAllNow;
+  // Java's registerIncrementBrokerData after UPDATE_AND_CREATE_TOPIC: only that topic (and the
+  // table's data version) to every name server, completing when all answered. Null in component tests.
+  std::function<asio::awaitable<void>(TopicConfig)> registerTopicNow;
   // Pushes config.connection (serverChannelMaxIdleTimeSeconds, maxFrameSize, ...) to the live
   // limits of both ports' connections, after UPDATE_BROKER_CONFIG changed it. Set by the controller
   // before the servers accept; null in component tests.

@@ -212,6 +212,7 @@ Result<void> BrokerController::start() {
   registrar_ = std::make_unique<NamesrvRegistrar>(*ctx_, replication_->haServerAddr(), registrarOptions);
   ctx_->registerBrokerAllSoon = [r = registrar_.get()] { r->registerSoon(); };
   ctx_->registerBrokerAllNow = [r = registrar_.get()] { return r->registerNow(); };
+  ctx_->registerTopicNow = [r = registrar_.get()](TopicConfig t) { return r->registerIncrement(std::move(t)); };
   topics_->setOnTopicCreated([r = registrar_.get()](const TopicConfig&) { r->registerSoon(); });
 
   if (auto r = startAcl(); !r) return r;

@@ -5,6 +5,7 @@
 
 #include "common/bytes.h"
 #include "common/json.h"
+#include "common/message_codec.h"
 
 namespace rmq::namesrv {
 namespace {
@@ -41,28 +42,6 @@ Result<RegisterBrokerBody> readWrapper(const rapidjson::Value& wrapper) {
   return out;
 }
 
-Result<std::string> inflate(std::string_view in) {
-  z_stream zs{};
-  if (inflateInit(&zs) != Z_OK) return bodyError("zlib init failed");
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  zs.avail_in = static_cast<uInt>(in.size());
-  std::string out;
-  int rc = Z_OK;
-  while (rc == Z_OK) {
-    if (out.size() >= kMaxInflatedSize) { inflateEnd(&zs); return bodyError("inflated body too large"); }
-    size_t old = out.size();
-    out.resize(old + std::max<size_t>(in.size() * 4, 4096));
-    zs.next_out = reinterpret_cast<Bytef*>(out.data() + old);
-    zs.avail_out = static_cast<uInt>(out.size() - old);
-    rc = ::inflate(&zs, Z_NO_FLUSH);
-    out.resize(out.size() - zs.avail_out);
-    if (rc == Z_BUF_ERROR && zs.avail_in > 0) rc = Z_OK;  // needs more output space
-  }
-  inflateEnd(&zs);
-  if (rc != Z_STREAM_END) return bodyError(fmt::format("zlib error {}", rc));
-  return out;
-}
-
 // "topicName readQueueNums writeQueueNums perm topicFilterType" (TopicConfig.encode()).
 Result<TopicConfigEntry> parseTopicLine(std::string_view s) {
   std::vector<std::string_view> parts;
@@ -84,8 +63,8 @@ Result<TopicConfigEntry> parseTopicLine(std::string_view s) {
 }
 
 Result<RegisterBrokerBody> decodeCompressed(std::string_view body) {
-  auto raw = inflate(body);
-  if (!raw) return raw.error();
+  auto raw = zlibInflate(body, kMaxInflatedSize);
+  if (!raw) return bodyError(raw.error().message);
   ByteReader r(*raw);
   auto block = [&](const char* what) -> Result<std::string_view> {
     int32_t len = r.i32();

@@ -1,5 +1,8 @@
 #include "roles/broker/metadata/config_file.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -20,12 +23,23 @@ bool blank(std::string_view s) {
 
 Result<void> writeConfigFile(const std::string& path, std::string_view content) {
   // Each file is replaced whole (temp file, fsync, rename): a full disk fails the write and leaves
-  // the previous content in place, never a truncated file. The backup first: if it cannot be
-  // written, the main file is not touched either.
-  if (auto old = readWholeFile(path); old && !blank(*old)) {
-    if (auto r = replaceFileAtomically(path + ".bak", *old); !r) return r;
+  // the previous content in place, never a truncated file; .bak then stays as it was too.
+  // The previous file becomes <path>.bak by a hard link (taken before the replace, renamed over
+  // .bak after it): no copy, so a 20 MB topics.json is not read back and rewritten at every write.
+  // Where links are refused the old content is copied, before the main file is touched.
+  struct stat st {};
+  bool hasOld = ::stat(path.c_str(), &st) == 0 && st.st_size > 0;
+  const std::string bak = path + ".bak", linked = path + ".bak.tmp";
+  ::unlink(linked.c_str());
+  bool isLinked = hasOld && ::link(path.c_str(), linked.c_str()) == 0;
+  if (hasOld && !isLinked) {
+    if (auto old = readWholeFile(path); old && !blank(*old)) {
+      if (auto r = replaceFileAtomically(bak, *old); !r) return r;
+    }
   }
-  return replaceFileAtomically(path, content);
+  auto written = replaceFileAtomically(path, content);
+  if (isLinked && (!written || ::rename(linked.c_str(), bak.c_str()) != 0)) ::unlink(linked.c_str());
+  return written;
 }
 
 Result<bool> loadConfigFile(const std::string& path,

@@ -31,6 +31,9 @@ class Writer {
   Writer& value(bool v);
   Writer& value(double v);
   Writer& rawValue(std::string_view json);  // an already-encoded value
+  // Capacity for the whole text up front: a 20 MB topics.json grown by doubling costs copies and
+  // page faults of every intermediate buffer.
+  void reserve(size_t bytes) { out_.reserve(bytes); }
   const std::string& str() const { return out_; }
   std::string take() { return std::move(out_); }
 

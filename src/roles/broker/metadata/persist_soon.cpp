@@ -1,5 +1,7 @@
 #include "roles/broker/metadata/persist_soon.h"
 
+#include <chrono>
+
 #include "common/log.h"
 
 namespace rmq::broker {
@@ -9,20 +11,30 @@ void PersistSoon::setExecutor(Executor exec) {
   exec_ = std::move(exec);
 }
 
+void PersistSoon::run() {
+  // Cleared before the table is read: a change from here on queues the next write.
+  queued_.store(false, std::memory_order_seq_cst);
+  writes_.fetch_add(1, std::memory_order_relaxed);
+  auto start = std::chrono::steady_clock::now();
+  if (auto r = persist_(); !r) log::error("persist {}: {}", file_, r.error().message);
+  // The durability bound of an answered change is the coalescing delay plus this (broker README).
+  auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+  lastWriteMillis_.store(took.count(), std::memory_order_relaxed);
+  if (took.count() >= 200) log::info("persist {} took {} ms", file_, took.count());
+}
+
 void PersistSoon::operator()() {
   Executor exec;
   {
     std::lock_guard lk(mu_);
     exec = exec_;
   }
-  auto job = [this] {
-    if (auto r = persist_(); !r) log::error("persist {}: {}", file_, r.error().message);
-  };
-  if (exec) {
-    exec(job);
-  } else {
-    job();
+  if (!exec) {
+    run();
+    return;
   }
+  if (queued_.exchange(true, std::memory_order_seq_cst)) return;  // the queued job will see this change
+  exec(std::chrono::milliseconds(lastWriteMillis_.load(std::memory_order_relaxed)), [this] { run(); });
 }
 
 }  // namespace rmq::broker

@@ -1,8 +1,15 @@
 #pragma once
 // PersistSoon: where a metadata manager's persist() runs after a change. Once the broker set an
-// executor (its background thread) the job goes there, so admin requests never write files on
-// network threads; until then it runs in the caller. A failure is logged with the file's name.
-// Thread-safe.
+// executor (its background thread, after a short coalescing delay: admin_support.h
+// persistManagersInBackground) the job goes there, so admin requests never write files on
+// network threads; until then it runs in the caller. Coalesced: while a job is handed over and
+// not yet started, further changes add none (the job writes the table as it is when it starts),
+// so creating N topics costs a bounded number of full-table writes, not N. The executor is told
+// how long to wait before running a job: the last write's duration (at least the floor it adds
+// itself), so writes of a big table take at most about half of the background thread. A failure
+// is logged with the file's name. Thread-safe.
+#include <atomic>
+#include <chrono>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -13,7 +20,8 @@ namespace rmq::broker {
 
 class PersistSoon {
  public:
-  using Executor = std::function<void(std::function<void()>)>;
+  // (delay, job): run `job` after at least `delay` (the last write's duration).
+  using Executor = std::function<void(std::chrono::milliseconds, std::function<void()>)>;
 
   // file: for the log line ("topics.json"); persist: the manager's persist().
   PersistSoon(std::string file, std::function<Result<void>()> persist)
@@ -21,12 +29,19 @@ class PersistSoon {
 
   void setExecutor(Executor exec);
   void operator()();
+  // Full-table writes done so far (tests, the topic benchmark's explanation).
+  uint64_t writes() const { return writes_.load(std::memory_order_relaxed); }
 
  private:
+  void run();
+
   std::string file_;
   std::function<Result<void>()> persist_;
   std::mutex mu_;
   Executor exec_;
+  std::atomic<bool> queued_{false};
+  std::atomic<uint64_t> writes_{0};
+  std::atomic<int64_t> lastWriteMillis_{0};
 };
 
 }  // namespace rmq::broker

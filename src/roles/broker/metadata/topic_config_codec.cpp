@@ -1,6 +1,7 @@
 // JSON shapes of TopicConfigSerializeWrapper (PROTOCOL.md §3.2, §6.8).
 #include "roles/broker/metadata/json_text.h"
 #include "roles/broker/metadata/topic_config_manager.h"
+#include "roles/broker/metadata/topic_table_reader.h"
 
 namespace rmq::broker {
 
@@ -24,6 +25,8 @@ std::string TopicConfigManager::encode(bool pretty) const {
   auto configs = all();
   DataVersion v = dataVersion();
   json::Writer w(pretty);
+  size_t perTopic = 2 * 32 + (pretty ? 200 : 150);  // name twice + fields (pretty adds tabs)
+  w.reserve(256 + configs.size() * perTopic);
   w.beginObject();
   w.key("dataVersion").beginObject().key("counter").value(v.counter).key("timestamp").value(v.timestamp).endObject();
   w.key("topicConfigTable").beginObject();
@@ -37,6 +40,7 @@ std::string TopicConfigManager::encode(bool pretty) const {
 }
 
 Result<std::pair<DataVersion, std::vector<TopicConfig>>> TopicConfigManager::decode(std::string_view text) {
+  if (auto fast = readTopicTableFast(text)) return std::move(*fast);
   auto doc = json::parse(text);
   if (!doc) return doc.error();
   const rapidjson::Value& root = *doc;

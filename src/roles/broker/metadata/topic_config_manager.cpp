@@ -61,7 +61,8 @@ Result<void> TopicConfigManager::load() {
     if (!decoded) return decoded.error();
     std::lock_guard lk(mu_);
     version_ = decoded->first;
-    for (auto& c : decoded->second) table_[c.topicName] = c;
+    table_.reserve(table_.size() + decoded->second.size());
+    for (auto& c : decoded->second) table_[c.topicName] = std::move(c);
     return {};
   });
   if (!loaded) return loaded.error();

@@ -1,5 +1,9 @@
 #include "roles/broker/processors/admin_support.h"
 
+#include <asio/steady_timer.hpp>
+
+#include <algorithm>
+
 #include <chrono>
 #include <ctime>
 
@@ -84,9 +88,24 @@ asio::awaitable<void> registerWithNameServersNow(BrokerContext& ctx) {
   }
 }
 
+asio::awaitable<void> registerTopicWithNameServersNow(BrokerContext& ctx, TopicConfig topic) {
+  if (ctx.registerTopicNow) {
+    auto registered = ctx.registerTopicNow(std::move(topic));
+    co_await std::move(registered);
+  } else if (ctx.registerBrokerAllSoon) {
+    ctx.registerBrokerAllSoon();
+  }
+}
+
 void persistManagersInBackground(BrokerContext& ctx) {
   if (!ctx.background) return;
-  auto exec = [ex = ctx.background](std::function<void()> job) { asio::post(ex, std::move(job)); };
+  // The write starts kMetadataPersistDelay (or the last write's duration, when longer) after the
+  // first change it carries: the changes of that window (a burst of topic creations) share one
+  // write (PersistSoon coalesces).
+  auto exec = [ex = ctx.background](std::chrono::milliseconds lastWrite, std::function<void()> job) {
+    auto timer = std::make_shared<asio::steady_timer>(ex, std::max(kMetadataPersistDelay, lastWrite));
+    timer->async_wait([timer, job = std::move(job)](const std::error_code&) { job(); });
+  };
   ctx.topics.setPersistExecutor(exec);
   ctx.groups.setPersistExecutor(exec);
 }

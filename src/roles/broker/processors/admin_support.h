@@ -1,6 +1,7 @@
 #pragma once
 // Helpers shared by the admin-side processors: responses, typed header reads with Java's
 // "required field" errors, MessageQueue keys, and running blocking work off the network threads.
+#include <chrono>
 #include <asio/awaitable.hpp>
 #include <functional>
 #include <optional>
@@ -46,7 +47,13 @@ void postBackground(BrokerContext& ctx, std::function<void()> job);
 // Registers with every name server now and completes when they answered (or timed out), as
 // Java's registerBrokerAll from an admin request; without a registrar, asks for one soon.
 asio::awaitable<void> registerWithNameServersNow(BrokerContext& ctx);
-// Makes the metadata managers persist on ctx.background instead of the calling thread.
+// registerTopicNow (the one topic, awaited) when the controller set it, else registerBrokerAllSoon.
+asio::awaitable<void> registerTopicWithNameServersNow(BrokerContext& ctx, TopicConfig topic);
+// Makes the metadata managers persist on ctx.background instead of the calling thread, each
+// write max(kMetadataPersistDelay, the last write's duration) after the first change it carries
+// (changes meanwhile join it). The guarantee an admin answer gives: SUCCESS = in the fsync'd file
+// within that delay plus one write of the table (broker README "Topic table durability").
+inline constexpr std::chrono::milliseconds kMetadataPersistDelay{100};
 void persistManagersInBackground(BrokerContext& ctx);
 
 // SubscriptionData as fastjson writes it (sorted keys).

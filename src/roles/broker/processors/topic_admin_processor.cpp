@@ -64,7 +64,8 @@ Reply updateAndCreateTopic(BrokerContext& ctx, net::ConnectionPtr conn, Remoting
   ctx.topics.updateTopicConfig(*config);
   // Java's registerIncrementBrokerData: the answer comes after the name servers know the topic
   // (or registerBrokerTimeoutMills passed), so a route lookup right after the create finds it.
-  co_await registerWithNameServersNow(ctx);
+  // Only this topic travels: a full registration per creation made creating N topics O(N^2).
+  co_await registerTopicWithNameServersNow(ctx, *config);
   co_return success();
 }
 

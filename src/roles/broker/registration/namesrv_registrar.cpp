@@ -36,8 +36,15 @@ RegistrationIdentity NamesrvRegistrar::identity() const {
   return RegistrationIdentity{ctx_.role.registrationId(), haServerAddr_, ctx_.role.epoch()};
 }
 
+std::string NamesrvRegistrar::encodeBody(const DataVersion& version, int64_t epoch,
+                                         const std::vector<TopicConfig>& topics) const {
+  int32_t brokerPerm = ctx_.config.brokerPermission;
+  if (ctx_.config.compressedRegister) return encodeRegisterBodyCompressed(version, epoch, topics, brokerPerm);
+  return encodeRegisterBody(version, epoch, topics, brokerPerm);
+}
+
 std::string NamesrvRegistrar::registerBody() const {
-  return encodeRegisterBody(ctx_.topics.dataVersion(), identity().epoch, ctx_.topics.all(), ctx_.config.brokerPermission);
+  return encodeBody(ctx_.topics.dataVersion(), identity().epoch, ctx_.topics.all());
 }
 
 void NamesrvRegistrar::start() {
@@ -45,7 +52,7 @@ void NamesrvRegistrar::start() {
     log::warn("namesrvAddr is empty: broker {} will not register with any name server", ctx_.config.brokerName);
   }
   // First registration is awaited so clients can route to us as soon as start() returns.
-  asio::co_spawn(io_, registerAll(), asio::use_future).get();
+  asio::co_spawn(io_, registerAll(true), asio::use_future).get();
   asio::co_spawn(io_, loop(), [this](std::exception_ptr) { loopDone_ = true; });
 }
 
@@ -55,37 +62,100 @@ void NamesrvRegistrar::registerSoon() {
 }
 
 asio::awaitable<void> NamesrvRegistrar::registerNow() {
-  co_await asio::co_spawn(io_, registerAll(), use_awaitable);
+  co_await asio::co_spawn(io_, registerAll(true), use_awaitable);
 }
 
+asio::awaitable<void> NamesrvRegistrar::registerIncrement(TopicConfig topic) {
+  RegistrationIdentity id = identity();
+  DataVersion version = ctx_.topics.dataVersion();
+  std::vector<TopicConfig> one{std::move(topic)};
+  std::string body = encodeBody(version, id.epoch, one);
+  co_await asio::co_spawn(io_, sendToAll(std::move(body), std::move(id)), use_awaitable);
+}
+
+// A registerSoon() wakes the loop early and registers unconditionally; the timer's own rounds
+// honour forceRegister (Java: registerBrokerAll(true, false, brokerConfig.isForceRegister())).
 asio::awaitable<void> NamesrvRegistrar::loop() {
   int64_t period = std::clamp<int64_t>(ctx_.config.registerNameServerPeriod, 10000, 60000);
   while (!stopped_) {
-    if (!pending_.exchange(false)) {
+    bool soon = pending_.exchange(false);
+    if (!soon) {
       wake_->expires_after(std::chrono::milliseconds(period));
       co_await wake_->async_wait(as_tuple(use_awaitable));
       if (stopped_) break;
-      pending_ = false;
+      soon = pending_.exchange(false);
     }
-    co_await registerAll();
+    co_await registerAll(soon || ctx_.config.forceRegister);
   }
 }
 
-asio::awaitable<void> NamesrvRegistrar::registerAll() {
-  auto list = ctx_.config.namesrvList();
-  if (list.empty()) co_return;
+asio::awaitable<void> NamesrvRegistrar::registerAll(bool force) {
+  if (ctx_.config.namesrvList().empty()) co_return;
   // Body and identity read together, once: every name server hears the same registration.
   RegistrationIdentity id = identity();
-  std::string body = encodeRegisterBody(ctx_.topics.dataVersion(), id.epoch, ctx_.topics.all(), ctx_.config.brokerPermission);
+  DataVersion version = ctx_.topics.dataVersion();
+  if (!force) {
+    bool need = co_await needRegister(id, version);
+    if (!need) {
+      ++skipped_;
+      log::info("registration skipped: every name server holds data version {}", encodeDataVersion(version, id.epoch));
+      co_return;
+    }
+  }
+  std::string body = encodeBody(version, id.epoch, ctx_.topics.all());
+  co_await sendToAll(std::move(body), std::move(id));
+}
+
+asio::awaitable<void> NamesrvRegistrar::forEachNamesrv(PerNamesrv one) {
+  auto list = ctx_.config.namesrvList();
+  if (list.empty()) co_return;
   // One coroutine per name server, in parallel; `done` is cancelled when the last one finishes.
   auto done = std::make_shared<asio::steady_timer>(io_, asio::steady_timer::time_point::max());
   auto remaining = std::make_shared<size_t>(list.size());
   for (auto& addr : list) {
-    asio::co_spawn(io_, registerOne(addr, body, id), [done, remaining](std::exception_ptr) {
+    asio::co_spawn(io_, one(addr), [done, remaining](std::exception_ptr) {
       if (--*remaining == 0) done->cancel();
     });
   }
   co_await done->async_wait(as_tuple(use_awaitable));
+}
+
+asio::awaitable<void> NamesrvRegistrar::sendToAll(std::string body, RegistrationIdentity id) {
+  PerNamesrv one = [this, &body, &id](std::string addr) { return registerOne(std::move(addr), body, id); };
+  co_await forEachNamesrv(std::move(one));
+}
+
+asio::awaitable<bool> NamesrvRegistrar::needRegister(const RegistrationIdentity& id, const DataVersion& version) {
+  std::string mine = encodeDataVersion(version, id.epoch);
+  auto changed = std::make_shared<bool>(false);
+  PerNamesrv one = [this, &mine, &id, changed](std::string addr) -> asio::awaitable<void> {
+    return queryDataVersion(std::move(addr), mine, id, changed);
+  };
+  co_await forEachNamesrv(std::move(one));
+  co_return *changed;
+}
+
+asio::awaitable<void> NamesrvRegistrar::queryDataVersion(std::string addr, std::string mine, RegistrationIdentity id,
+                                                         std::shared_ptr<bool> changed) {
+  const auto& cfg = ctx_.config;
+  auto req = net::RemotingCommand::request(RequestCode::QUERY_DATA_VERSION);
+  req.extFields.set("brokerName", cfg.brokerName);
+  req.extFields.set("brokerAddr", cfg.brokerAddr());
+  req.extFields.set("clusterName", cfg.brokerClusterName);
+  req.extFields.set("brokerId", id.brokerId);
+  req.body = mine;
+  auto res = co_await client_.invoke(addr, std::move(req), std::chrono::milliseconds(cfg.registerBrokerTimeoutMills));
+  // As Java's BrokerOuterAPI.needRegister: no answer = changed; an answer other than SUCCESS = not.
+  if (!res.ok()) {
+    log::warn("query data version from name server {} failed: {}", addr, res.error().message);
+    *changed = true;
+    co_return;
+  }
+  if (res->code != ResponseCode::SUCCESS) co_return;
+  bool differs = res->extFields.getBool("changed").value_or(true);
+  // The name server's own version (its body) must be ours too.
+  if (!res->body.empty() && !sameDataVersionJson(res->body, mine)) differs = true;
+  if (differs) *changed = true;
 }
 
 asio::awaitable<void> NamesrvRegistrar::registerOne(std::string addr, std::string body, RegistrationIdentity id) {
@@ -96,7 +166,7 @@ asio::awaitable<void> NamesrvRegistrar::registerOne(std::string addr, std::strin
   req.extFields.set("clusterName", cfg.brokerClusterName);
   req.extFields.set("haServerAddr", id.haServerAddr);
   req.extFields.set("brokerId", id.brokerId);
-  req.extFields.set("compressed", std::string("false"));
+  req.extFields.set("compressed", std::string(cfg.compressedRegister ? "true" : "false"));
   req.extFields.set("bodyCrc32", static_cast<int64_t>(crc32Masked(body)));
   req.body = std::move(body);
   auto res = co_await client_.invoke(addr, std::move(req),
