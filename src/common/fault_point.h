@@ -27,7 +27,10 @@
 //                     (appends go on; consumers see the messages once it is disarmed);
 //  ha_drop          — HaMaster connection writer — closes the slave's connection before a send;
 //  ha_delay:MS      — HaMaster connection writer — waits MS (default 1000) before each frame;
-//  slow_disk:MS     — commit log flush — sleeps MS (default 100) before each msync.
+//  slow_disk:MS     — commit log flush — sleeps MS (default 100) before each msync;
+//  append_stall:MS  — CommitLog::append/appendBatch — sleeps MS (default 2000) while holding the
+//                     append lock, before writing (a page fault on a slow disk): other sends
+//                     see the lock held (pageCacheLockTimeMills) and get Java's busy answers.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -44,6 +47,7 @@ enum class Point : uint8_t {
   HaDrop,
   HaDelay,
   SlowDisk,
+  AppendStall,
   kCount
 };
 

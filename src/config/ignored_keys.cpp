@@ -8,9 +8,9 @@ namespace {
 // Reasons shared by several keys.
 constexpr std::string_view kThreadPool =
     "size of a Java thread pool; rmqnode runs requests on its network threads (serverSelectorThreads)";
-constexpr std::string_view kPoolQueue = "capacity of a Java thread pool's request queue; rmqnode has no such queue";
-constexpr std::string_view kQueueWait =
-    "fast-failure wait of a Java request queue; rmqnode has no request queues to wait in";
+constexpr std::string_view kPoolQueue =
+    "capacity of a Java thread pool's request queue; rmqnode has no such queue (a request waits at most "
+    "waitTimeMillsIn*Queue, then SYSTEM_BUSY; a connection with connectionMaxInFlightRequests running stops reading)";
 constexpr std::string_view kNetty = "Netty tuning; rmqnode's network layer (Asio) sizes its own sockets and buffers";
 constexpr std::string_view kNettyClient =
     "setting of the Java broker's outgoing Netty client; rmqnode's client uses its own defaults";
@@ -57,11 +57,6 @@ constexpr std::array kIgnored = std::to_array<IgnoredKey>({
     {"consumerManagerThreadPoolQueueCapacity", "BrokerConfig", kPoolQueue},
     {"heartbeatThreadPoolQueueCapacity", "BrokerConfig", kPoolQueue},
     {"endTransactionPoolQueueCapacity", "BrokerConfig", kPoolQueue},
-    {"brokerFastFailureEnable", "BrokerConfig", kQueueWait},
-    {"waitTimeMillsInSendQueue", "BrokerConfig", kQueueWait},
-    {"waitTimeMillsInPullQueue", "BrokerConfig", kQueueWait},
-    {"waitTimeMillsInHeartbeatQueue", "BrokerConfig", kQueueWait},
-    {"waitTimeMillsInTransactionQueue", "BrokerConfig", kQueueWait},
     {"fetchNamesrvAddrByAddressServer", "BrokerConfig", kAddressServer},
     {"consumerFallbehindThreshold", "BrokerConfig", kSlowConsumer},
     {"disableConsumeIfConsumerReadSlowly", "BrokerConfig", kSlowConsumer},
@@ -119,8 +114,6 @@ constexpr std::array kIgnored = std::to_array<IgnoredKey>({
      "Java flush-loop wait style; rmqnode's flush thread waits flushIntervalCommitLog or a wake-up"},
     {"flushLeastPagesWhenWarmMapedFile", "MessageStoreConfig",
      "flush granularity of Java's file warm-up; rmqnode's warm-up (warmMapedFileEnable) does not flush"},
-    {"osPageCacheBusyTimeOutMills", "MessageStoreConfig",
-     "Java's commit-log lock busy guard; rmqnode appends from a single writer without that lock"},
     {"useReentrantLockWhenPutMessage", "MessageStoreConfig",
      "choice of the Java commit-log lock; rmqnode appends from a single writer without that lock"},
     {"debugLockEnable", "MessageStoreConfig", "Java lock debugging; not applicable"},

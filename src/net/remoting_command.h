@@ -2,6 +2,7 @@
 // RemotingCommand: the logical content of one remoting frame (PROTOCOL.md §1). The frame codec
 // (frame_codec.h) turns it into bytes and back; processors only see this struct.
 #include <cstdint>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -76,6 +77,10 @@ struct RemotingCommand {
   std::string body;                          // owned body bytes (may be empty)
   std::vector<BodySegment> bodySegments;     // zero-copy tail, sent after `body`
   std::shared_ptr<const void> bodyOwner;     // keeps bodySegments' memory alive until written
+  // Requests read by a TcpConnection: when the read that brought the frame's last bytes returned
+  // (the connection's own clock read per read, none per frame). Processors measure the time a
+  // request waited before it started from here (the broker's fast failure). Default: unknown.
+  std::chrono::steady_clock::time_point receivedAt{};
 
   bool isResponse() const { return (flag & kFlagResponse) != 0; }
   bool isOneway() const { return (flag & kFlagOneway) != 0; }

@@ -140,6 +140,7 @@ class TcpConnection final : public Connection {
   bool readerWaiting_ = false;
   asio::steady_timer idleTimer_;   // the watchdog's
   std::chrono::steady_clock::time_point lastActivity_;
+  std::chrono::steady_clock::time_point readAt_;  // the last read that returned bytes: receivedAt of its frames
   // An incomplete frame: its bytes so far (capacity = its full size once known) and first byte time.
   std::unique_ptr<char[]> partial_;
   size_t partialLen_ = 0, partialCap_ = 0;  // cap 4 while the length prefix is incomplete

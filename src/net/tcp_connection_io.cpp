@@ -214,6 +214,7 @@ bool TcpConnection::dispatchFrame(const char* frame, size_t size) {
     closeNow("malformed frame: " + cmd.error().message, true);
     return false;
   }
+  cmd->receivedAt = readAt_;  // frames held back by backpressure keep the time they were read
   onFrame(std::move(cmd.value()));
   return isOpen();
 }
@@ -307,7 +308,7 @@ TcpConnection::ReadStatus TcpConnection::readAvailable() {
   bool endProblem = false;
   auto next = readSocket(into, room, n, endReason, endProblem);
   if (n > 0) {
-    lastActivity_ = Clock::now();
+    lastActivity_ = readAt_ = Clock::now();
     if (direct) {
       partialLen_ += n;
       if (partialLen_ == partialCap_) {

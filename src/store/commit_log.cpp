@@ -5,7 +5,10 @@
 #include <chrono>
 #include <cstring>
 
+#include <thread>
+
 #include "common/bytes.h"
+#include "common/fault_point.h"
 #include "common/log.h"
 #include "common/message_id.h"
 #include "common/response_code.h"
@@ -21,6 +24,23 @@ AppendResult fail(PutStatus s, std::string why) {
   return r;
 }
 AppendResult blocked() { return fail(PutStatus::SERVICE_NOT_AVAILABLE, "commit log is being truncated"); }
+
+// Marks the append lock as held since `since` (Java's beginTimeInLock) for the scope; 0 = free.
+class LockClock {
+ public:
+  LockClock(std::atomic<int64_t>& at, int64_t since) : at_(at) {
+    at_.store(since, std::memory_order_relaxed);
+    // Fault point append_stall: the write below "page-faults" on a slow disk for MS.
+    if (fault::armed(fault::Point::AppendStall))
+      std::this_thread::sleep_for(std::chrono::milliseconds(fault::arg(fault::Point::AppendStall, 2000)));
+  }
+  ~LockClock() { at_.store(0, std::memory_order_relaxed); }
+  LockClock(const LockClock&) = delete;
+  LockClock& operator=(const LockClock&) = delete;
+
+ private:
+  std::atomic<int64_t>& at_;
+};
 AppendResult noFile(const Error& e) {
   AppendResult r = fail(PutStatus::CREATE_MAPPED_FILE_FAILED, e.message);
   r.diskFull = isNoSpace(e);
@@ -98,6 +118,9 @@ AppendResult CommitLog::append(const MessageToStore& m) {
   AppendResult r;
   {
     std::lock_guard lock(mu_);
+    // Java stamps the lock time as the store time: one clock read for both.
+    const int64_t lockedAt = nowMillis();  // inside the lock: non-decreasing in file order
+    LockClock held(beginTimeInLock_, lockedAt);
     if (appendsBlocked_.load(std::memory_order_relaxed)) return blocked();
     auto file = fileWithRoom(size);
     if (!file) return noFile(file.error());
@@ -106,7 +129,7 @@ AppendResult CommitLog::append(const MessageToStore& m) {
     int64_t& next = queueOffsetSlot(m.topic, m.queueId);
     f.queueOffset = toQueue ? next : 0;
     f.physicalOffset = mf.fromOffset() + pos;
-    f.storeTimestamp = nowMillis();  // inside the lock: non-decreasing in file order
+    f.storeTimestamp = lockedAt;
     encodeRecord(f, mf.data() + pos);
     mf.setWrote(pos + size);
     publish(mf);
@@ -156,13 +179,14 @@ AppendResult CommitLog::appendBatch(const BatchToStore& b) {
   AppendResult r;
   {
     std::lock_guard lock(mu_);
+    const int64_t now = nowMillis();
+    LockClock held(beginTimeInLock_, now);
     if (appendsBlocked_.load(std::memory_order_relaxed)) return blocked();
     auto file = fileWithRoom(total);  // the whole batch lands in one file
     if (!file) return noFile(file.error());
     MappedFile& mf = *file.value();
     int64_t start = mf.wrote(), pos = start;
     int64_t& next = queueOffsetSlot(b.topic, b.queueId);
-    int64_t now = nowMillis();
     r.queueOffset = next;
     for (auto& f : recs) {
       f.queueOffset = next++;

@@ -67,6 +67,9 @@ class CommitLog {
   // While blocked, appends (and appendRaw) are refused with SERVICE_NOT_AVAILABLE: a cut and the
   // rebuild of the queue offset table after it see no append in between.
   void setAppendsBlocked(bool blocked) { appendsBlocked_.store(blocked); }
+  // Wall-clock ms at which the append holding the lock took it, 0 while no append holds it (Java's
+  // beginTimeInLock: a disk that stalls the write shows here). Lock-free, one relaxed load.
+  int64_t beginTimeInLock() const { return beginTimeInLock_.load(std::memory_order_relaxed); }
   // Flushes what is written (an error, and nothing cut, when that fails), then cuts at `offset`:
   // files wholly above are deleted, the tail of the one holding it zeroed, the written and
   // durable ends set to `offset`; the zeroed file and the directory are synced before it
@@ -105,6 +108,7 @@ class CommitLog {
   void publish(const MappedFile& f) { writtenEnd_.store(f.fromOffset() + f.wrote(), std::memory_order_release); }
   std::atomic<int64_t> lastStoreTs_{0};
   std::atomic<bool> appendsBlocked_{false};
+  std::atomic<int64_t> beginTimeInLock_{0};
 };
 
 }  // namespace rmq::store

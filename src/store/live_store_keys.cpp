@@ -24,6 +24,7 @@ constexpr LiveInt kLiveInts[] = {
     {"diskSpaceCleanForciblyRatio", &StoreConfig::diskSpaceCleanForciblyRatio},
     {"diskSpaceWarningLevelRatio", &StoreConfig::diskSpaceWarningLevelRatio},
     {"maxMessageSize", &StoreConfig::maxMessageSize},
+    {"osPageCacheBusyTimeOutMills", &StoreConfig::osPageCacheBusyTimeOutMills},
     {"maxMsgsNumBatch", &StoreConfig::maxMsgsNumBatch},
     {"maxTransferBytesOnMessageInMemory", &StoreConfig::maxTransferBytesOnMessageInMemory},
     {"maxTransferCountOnMessageInMemory", &StoreConfig::maxTransferCountOnMessageInMemory},

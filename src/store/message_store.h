@@ -188,6 +188,15 @@ class MessageStore {
   // names the disk usage "CL: 0.95 CQ: 0.95 INDEX: 0.95" of the last disk check); other
   // statuses: "STATUS: detail". No syscall: fine on a network thread.
   std::string remarkFor(PutStatus s, std::string_view detail = {}) const;
+  // How long the append now holding the commit-log lock has held it (ms; 0 = nobody holds it):
+  // Java's lockTimeMills, GET_BROKER_RUNTIME_INFO "pageCacheLockTimeMills". Lock-free; reads the
+  // clock only while the lock is held.
+  int64_t lockTimeMills() const;
+  // Java's isOSPageCacheBusy: lockTimeMills() > osPageCacheBusyTimeOutMills (a stalled disk).
+  // append()/appendBatch() then refuse at once with OS_PAGECACHE_BUSY (toResponseCode: SYSTEM_ERROR,
+  // remark kPageCacheBusyRemark), as Java's putMessage.
+  bool isOSPageCacheBusy() const;
+  static constexpr std::string_view kPageCacheBusyRemark = "[PC_SYNCHRONIZED]broker busy, start flow control for a while";
 
  private:
   enum class WaitKind { Flush, SlaveAck };

@@ -45,6 +45,9 @@ void StoreConfig::visit(config::FieldVisitor& v) {
   v.field({"cleanResourceInterval", "ms between retention checks", 10, 3600000}, cleanResourceInterval);
   v.field({"deleteCommitLogFilesInterval", "ms pause between two deleted commit log files", 0, 60000},
           deleteCommitLogFilesInterval);
+  v.field({"osPageCacheBusyTimeOutMills",
+           "ms an append may hold the commit-log lock before sends are refused as busy (SYSTEM_BUSY)", 1, 600000},
+          osPageCacheBusyTimeOutMills);
   v.field({"maxMessageSize", "Largest accepted message body in bytes", 1, 1 << 30}, maxMessageSize);
   v.field({"checkCRCOnRecover", "Verify body CRCs during recovery"}, checkCRCOnRecover);
   v.field({"maxHashSlotNum", "Index file hash slots", 1, 1 << 28}, maxHashSlotNum);

@@ -38,6 +38,9 @@ struct StoreConfig {
   int32_t cleanResourceInterval = 10000;    // ms between retention checks
   int32_t deleteCommitLogFilesInterval = 100;  // ms pause between two deleted files
   int32_t maxMessageSize = 4 * 1024 * 1024;
+  // An append holding the commit-log lock longer than this (a stalled disk) makes the store "page
+  // cache busy": sends are refused at once with Java's busy answers (MessageStore::isOSPageCacheBusy).
+  int32_t osPageCacheBusyTimeOutMills = 1000;
   bool checkCRCOnRecover = true;
   int32_t maxHashSlotNum = 5000000;
   int32_t maxIndexNum = 20000000;

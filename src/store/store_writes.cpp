@@ -1,11 +1,14 @@
 // MessageStore::append / appendBatch: availability checks and the DELAY rewrite (§10.1), then
 // the CommitLog append; wakes the dispatcher (and, under SYNC_FLUSH, waiters wake the flusher).
+#include <algorithm>
 #include <charconv>
 
 #include "common/fault_point.h"
 #include "common/log.h"
 #include "common/message_codec.h"
 #include "common/response_code.h"
+#include "common/wall_clock.h"
+#include "store/live_store_keys.h"
 #include "store/message_store.h"
 #include "store/store_engine.h"
 
@@ -30,7 +33,24 @@ AppendResult injectedAppendFailure() {
   r.error = "commit log append failed (fault point commitlog_append)";
   return r;
 }
+// Java's putMessage answer when the lock was found held too long (the sender's own check saw it
+// free a moment earlier): OS_PAGECACHE_BUSY, answered SYSTEM_ERROR "[PC_SYNCHRONIZED]...".
+AppendResult pageCacheBusy() {
+  AppendResult r;
+  r.status = PutStatus::OS_PAGECACHE_BUSY;
+  return r;
+}
 }  // namespace
+
+int64_t MessageStore::lockTimeMills() const {
+  const int64_t begin = engine_->commitLog.beginTimeInLock();
+  return begin == 0 ? 0 : std::max<int64_t>(0, nowMillis() - begin);
+}
+
+bool MessageStore::isOSPageCacheBusy() const {
+  const int64_t held = lockTimeMills();  // no clock read while no append holds the lock
+  return held > liveRead(engine_->cfg.osPageCacheBusyTimeOutMills);
+}
 
 bool StoreEngine::writeable() const {
   return running && !shutDown && !diskFull && !slaveRole && !dispatcher.stalled();
@@ -53,6 +73,7 @@ AppendResult StoreEngine::checked(AppendResult r) {
 AppendResult MessageStore::append(const MessageToStore& msg) {
   auto& e = *engine_;
   if (!e.writeable()) return unavailable(e);
+  if (isOSPageCacheBusy()) return pageCacheBusy();
   if (fault::armed(fault::Point::CommitLogAppend)) return injectedAppendFailure();
   int32_t tt = sysflag::transactionType(msg.sysFlag);
   if (!msg.delayDelivered && (tt == sysflag::TRANSACTION_NOT_TYPE || tt == sysflag::TRANSACTION_COMMIT_TYPE)) {
@@ -92,6 +113,7 @@ AppendResult MessageStore::append(const MessageToStore& msg) {
 AppendResult MessageStore::appendBatch(const BatchToStore& batch) {
   auto& e = *engine_;
   if (!e.writeable()) return unavailable(e);
+  if (isOSPageCacheBusy()) return pageCacheBusy();
   if (fault::armed(fault::Point::CommitLogAppend)) return injectedAppendFailure();
   return e.checked(e.commitLog.appendBatch(batch));
 }
@@ -99,6 +121,7 @@ AppendResult MessageStore::appendBatch(const BatchToStore& batch) {
 std::string MessageStore::remarkFor(PutStatus s, std::string_view detail) const {
   switch (s) {  // Java 4.9 SendMessageProcessor.handlePutMessageResult
     case PutStatus::CREATE_MAPPED_FILE_FAILED: return "create mapped file failed, server is busy or broken.";
+    case PutStatus::OS_PAGECACHE_BUSY: return std::string(kPageCacheBusyRemark);
     case PutStatus::SERVICE_NOT_AVAILABLE:
       return "service not available now. It may be caused by one of the following reasons: the broker's disk is full [" +
              engine_->diskUtil() + "], messages are put to the slave, message store has been shut down, etc.";
@@ -131,7 +154,7 @@ int toResponseCode(PutStatus s) {
     case PutStatus::SERVICE_NOT_AVAILABLE: return ResponseCode::SERVICE_NOT_AVAILABLE;
     case PutStatus::MESSAGE_ILLEGAL:
     case PutStatus::PROPERTIES_SIZE_EXCEEDED: return ResponseCode::MESSAGE_ILLEGAL;
-    case PutStatus::OS_PAGECACHE_BUSY: return ResponseCode::SYSTEM_BUSY;
+    case PutStatus::OS_PAGECACHE_BUSY: return ResponseCode::SYSTEM_ERROR;  // Java 4.9.8 (a retried code)
     default: return ResponseCode::SYSTEM_ERROR;
   }
 }

@@ -74,8 +74,10 @@ void QueueSelector::update(const std::string& brokerName, int64_t latencyMs, boo
   if (faultEnable_) faults_.updateFaultItem(brokerName, latencyMs, isolation, nowMs);
 }
 
-bool isRetryableSendCode(int code) {
+bool isRetryableSendCode(int code, const std::vector<int>& added) {
   using namespace ResponseCode;
+  for (int c : added)
+    if (c == code) return true;
   switch (code) {
     case TOPIC_NOT_EXIST: case SERVICE_NOT_AVAILABLE: case SYSTEM_ERROR: case NO_PERMISSION:
     case NO_BUYER_ID: case NOT_IN_CURRENT_UNIT:

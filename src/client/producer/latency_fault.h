@@ -49,7 +49,9 @@ class QueueSelector {
   LatencyFaultTolerance faults_;
 };
 
-// Send failure classification (§2.1): should the producer try again on another broker?
-bool isRetryableSendCode(int code);
+// Send failure classification (§2.1): should the producer try again on another broker? Java 4.9.8's
+// DefaultMQProducer.retryResponseCodes plus the transport errors, and `added` (Java's
+// addRetryResponseCode, e.g. SYSTEM_BUSY: a busy broker's fast-failure answer, not retried by default).
+bool isRetryableSendCode(int code, const std::vector<int>& added = {});
 
 }  // namespace rmq::client

@@ -272,7 +272,7 @@ asio::awaitable<Result<SendResult>> Producer::sendWithRetries(Prepared p, Mode m
     lastError = r.error();
     log::warn("send to {} failed (attempt {}/{}): {} {}", mq.toString(), attempt + 1, times, r.error().code,
               r.error().message);
-    if (!isRetryableSendCode(r.error().code)) co_return r;
+    if (!isRetryableSendCode(r.error().code, options_.addRetryResponseCodes)) co_return r;
     // The route may be stale (a failover moved the master, a demoted or fenced master answers 14,
     // a broker is gone, queues changed): refresh it now, rate-limited and shared per topic
     // (ClientInstance::refreshRouteAfterFailure), and retry on what the name server says now.

@@ -29,6 +29,10 @@ struct ProducerOptions {
   int retryTimesWhenSendFailed = 2;
   int retryTimesWhenSendAsyncFailed = 2;
   bool retryAnotherBrokerWhenNotStoreOK = false;
+  // Broker answer codes retried on another broker besides Java's default set (Java 4.9.8
+  // DefaultMQProducer.addRetryResponseCode). SYSTEM_BUSY (2), a broker's fast-failure answer, is
+  // not retried by default, as in Java: add it to move to another broker at once.
+  std::vector<int> addRetryResponseCodes;
   bool sendLatencyFaultEnable = false;
   int defaultTopicQueueNums = 4;
   std::string createTopicKey = "TBW102";

@@ -66,6 +66,21 @@ void BrokerConfig::visit(config::FieldVisitor& v) {
           registerNameServerPeriod);
   v.field({"registerBrokerTimeoutMills", "Timeout of a REGISTER_BROKER call", 100, 60000},
           registerBrokerTimeoutMills);
+  v.field({"brokerFastFailureEnable",
+           "Answer SYSTEM_BUSY to requests that waited longer than waitTimeMillsIn*Queue, and to sends "
+           "waiting for a commit-log lock held past osPageCacheBusyTimeOutMills"},
+          brokerFastFailureEnable);
+  v.field({"waitTimeMillsInSendQueue", "ms a send may wait (frame read -> start, commit-log lock) before SYSTEM_BUSY",
+           0, 86400000},
+          waitTimeMillsInSendQueue);
+  v.field({"waitTimeMillsInPullQueue", "ms a pull may wait (frame read -> start) before SYSTEM_BUSY", 0, 86400000},
+          waitTimeMillsInPullQueue);
+  v.field({"waitTimeMillsInHeartbeatQueue", "ms a heartbeat may wait (frame read -> start) before SYSTEM_BUSY", 0,
+           86400000},
+          waitTimeMillsInHeartbeatQueue);
+  v.field({"waitTimeMillsInTransactionQueue",
+           "ms an END_TRANSACTION may wait (frame read -> start) before SYSTEM_BUSY", 0, 86400000},
+          waitTimeMillsInTransactionQueue);
   v.field({"startAcceptSendRequestTimeStamp", "Refuse sends before this epoch-ms time"},
           startAcceptSendRequestTimeStamp);
   v.field({"rejectTransactionMessage", "Refuse half (prepared) messages"}, rejectTransactionMessage);

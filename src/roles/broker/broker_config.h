@@ -59,6 +59,16 @@ struct BrokerConfig {
   int32_t registerNameServerPeriod = 30000;
   int32_t registerBrokerTimeoutMills = 6000;
 
+  // Fast failure (Java BrokerFastFailure; processors/fast_failure.h): a request that waited this
+  // long (ms) from the read of its frame to the start of its processor, or a send that waited this
+  // long for the commit-log lock, is answered SYSTEM_BUSY at once so that the client can go
+  // elsewhere instead of timing out.
+  bool brokerFastFailureEnable = true;
+  int64_t waitTimeMillsInSendQueue = 200;
+  int64_t waitTimeMillsInPullQueue = 5000;
+  int64_t waitTimeMillsInHeartbeatQueue = 31000;
+  int64_t waitTimeMillsInTransactionQueue = 3000;
+
   // Send and transactions.
   int64_t startAcceptSendRequestTimeStamp = 0;
   bool rejectTransactionMessage = false;

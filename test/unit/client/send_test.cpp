@@ -89,6 +89,9 @@ TEST_CASE("send retries happen only for the codes PROTOCOL.md 2.1 lists and tran
                    rc::CLIENT_TOO_MUCH_REQUEST})
     CHECK_MESSAGE(isRetryableSendCode(code), code);
   for (int code : {13, 2, 3, 15, 23, 26, 215}) CHECK_FALSE_MESSAGE(isRetryableSendCode(code), code);
+  // Java's addRetryResponseCode(SYSTEM_BUSY): a busy broker's answer moves the send elsewhere.
+  CHECK(isRetryableSendCode(rc::SYSTEM_BUSY, {rc::SYSTEM_BUSY}));
+  CHECK_FALSE(isRetryableSendCode(rc::MESSAGE_ILLEGAL, {rc::SYSTEM_BUSY}));
 }
 
 TEST_CASE("latency fault tolerance isolates slow and failed brokers for Java's durations") {

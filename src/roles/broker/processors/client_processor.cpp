@@ -1,5 +1,7 @@
 #include "roles/broker/processors/client_processor.h"
 
+#include "roles/broker/processors/fast_failure.h"
+
 #include <chrono>
 
 #include "common/json.h"
@@ -23,10 +25,11 @@ void ClientProcessor::registerTo(BrokerContext& ctx) {
 }
 
 asio::awaitable<std::optional<RemotingCommand>> ClientProcessor::heartbeat(net::ConnectionPtr conn, RemotingCommand req) {
+  const auto now = std::chrono::steady_clock::now();
+  if (auto late = expiredInQueue(ctx_.config, WaitQueue::Heartbeat, req, now)) co_return std::move(late);
   auto hb = parseHeartbeat(req.body);
   if (!hb) co_return RemotingCommand::response(hb.error().code, hb.error().message);
-  ClientChannel channel{conn, hb->clientId, net::languageName(req.language), req.version,
-                        std::chrono::steady_clock::now()};
+  ClientChannel channel{conn, hb->clientId, net::languageName(req.language), req.version, now};
   for (auto& reg : hb->consumers) {
     if (auto group = ctx_.groups.findOrAutoCreate(reg.group)) {
       int32_t sysFlag = 0;  // unit mode flags are not used by 4.x clients in practice

@@ -1,5 +1,7 @@
 #include "roles/broker/processors/end_transaction_processor.h"
 
+#include "roles/broker/processors/fast_failure.h"
+
 #include "common/log.h"
 #include "common/request_code.h"
 #include "common/response_code.h"
@@ -15,6 +17,8 @@ using net::RemotingCommand;
 
 asio::awaitable<std::optional<RemotingCommand>> handleEndTransaction(BrokerContext& ctx, net::ConnectionPtr conn,
                                                                      RemotingCommand req) {
+  auto late = expiredInQueue(ctx.config, WaitQueue::Transaction, req, std::chrono::steady_clock::now());
+  if (late) co_return std::move(late);
   if (ctx.role.isSlave()) {
     co_return RemotingCommand::response(ResponseCode::SLAVE_NOT_AVAILABLE,
                                         "Can't process EndTransactionRequest on a slave broker");

@@ -1,5 +1,7 @@
 #include "roles/broker/processors/pull_processor.h"
 
+#include "roles/broker/processors/fast_failure.h"
+
 #include <algorithm>
 #include <climits>
 
@@ -153,6 +155,8 @@ RemotingCommand PullProcessor::readOnce(const Prepared& p, bool firstRun, bool& 
 }
 
 asio::awaitable<std::optional<RemotingCommand>> PullProcessor::handle(net::ConnectionPtr conn, RemotingCommand req) {
+  if (auto late = expiredInQueue(ctx_.config, WaitQueue::Pull, req, std::chrono::steady_clock::now()))
+    return net::answered(std::move(late));
   Prepared p;
   if (auto refused = prepare(req, p)) return net::answered(std::move(refused));
   bool suspend = false;

@@ -123,6 +123,13 @@ asio::awaitable<int> SendProcessor::awaitDurability(int64_t endOffset) {
 
 asio::awaitable<std::optional<RemotingCommand>> SendProcessor::handle(net::ConnectionPtr conn, RemotingCommand req) {
   const auto& cfg = ctx_.config;
+  const auto putStart = std::chrono::steady_clock::now();  // also the start of this send (fast failure)
+  bool waitForLock = false;
+  if (auto busy = admission_.check(req, putStart, waitForLock)) co_return std::move(*busy);
+  if (waitForLock) {  // another append holds the commit-log lock (a stalled disk?): park, do not block
+    auto busy = co_await admission_.waitForLock(req.receivedAt);
+    if (busy) co_return std::move(*busy);
+  }
   auto header = decodeSendHeader(req);
   if (!header) co_return sendResponse(cfg, header.error().code, header.error().message);
   const SendHeader& h = *header;
@@ -141,7 +148,6 @@ asio::awaitable<std::optional<RemotingCommand>> SendProcessor::handle(net::Conne
                            "the broker[" + cfg.brokerIP1 + "] sending transaction message is forbidden");
   }
   HostAddress born = peerHostAddress(conn->remoteAddress());
-  auto putStart = std::chrono::steady_clock::now();
   store::AppendResult res;
   if (h.batch) {
     store::BatchToStore b{target.topic, target.queueId, target.sysFlag, h.bornTimestamp, born,

@@ -13,6 +13,7 @@
 
 #include "net/connection.h"
 #include "roles/broker/broker_context.h"
+#include "roles/broker/processors/fast_failure.h"
 #include "roles/broker/processors/request_header.h"
 #include "roles/broker/delivery/stored_message.h"
 
@@ -25,7 +26,7 @@ net::RemotingCommand sendResponse(const BrokerConfig& cfg, int code, std::option
 
 class SendProcessor {
  public:
-  explicit SendProcessor(BrokerContext& ctx) : ctx_(ctx) {}
+  explicit SendProcessor(BrokerContext& ctx) : ctx_(ctx), admission_(ctx.config, ctx.store) {}
   void registerTo(BrokerContext& ctx);  // codes 10, 310, 320
   asio::awaitable<std::optional<net::RemotingCommand>> handle(net::ConnectionPtr conn, net::RemotingCommand req);
 
@@ -44,6 +45,7 @@ class SendProcessor {
   std::string notWriteableReason() const;
 
   BrokerContext& ctx_;
+  SendAdmission admission_;  // fast failure: busy answers instead of client timeouts (fast_failure.h)
 };
 
 }  // namespace rmq::broker

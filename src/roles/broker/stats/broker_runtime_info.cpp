@@ -274,7 +274,7 @@ RuntimeTable runtimeInfoTable(BrokerContext& ctx, const PutStatsSampler* sampler
   put("earliestMessageTimeStamp", ctx.store.earliestMessageTime());
   put("startAcceptSendRequestTimeStamp", ctx.config.startAcceptSendRequestTimeStamp);
   put("brokerActive", "true");
-  put("pageCacheLockTimeMills", 0);
+  put("pageCacheLockTimeMills", ctx.store.lockTimeMills());
   // Java's StoreStatsService figures (since this process started).
   const auto& puts = putStats();
   auto stored = puts.topics.totals();

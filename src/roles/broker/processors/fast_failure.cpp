@@ -1,0 +1,89 @@
+#include "roles/broker/processors/fast_failure.h"
+
+#include <asio/steady_timer.hpp>
+#include <asio/this_coro.hpp>
+#include <asio/use_awaitable.hpp>
+#include <fmt/format.h>
+
+#include "common/response_code.h"
+#include "roles/broker/broker_config.h"
+#include "store/message_store.h"
+
+namespace rmq::broker {
+namespace {
+
+using net::RemotingCommand;
+using Clock = std::chrono::steady_clock;
+
+int64_t budgetOf(const BrokerConfig& cfg, WaitQueue queue) {
+  switch (queue) {
+    case WaitQueue::Send: return cfg.waitTimeMillsInSendQueue;
+    case WaitQueue::Pull: return cfg.waitTimeMillsInPullQueue;
+    case WaitQueue::Heartbeat: return cfg.waitTimeMillsInHeartbeatQueue;
+    case WaitQueue::Transaction: return cfg.waitTimeMillsInTransactionQueue;
+  }
+  return cfg.waitTimeMillsInSendQueue;
+}
+
+int64_t millisSince(Clock::time_point since, Clock::time_point now) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(now - since).count();
+}
+
+// Java's RequestTask.returnResponse(SYSTEM_BUSY, String.format(...)) of BrokerFastFailure.
+RemotingCommand cleanedFromQueue(std::string_view tag, int64_t waitedMs, int64_t queueSize) {
+  return RemotingCommand::response(
+      ResponseCode::SYSTEM_BUSY,
+      fmt::format("[{}]broker busy, start flow control for a while, period in queue: {}ms, size of queue: {}", tag,
+                  waitedMs, queueSize));
+}
+
+// Counts a parked send for the scope (the "size of queue" of the answers).
+class ParkedCount {
+ public:
+  explicit ParkedCount(std::atomic<int64_t>& n) : n_(n) { n_.fetch_add(1, std::memory_order_relaxed); }
+  ~ParkedCount() { n_.fetch_sub(1, std::memory_order_relaxed); }
+  ParkedCount(const ParkedCount&) = delete;
+  ParkedCount& operator=(const ParkedCount&) = delete;
+
+ private:
+  std::atomic<int64_t>& n_;
+};
+
+}  // namespace
+
+std::optional<RemotingCommand> expiredInQueue(const BrokerConfig& cfg, WaitQueue queue, const RemotingCommand& req,
+                                              Clock::time_point now, int64_t queueSize) {
+  if (!cfg.brokerFastFailureEnable || req.receivedAt == Clock::time_point{}) return std::nullopt;
+  const int64_t waited = millisSince(req.receivedAt, now);
+  if (waited < budgetOf(cfg, queue)) return std::nullopt;
+  return cleanedFromQueue("TIMEOUT_CLEAN_QUEUE", waited, queueSize);
+}
+
+std::optional<RemotingCommand> SendAdmission::check(const RemotingCommand& req, Clock::time_point now,
+                                                    bool& mustWait) const {
+  mustWait = false;
+  if (store_.isOSPageCacheBusy())  // no clock read while the lock is free
+    return RemotingCommand::response(ResponseCode::SYSTEM_BUSY, std::string(kRejectRequestRemark));
+  if (!cfg_.brokerFastFailureEnable) return std::nullopt;
+  if (auto late = expiredInQueue(cfg_, WaitQueue::Send, req, now, parked())) return late;
+  mustWait = store_.lockTimeMills() >= kParkAfterMs;
+  return std::nullopt;
+}
+
+asio::awaitable<std::optional<RemotingCommand>> SendAdmission::waitForLock(Clock::time_point receivedAt) {
+  ParkedCount count(parked_);
+  asio::steady_timer timer(co_await asio::this_coro::executor);
+  for (;;) {
+    const int64_t held = store_.lockTimeMills();
+    if (held < kParkAfterMs) co_return std::nullopt;  // free again (or a neighbour's short append)
+    const auto now = Clock::now();
+    const int64_t waited = receivedAt == Clock::time_point{} ? 0 : millisSince(receivedAt, now);
+    if (store_.isOSPageCacheBusy())
+      co_return cleanedFromQueue("PCBUSY_CLEAN_QUEUE", waited, parked() - 1);
+    if (waited >= cfg_.waitTimeMillsInSendQueue) co_return cleanedFromQueue("TIMEOUT_CLEAN_QUEUE", waited, parked() - 1);
+    timer.expires_after(kPoll);
+    co_await timer.async_wait(asio::use_awaitable);
+  }
+}
+
+}  // namespace rmq::broker

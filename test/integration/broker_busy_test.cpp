@@ -1,0 +1,263 @@
+// Broker fast failure (roles/broker/processors/fast_failure.h) in a real rmqnode: an append stalled
+// by the fault point append_stall (a slow disk holding the commit-log lock) makes the other sends
+// answer SYSTEM_BUSY with Java 4.9.8's remarks within their budget, while the connections on the
+// other network threads keep being served; nothing acknowledged is lost once the stall ends. And a
+// connection that stops reading under load (too many requests in flight on a slow SYNC_FLUSH disk)
+// answers the requests it held back SYSTEM_BUSY at once instead of letting them time out.
+#include <doctest/doctest.h>
+
+#include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
+#include <asio/io_context.hpp>
+#include <chrono>
+#include <filesystem>
+#include <set>
+#include <thread>
+
+#include "broker_calls.h"
+#include "common/request_code.h"
+#include "common/response_code.h"
+#include "dev_node.h"
+
+using namespace rmq;
+using namespace rmq::test;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr int kStallMs = 4000;     // append_stall: how long the stalled append holds the lock
+constexpr int kPageCacheMs = 1500;  // osPageCacheBusyTimeOutMills of these nodes
+
+int64_t msSince(Clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count();
+}
+
+struct Answer {
+  int code = -1000;
+  std::string remark;
+  int64_t ms = 0;  // time to the answer
+};
+
+Answer sendOne(TestClient& c, const std::string& addr, const std::string& topic, const std::string& key) {
+  auto start = Clock::now();
+  auto r = c.call(addr, sendRequest({.topic = topic, .body = "body-" + key, .keys = key}));
+  Answer a;
+  a.ms = msSince(start);
+  if (r) {
+    a.code = r->code;
+    a.remark = r->remark.value_or("");
+  }
+  return a;
+}
+
+// A node whose appends stall while `flag` exists; three network threads, so that some of a few
+// connections are served by a thread the stalled append does not hold.
+struct StallNode {
+  DevNode node;
+  std::string flag;
+  std::string topic = uniqueName("Busy");
+
+  explicit StallNode(const std::string& brokerKeys)
+      : node({.extraBroker = brokerKeys,
+              .extraStore = "osPageCacheBusyTimeOutMills = " + std::to_string(kPageCacheMs) + "\n"}) {
+    flag = node.proc.path("stall.flag");
+    node.proc.setEnv("RMQNODE_FAULTS", "append_stall:" + std::to_string(kStallMs) + "@" + flag);
+    node.replaceConfigLine("httpBindAddress = \"127.0.0.1\"", "httpBindAddress = \"127.0.0.1\"\nserverSelectorThreads = 3");
+  }
+  bool start() { return node.start() && node.createTopic(topic, 1); }
+  std::string addr() const { return node.brokerAddr; }
+};
+
+// Connected clients (one connection each), made before any stall: a stalled thread may be the
+// one that accepts.
+std::vector<std::unique_ptr<TestClient>> connectedClients(const std::string& addr, int n) {
+  std::vector<std::unique_ptr<TestClient>> out;
+  for (int i = 0; i < n; ++i) {
+    out.push_back(std::make_unique<TestClient>());
+    REQUIRE(brokerRuntimeInfo(*out.back(), addr, std::chrono::seconds(5)).has_value());
+  }
+  return out;
+}
+
+int64_t lockTime(TestClient& c, const std::string& addr) {
+  auto v = brokerRuntimeValue(c, addr, "pageCacheLockTimeMills", std::chrono::milliseconds(300));
+  return v ? std::stoll(*v) : -1;
+}
+
+// Starts a send that stalls in its append (on its own thread and connection) and returns a client
+// served by another network thread, seen answering GET_BROKER_RUNTIME_INFO with the lock held.
+TestClient* stallAppend(StallNode& n, std::vector<std::unique_ptr<TestClient>>& clients, std::thread& stalled,
+                        Answer& stalledAnswer) {
+  n.node.proc.writeFile("stall.flag", "");
+  // The fault point looks at its flag file at most every 20 ms: let it see it before the send.
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  TestClient* sender = clients[0].get();
+  stalled = std::thread([&n, sender, &stalledAnswer] { stalledAnswer = sendOne(*sender, n.addr(), n.topic, "stalled"); });
+  auto deadline = Clock::now() + std::chrono::seconds(3);
+  while (Clock::now() < deadline) {
+    for (size_t i = 1; i < clients.size(); ++i) {
+      if (lockTime(*clients[i], n.addr()) > 0) {
+        std::filesystem::remove(n.flag);  // later appends do not stall
+        return clients[i].get();
+      }
+    }
+  }
+  return nullptr;
+}
+
+std::set<std::string> pulledKeys(TestClient& c, const std::string& addr, const std::string& topic, size_t expect) {
+  std::set<std::string> keys;
+  if (expect > 0) CHECK(dispatched(c, addr, topic, 0, static_cast<int64_t>(expect)));
+  int64_t off = 0;
+  for (int loops = 0; loops < 100; ++loops) {
+    auto msgs = pullMessages(c, addr, {.topic = topic, .offset = off});
+    if (msgs.empty()) break;
+    for (auto& m : msgs) {
+      keys.insert(m.keys());
+      off = m.queueOffset + 1;
+    }
+  }
+  return keys;
+}
+
+}  // namespace
+
+TEST_CASE("busy: a stalled append makes other sends answer SYSTEM_BUSY with Java's remarks in their budget; "
+          "other connections served; nothing acknowledged lost") {
+  StallNode n("waitTimeMillsInSendQueue = 200\n");
+  REQUIRE(n.start());
+  auto clients = connectedClients(n.addr(), 4);
+  std::set<std::string> acked;
+  REQUIRE(sendOne(*clients[1], n.addr(), n.topic, "before").code == ResponseCode::SUCCESS);
+  acked.insert("before");
+
+  std::thread stalled;
+  Answer stalledAnswer;
+  const auto stallStart = Clock::now();
+  TestClient* free = stallAppend(n, clients, stalled, stalledAnswer);
+  REQUIRE_MESSAGE(free != nullptr, "no connection saw the commit-log lock held");
+
+  // Parked for the lock, past waitTimeMillsInSendQueue: TIMEOUT_CLEAN_QUEUE after ~200 ms.
+  auto timedOut = sendOne(*free, n.addr(), n.topic, "timed-out");
+  CHECK(timedOut.code == ResponseCode::SYSTEM_BUSY);
+  CHECK_MESSAGE(timedOut.remark.starts_with(
+                    "[TIMEOUT_CLEAN_QUEUE]broker busy, start flow control for a while, period in queue: "),
+                timedOut.remark);
+  CHECK(timedOut.remark.find("ms, size of queue: ") != std::string::npos);
+  CHECK(timedOut.ms >= 190);
+  CHECK(timedOut.ms < 1000);
+
+  // A longer budget: the parked send is answered once the lock was held past the page-cache timeout.
+  auto update = free->call(n.addr(), request(RequestCode::UPDATE_BROKER_CONFIG, {}, "waitTimeMillsInSendQueue=60000\n"));
+  REQUIRE(codeOf(update) == ResponseCode::SUCCESS);
+  auto pcBusy = sendOne(*free, n.addr(), n.topic, "pc-busy");
+  CHECK(pcBusy.code == ResponseCode::SYSTEM_BUSY);
+  CHECK_MESSAGE(pcBusy.remark.starts_with(
+                    "[PCBUSY_CLEAN_QUEUE]broker busy, start flow control for a while, period in queue: "),
+                pcBusy.remark);
+  CHECK(msSince(stallStart) < kStallMs);  // answered while the append still stalls
+
+  // The lock is now held past osPageCacheBusyTimeOutMills: a new send is refused at once.
+  auto rejected = sendOne(*free, n.addr(), n.topic, "rejected");
+  CHECK(rejected.code == ResponseCode::SYSTEM_BUSY);
+  CHECK(rejected.remark == "[REJECTREQUEST]system busy, start flow control for a while");
+  CHECK(rejected.ms < 300);
+  CHECK(lockTime(*free, n.addr()) > kPageCacheMs);  // still served, and Java's runtime figure shows it
+
+  stalled.join();
+  CHECK(stalledAnswer.code == ResponseCode::SUCCESS);  // the stalled append itself completes
+  CHECK(stalledAnswer.ms >= kStallMs - 200);
+  acked.insert("stalled");
+  auto after = sendOne(*free, n.addr(), n.topic, "after");
+  CHECK(after.code == ResponseCode::SUCCESS);
+  CHECK(after.ms < 1000);
+  acked.insert("after");
+  CHECK(lockTime(*free, n.addr()) == 0);
+  CHECK(pulledKeys(*free, n.addr(), n.topic, acked.size()) == acked);  // busy answers stored nothing
+}
+
+TEST_CASE("busy: brokerFastFailureEnable=false keeps a send waiting for a stalled append (no budget)") {
+  StallNode n("brokerFastFailureEnable = false\nwaitTimeMillsInSendQueue = 200\n");
+  REQUIRE(n.start());
+  auto clients = connectedClients(n.addr(), 4);
+  std::thread stalled;
+  Answer stalledAnswer;
+  const auto stallStart = Clock::now();
+  TestClient* free = stallAppend(n, clients, stalled, stalledAnswer);
+  REQUIRE(free != nullptr);
+  auto waited = sendOne(*free, n.addr(), n.topic, "waited");  // sent well before the page-cache timeout
+  CHECK(waited.code == ResponseCode::SUCCESS);
+  CHECK(msSince(stallStart) >= kStallMs - 200);  // it waited for the stall to end
+  stalled.join();
+  CHECK(stalledAnswer.code == ResponseCode::SUCCESS);
+  CHECK(pulledKeys(*free, n.addr(), n.topic, 2) == std::set<std::string>{"stalled", "waited"});
+}
+
+namespace {
+
+// SYNC_FLUSH on a slow disk (every msync sleeps 300 ms) and at most 8 requests in flight per
+// connection: 160 pipelined sends on one connection would take 20 group commits (~6 s); the ones
+// read but held back while 8 wait for their flush are answered busy once they are looked at.
+struct LoadOutcome {
+  int ok = 0, busy = 0, timeouts = 0, other = 0;
+  int64_t slowestBusy = 0;
+};
+
+LoadOutcome pipelinedSends(bool fastFailure) {
+  DevNode node({.extraBroker = std::string("brokerFastFailureEnable = ") + (fastFailure ? "true" : "false") +
+                               "\nwaitTimeMillsInSendQueue = 100\nconnectionMaxInFlightRequests = 8\n",
+                .extraStore = "flushDiskType = \"SYNC_FLUSH\"\nsyncFlushTimeout = 60000\n"});
+  node.proc.setEnv("RMQNODE_FAULTS", "slow_disk:300");
+  REQUIRE(node.start());
+  std::string topic = uniqueName("Load");
+  REQUIRE(node.createTopic(topic, 1));
+  TestClient c;
+  REQUIRE(brokerRuntimeInfo(c, node.brokerAddr, std::chrono::seconds(5)).has_value());
+
+  constexpr int kSends = 160;
+  std::vector<Answer> answers(kSends);
+  asio::io_context ctx;  // one thread: the requests leave together, in one burst
+  for (int i = 0; i < kSends; ++i) {
+    auto one = [&, i]() -> asio::awaitable<void> {
+      auto req = sendRequest({.topic = topic, .body = "b" + std::to_string(i), .keys = "k" + std::to_string(i)});
+      auto start = Clock::now();
+      auto r = co_await c.raw().invoke(node.brokerAddr, std::move(req), std::chrono::milliseconds(3000));
+      answers[i].ms = msSince(start);
+      answers[i].code = r ? r->code : r.error().code;
+      if (r) answers[i].remark = r->remark.value_or("");
+    };
+    asio::co_spawn(ctx, one, asio::detached);
+  }
+  ctx.run();
+  LoadOutcome out;
+  for (auto& a : answers) {
+    if (a.code == ResponseCode::SUCCESS) ++out.ok;
+    else if (a.code == ResponseCode::SYSTEM_BUSY && a.remark.starts_with("[TIMEOUT_CLEAN_QUEUE]broker busy")) {
+      ++out.busy;
+      out.slowestBusy = std::max(out.slowestBusy, a.ms);
+    } else if (a.code == ResponseCode::CLIENT_TIMEOUT) {
+      ++out.timeouts;
+    } else {
+      ++out.other;
+      if (out.other <= 3) FAIL_CHECK("code " << a.code << " " << a.remark << " after " << a.ms << " ms");
+    }
+  }
+  MESSAGE("fast failure " << fastFailure << ": SEND_OK " << out.ok << ", SYSTEM_BUSY " << out.busy << " (slowest "
+                          << out.slowestBusy << " ms), client timeouts " << out.timeouts << ", other " << out.other);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("busy: requests a connection held back under load get fast SYSTEM_BUSY answers, not timeouts") {
+  auto on = pipelinedSends(true);
+  CHECK(on.timeouts == 0);
+  CHECK(on.other == 0);
+  CHECK(on.busy > 0);
+  CHECK(on.ok > 0);
+  CHECK(on.slowestBusy < 2500);
+  // brokerFastFailureEnable=false: as before, the held-back sends wait their turn and time out.
+  auto off = pipelinedSends(false);
+  CHECK(off.busy == 0);
+  CHECK(off.timeouts > 0);
+}
