@@ -50,6 +50,11 @@ std::optional<RemotingCommand> PullProcessor::resolveFilter(Prepared& p) {
     if (!group)
       return RemotingCommand::response(ResponseCode::SUBSCRIPTION_NOT_EXIST,
                                        "the consumer's group info not exist " + h.consumerGroup);
+    // Java checks the model only here, on pulls without a subscription in the header (a push
+    // consumer's usual pull), with the model its heartbeat registered.
+    if (!p.consumeBroadcastEnable && group->messageModel == "BROADCASTING")
+      return RemotingCommand::response(ResponseCode::NO_PERMISSION,
+                                       "the consumer group[" + h.consumerGroup + "] can not consume by broadcast way");
     auto sub = group->subscriptions.find(h.topic);
     if (sub == group->subscriptions.end())
       return RemotingCommand::response(ResponseCode::SUBSCRIPTION_NOT_EXIST,
@@ -83,6 +88,7 @@ std::optional<RemotingCommand> PullProcessor::prepare(const RemotingCommand& req
   if (!group->consumeEnable)
     return RemotingCommand::response(ResponseCode::NO_PERMISSION, "subscription group no permission, " + h.consumerGroup);
   p.groupBrokerId = group->brokerId;
+  p.consumeBroadcastEnable = group->consumeBroadcastEnable;
   p.whichBrokerWhenConsumeSlowly = group->whichBrokerWhenConsumeSlowly;
   auto topic = ctx_.topics.find(h.topic);
   if (!topic)

@@ -37,6 +37,7 @@ class PullProcessor {
     FilterPtr filter;  // null = match all
     int64_t groupBrokerId = 0;
     int64_t whichBrokerWhenConsumeSlowly = 1;
+    bool consumeBroadcastEnable = true;  // the subscription group's (checked against the heartbeat's model)
   };
   // All checks before the read; an answer when the pull is refused.
   std::optional<net::RemotingCommand> prepare(const net::RemotingCommand& req, Prepared& p);
