@@ -83,6 +83,7 @@ std::string renderApplyReport(const ApplyReport& report, const std::string& sour
   std::string out = fmt::format("# config file: {}\n", source);
   out += fmt::format("# taken ({} keys): {}\n", report.written.size(),
                      report.written.empty() ? "none" : fmt::format("{}", fmt::join(report.written, ", ")));
+  for (const auto& c : report.clamped) out += fmt::format("# clamped: {}\n", c);
   if (report.ignored.empty()) return out + "# ignored: none\n";
   out += fmt::format("# ignored ({} keys, accepted as Apache RocketMQ does, no effect in rmqnode):\n",
                      report.ignored.size());

@@ -254,6 +254,7 @@ Result<void> Node::start() {
   std::string logFile = s.process.logDir + (s.hasBroker() ? "/broker.log" : "/namesrv.log");
   if (!log::openFile(logFile)) log::warn("cannot open log file {}: {}; logging to stderr only", logFile, std::strerror(errno));
   fault::logConfigured();
+  for (const auto& c : s.loadReport.clamped) log::warn("{}", c);
   for (const auto& i : s.loadReport.ignored) log::warn("config: {} ignored ({}): {}", i.key, i.origin, i.reason);
   // Every client connection holds a descriptor: take the hard limit (RocketMQ's scripts: ulimit -n).
   if (auto fd = raiseFdLimit(); !fd.ok) log::warn("open-file limit {} (hard {}) could not be raised", fd.before, fd.hard);

@@ -36,7 +36,8 @@ void StoreConfig::visit(config::FieldVisitor& v) {
            3600000}, flushConsumeQueueThoroughInterval);
   v.field({"fileReservedTime", "Hours a commit log file is kept", 0, 24 * 365 * 10}, fileReservedTime);
   v.field({"deleteWhen", "Hours of day (\"04\" or \"04;16\") when expired files are deleted"}, deleteWhen);
-  v.field({"diskMaxUsedSpaceRatio", "Disk use percent above which files are deleted at once", 10, 95},
+  v.field({.name = "diskMaxUsedSpaceRatio", .description = "Disk use percent above which files are deleted at once",
+           .min = 10, .max = 95, .clamp = true},
           diskMaxUsedSpaceRatio);
   v.field({"diskSpaceCleanForciblyRatio", "Disk use percent forcing deletion", 10, 99},
           diskSpaceCleanForciblyRatio);

@@ -56,9 +56,12 @@ void BrokerConfig::visit(config::FieldVisitor& v) {
           flushConsumerOffsetHistoryInterval);
   v.field({"compressedRegister", "Deflate REGISTER_BROKER bodies"}, compressedRegister);
   v.field({"forceRegister", "Register even if the data version is unchanged"}, forceRegister);
-  v.field({"registerNameServerPeriod", "Re-register with name servers every N ms", 10000, 60000},
+  v.field({.name = "registerNameServerPeriod", .description = "Re-register with name servers every N ms",
+           .min = 10000, .max = 60000, .clamp = true},
           registerNameServerPeriod);
-  v.field({"registerBrokerTimeoutMills", "Timeout of a REGISTER_BROKER call", 100, 60000},
+  // Java takes any value; one under 1 ms could never succeed, so it becomes 1 (with a warning).
+  v.field({.name = "registerBrokerTimeoutMills", .description = "Timeout of a REGISTER_BROKER call (ms)", .min = 1,
+           .clamp = true},
           registerBrokerTimeoutMills);
   v.field({"startAcceptSendRequestTimeStamp", "Refuse sends before this epoch-ms time"},
           startAcceptSendRequestTimeStamp);
