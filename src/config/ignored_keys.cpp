@@ -103,8 +103,6 @@ constexpr std::array kIgnored = std::to_array<IgnoredKey>({
     {"destroyMapedFileIntervalForcibly", "MessageStoreConfig", kFileDeletion},
     {"redeleteHangedFileInterval", "MessageStoreConfig", kFileDeletion},
     {"deleteConsumeQueueFilesInterval", "MessageStoreConfig", kFileDeletion},
-    {"cleanFileForciblyEnable", "MessageStoreConfig",
-     "rmqnode always deletes files when disk use passes diskSpaceCleanForciblyRatio"},
     {"enableConsumeQueueExt", "MessageStoreConfig", kFilterExt},
     {"mappedFileSizeConsumeQueueExt", "MessageStoreConfig", kFilterExt},
     {"bitMapLengthConsumeQueueExt", "MessageStoreConfig", kFilterExt},

@@ -212,11 +212,16 @@ Result<void> Node::Impl::applyRoleRules() {
                       "as brokerId 0 while it is master; set brokerId in the config)");
   if (brokerConfig.failover.failoverEnable && brokerConfig.failover.etcdEndpoints().empty())
     return usageError("failoverEnable: failoverEtcdEndpoints names no etcd endpoint");
+  if (options.roleFromConfig && storeConfig.isSlave()) {  // `rmqnode -c broker-a-s.properties`
+    options.roles = {Role::Slave};
+    options.roleText = "slave";
+  }
   if (has(options.roles, Role::Slave)) {
     storeConfig.brokerRole = "SLAVE";
     if (brokerConfig.brokerId <= 0) return usageError("role slave: brokerId must be > 0 (set brokerId in the config)");
-  } else if (storeConfig.isSlave()) {
-    return usageError("role master: brokerRole is SLAVE in the config (use ASYNC_MASTER or SYNC_MASTER, or --role=slave)");
+  } else if (storeConfig.isSlave()) {  // --role wins over the file, as for slave
+    log::warn("--role={}: the config's brokerRole SLAVE is replaced by ASYNC_MASTER", options.roleText);
+    storeConfig.brokerRole = "ASYNC_MASTER";
   }
   return {};
 #else
@@ -240,6 +245,11 @@ std::string Node::effectiveConfigToml() {
   std::string header = "# rmqnode " RMQ_VERSION " effective config for --role=" + impl_->options.roleText + "\n";
   if (!impl_->options.configFile.empty()) header += config::renderApplyReport(impl_->loadReport, impl_->options.configFile);
   return header + "\n" + config::renderToml(impl_->sections());
+}
+
+std::string Node::effectiveConfigProperties(bool importantOnly) {
+  auto sections = impl_->sections();
+  return importantOnly ? config::renderImportantProperties(sections) : config::renderProperties(sections);
 }
 
 Result<void> Node::start() {

@@ -46,6 +46,9 @@ void StoreConfig::visit(config::FieldVisitor& v) {
   v.field({"cleanResourceInterval", "ms between retention checks", 10, 3600000}, cleanResourceInterval);
   v.field({"deleteCommitLogFilesInterval", "ms pause between two deleted commit log files", 0, 60000},
           deleteCommitLogFilesInterval);
+  v.field({"cleanFileForciblyEnable",
+           "Above diskSpaceCleanForciblyRatio delete commit log files before fileReservedTime passes"},
+          cleanFileForciblyEnable);
   v.field({"maxMessageSize", "Largest accepted message body in bytes", 1, 1 << 30}, maxMessageSize);
   v.field({"checkCRCOnRecover", "Verify body CRCs during recovery"}, checkCRCOnRecover);
   v.field({"maxHashSlotNum", "Index file hash slots", 1, 1 << 28}, maxHashSlotNum);
