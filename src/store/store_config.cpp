@@ -46,6 +46,8 @@ void StoreConfig::visit(config::FieldVisitor& v) {
   v.field({"cleanResourceInterval", "ms between retention checks", 10, 3600000}, cleanResourceInterval);
   v.field({"deleteCommitLogFilesInterval", "ms pause between two deleted commit log files", 0, 60000},
           deleteCommitLogFilesInterval);
+  v.field({"offsetCheckInSlave", "A slave answers out-of-range pull offsets with OFFSET_MOVED and the corrected offset"},
+          offsetCheckInSlave);
   v.field({"cleanFileForciblyEnable",
            "Above diskSpaceCleanForciblyRatio delete commit log files before fileReservedTime passes"},
           cleanFileForciblyEnable);
@@ -70,7 +72,8 @@ void StoreConfig::visit(config::FieldVisitor& v) {
           maxTransferCountOnMessageInDisk);
   v.field({"accessMessageInMemoryMaxRatio", "Percent of RAM counted as hot data", 0, 100},
           accessMessageInMemoryMaxRatio);
-  v.field({"warmMapedFileEnable", "Touch every page of a new mapped file"}, warmMapedFileEnable);
+  v.field({"warmMapedFileEnable", "Write every page of a new mapped file and mlock it (Java's warm-up)"},
+          warmMapedFileEnable);
   v.field({"haListenPort", "Master HA port for slaves (0 = listenPort + 1)", 0, 65535}, haListenPort);
   v.field({"haSendHeartbeatInterval", "ms between HA heartbeats / slave offset reports", 1, 3600000},
           haSendHeartbeatInterval);

@@ -6,6 +6,7 @@
 
 #include "broker_calls.h"
 #include "broker_transaction_helpers.h"
+#include "client/heartbeat.h"
 #include "common/message_codec.h"
 #include "common/request_code.h"
 #include "common/response_code.h"
@@ -14,23 +15,6 @@
 
 using namespace rmq;
 using namespace rmq::test;
-
-namespace {
-
-// Every record of the half queue whose body is `body`, in queue order.
-std::vector<MessageExt> halvesWithBody(TestClient& c, const std::string& addr, const std::string& body) {
-  std::vector<MessageExt> out;
-  for (int64_t off = 0;;) {
-    auto msgs = tx::pullAt(c, addr, tx::kHalf, 0, off);
-    if (msgs.empty()) break;
-    for (auto& m : msgs)
-      if (m.body == body) out.push_back(m);
-    off = msgs.back().queueOffset + 1;
-  }
-  return out;
-}
-
-}  // namespace
 
 TEST_CASE("consumeBroadcastEnable=false: a broadcasting consumer's pull gets NO_PERMISSION, clustering ones read") {
   DevNode node;
@@ -68,7 +52,7 @@ TEST_CASE("maxMessageSize bounds the whole batch as sent (Java's checkMessages),
   auto addr = node.brokerAddr;
   createTopic(c, addr, "BatchMaxT", 1);
   std::vector<Message> items(3);
-  for (auto& m : items) m.body = std::string(900, 'b');  // each fits alone; together they do not
+  for (auto& m : items) m.body = std::string(800, 'b');  // each fits alone; together they do not
   auto refused = invoke(c, addr, batchRequest("BatchMaxT", 0, items));
   CHECK(refused.code == ResponseCode::MESSAGE_ILLEGAL);
   CHECK(refused.remark == "the message is illegal, maybe msg body or properties length not matched. msg body length "
@@ -89,13 +73,13 @@ TEST_CASE("RESUME_CHECK_HALF_MESSAGE: the message back in the half queue with TR
   auto sent = sendOk(c, addr, tx::halfSpec("TxResumeT", "resume-me", "pg_resume"));
   std::string msgId(sent.extFields.get("msgId").value_or(""));
   REQUIRE(!msgId.empty());
-  auto halves = halvesWithBody(c, addr, "resume-me");
+  auto halves = tx::halvesOf(c, addr, "resume-me");
   REQUIRE(halves.size() == 1);
 
   auto resumed = invoke(c, addr, request(RequestCode::RESUME_CHECK_HALF_MESSAGE, {{"msgId", msgId}}));
   CHECK(resumed.code == ResponseCode::SUCCESS);
   REQUIRE(dispatched(c, addr, tx::kHalf, 0, halves[0].queueOffset + 2));
-  halves = halvesWithBody(c, addr, "resume-me");
+  halves = tx::halvesOf(c, addr, "resume-me");
   REQUIRE(halves.size() == 2);
   CHECK(halves[1].topic == tx::kHalf);
   CHECK(tx::propOf(halves[1], "TRANSACTION_CHECK_TIMES") == "0");
@@ -110,6 +94,38 @@ TEST_CASE("RESUME_CHECK_HALF_MESSAGE: the message back in the half queue with TR
   auto verb = tools::admin(node, "resumeCheckHalfMessage", {"-i", msgId});
   CHECK_MESSAGE(verb.exitCode == 0, tools::describe(verb));
   REQUIRE(dispatched(c, addr, tx::kHalf, 0, halves[1].queueOffset + 2));
-  CHECK(halvesWithBody(c, addr, "resume-me").size() == 3);
+  CHECK(tx::halvesOf(c, addr, "resume-me").size() == 3);
   CHECK(tools::admin(node, "resumeCheckHalfMessage", {"-i", "zz"}).exitCode == 1);
+}
+
+TEST_CASE("filterSupportRetry: a retry pull applies the group's SQL92 filter of the original topic (RETRY_TOPIC)") {
+  for (bool supportRetry : {true, false}) {
+    INFO("filterSupportRetry=" << supportRetry);
+    DevNode node({.extraBroker = std::string("filterSupportRetry = ") +  // a dev node has SQL92 on
+                                 (supportRetry ? "true" : "false") + "\n"});
+    REQUIRE(node.start());
+    TestClient c;
+    auto addr = node.brokerAddr;
+    createTopic(c, addr, "SqlT", 1);
+    // A push consumer's heartbeat: SQL92 on the topic, "*" on its retry topic.
+    client::ConsumerData consumer;
+    consumer.groupName = "cg_sqlretry";
+    client::SubscriptionData sql{.topic = "SqlT", .subString = "a > 5", .expressionType = "SQL92", .subVersion = 1};
+    client::SubscriptionData retry{.topic = "%RETRY%cg_sqlretry", .subVersion = 1};
+    consumer.subscriptions = {sql, retry};
+    auto hb = net::RemotingCommand::request(RequestCode::HEART_BEAT);
+    hb.body = client::encodeHeartbeat("client-sql", {}, {consumer});
+    REQUIRE(invoke(c, addr, std::move(hb)).code == 0);
+    for (auto [body, a] : {std::pair{"low", "1"}, std::pair{"high", "10"}}) {
+      sendOk(c, addr, {.topic = "%RETRY%cg_sqlretry", .body = body,
+                       .extraProps = {{"a", a}, {"RETRY_TOPIC", "SqlT"}}, .reconsumeTimes = 1});
+    }
+    REQUIRE(dispatched(c, addr, "%RETRY%cg_sqlretry", 0, 2));
+    PullSpec p{.group = "cg_sqlretry", .topic = "%RETRY%cg_sqlretry", .sysFlag = 0};
+    auto msgs = pullMessages(c, addr, p);
+    std::vector<std::string> bodies;
+    for (auto& m : msgs) bodies.push_back(m.body);
+    if (supportRetry) CHECK(bodies == std::vector<std::string>{"high"});
+    else CHECK(bodies == std::vector<std::string>{"low", "high"});
+  }
 }

@@ -84,7 +84,6 @@ TEST_CASE("rmqnode -p prints every key as key=value, -m the important ones (mqbr
   REQUIRE(ns.exitCode == 0);
   CHECK(ns.out.find("\nkvConfigPath=") != std::string::npos);
   CHECK(ns.out.find("brokerRole=") == std::string::npos);
-  CHECK_FALSE(b.node.running());
 }
 
 TEST_CASE("values Java clamps (diskMaxUsedSpaceRatio, registerNameServerPeriod, registerBrokerTimeoutMills) start with a warning") {
@@ -116,21 +115,21 @@ TEST_CASE("scripts/rmqnode-stop broker|namesrv stops the processes of that role 
   REQUIRE_MESSAGE(ns.start(), ns.stderrText());
 
   // Only this test's processes: MATCH is each one's own temp folder.
-  auto nothing = runStop({"namesrv", b.node.dir()});  // the broker's folder holds no name server
+  auto nothing = runStop({"namesrv", b.node.dir() + "/"});  // the broker's folder holds no name server
   CHECK(nothing.exitCode == 1);
   CHECK(nothing.out == "No rmqnode namesrv running.\n");
   CHECK(b.node.running());
 
-  auto stopNs = runStop({"namesrv", ns.dir()});
+  auto stopNs = runStop({"namesrv", ns.dir() + "/"});
   CHECK(stopNs.exitCode == 0);
   CHECK(stopNs.out == "stopped namesrv (pid " + std::to_string(ns.pid()) + ")\n");
   CHECK(ns.waitExit(5s) == 0);  // SIGTERM: a graceful stop
   CHECK(b.node.running());
 
-  auto stopBroker = runStop({"broker", b.node.dir()});
+  auto stopBroker = runStop({"broker", b.node.dir() + "/"});
   CHECK(stopBroker.exitCode == 0);
   CHECK(stopBroker.out == "stopped broker (pid " + std::to_string(b.node.pid()) + ")\n");
   CHECK(b.node.waitExit(5s) == 0);
-  CHECK(runStop({"broker", b.node.dir()}).exitCode == 1);
+  CHECK(runStop({"broker", b.node.dir() + "/"}).exitCode == 1);
   CHECK(runStop({"nonsense"}).exitCode == 2);
 }

@@ -20,6 +20,11 @@ void BrokerConfig::visit(config::FieldVisitor& v) {
   v.field({"brokerIP2", "Address advertised for HA replication (default: brokerIP1)"}, brokerIP2);
   v.field({"listenPort", "Remoting port; the VIP channel listens on listenPort-2", 3, 65535}, listenPort);
   v.field({"namesrvAddr", "Name servers, 'host:port;host:port' (default: $NAMESRV_ADDR)"}, namesrvAddr);
+  v.field({"fetchNamesrvAddrByAddressServer",
+           "Without namesrvAddr: take the name servers from the address server every 2 minutes"},
+          fetchNamesrvAddrByAddressServer);
+  v.field({"rmqAddressServerDomain", "Address server host[:port] (port 8080 when not given)"}, rmqAddressServerDomain);
+  v.field({"rmqAddressServerSubGroup", "Address server path: /rocketmq/<subgroup>"}, rmqAddressServerSubGroup);
   v.field({"regionId", "MSG_REGION returned in send responses"}, regionId);
   v.field({"traceOn", "TRACE_ON returned in send responses"}, traceOn);
   v.field({"brokerPermission", "Broker permission bits (PermName: 2 write, 4 read)", 0, 7}, brokerPermission);

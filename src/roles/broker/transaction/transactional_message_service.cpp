@@ -182,7 +182,7 @@ bool TransactionalMessageService::passImmune(OpScan& ops, const RecordView& half
 
 TransactionalMessageService::EndResult TransactionalMessageService::resumeCheck(std::string_view msgId) {
   auto id = parseOffsetMsgId(msgId);
-  auto view = id ? ctx_.store.lookMessageByOffset(id->offset) : store::ByteView{};
+  auto view = id ? ctx_.store.lookMessageByOffset(id->commitLogOffset) : store::ByteView{};
   RecordView rec;
   if (!view || !parseRecordView(view.bytes, rec)) {
     log::error("resume check of {}: no message at that offset", msgId);
