@@ -50,10 +50,9 @@ class AddressServer {
   void accept() {
     acceptor_.async_accept([this](asio::error_code ec, asio::ip::tcp::socket sock) {
       if (ec) return;
-      asio::streambuf buf;
+      std::string head;
       asio::error_code rec;
-      asio::read_until(sock, buf, "\r\n\r\n", rec);  // small requests on loopback: blocking is fine here
-      std::string head(asio::buffers_begin(buf.data()), asio::buffers_end(buf.data()));
+      asio::read_until(sock, asio::dynamic_buffer(head), "\r\n\r\n", rec);  // small requests on loopback: blocking is fine here
       {
         std::lock_guard lock(mu_);
         paths_.push_back(head.substr(0, head.find("\r\n")));
