@@ -105,7 +105,8 @@ TEST_CASE("address server: a broker without namesrvAddr registers where it point
   broker.setArgs({"--role=master", "-c", broker.path("b.toml")});
   broker.waitForPorts({b.port});
   REQUIRE_MESSAGE(broker.start(), broker.stderrText());
-  CHECK(!http.paths().empty());
+  // The broker listens before it asks the address server: wait for its request.
+  REQUIRE(eventually([&] { return !http.paths().empty(); }, 10s));
   CHECK(http.paths().front() == "GET /rocketmq/nsaddr-test HTTP/1.1");
 
   NodeProcess admin(RMQADMIN_BIN);
