@@ -18,6 +18,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "rmqnode: %s\n", node.error().message.c_str());
     return kExitBadConfig;
   }
+  if (options->printAllKeys || options->printImportantKeys) {
+    std::fputs((*node)->effectiveConfigProperties(!options->printAllKeys).c_str(), stdout);
+    return 0;
+  }
   if (options->printConfig) { std::fputs((*node)->effectiveConfigToml().c_str(), stdout); return 0; }
   if (auto r = (*node)->start(); !r) {
     std::fprintf(stderr, "rmqnode: start failed: %s\n", r.error().message.c_str());

@@ -1,5 +1,7 @@
 #include "client/client_config.h"
 #include "common/local_address.h"
+#include "common/log.h"
+#include "net/top_addressing.h"
 
 #include <unistd.h>
 
@@ -27,7 +29,16 @@ std::vector<std::string> splitNamesrvAddr(std::string_view text) {
 std::vector<std::string> resolveNamesrvAddr(const ClientConfig& cfg) {
   if (!cfg.namesrvAddr.empty()) return splitNamesrvAddr(cfg.namesrvAddr);
   const char* env = std::getenv("NAMESRV_ADDR");
-  return env ? splitNamesrvAddr(env) : std::vector<std::string>{};
+  if (env && *env) return splitNamesrvAddr(env);
+  // Java's MQClientInstance.start: no name server given, ask the address server (TopAddressing).
+  auto url = net::addressServerUrlFromEnv();
+  if (!url) return {};
+  auto fetched = net::fetchNamesrvAddr(*url, cfg.rpcTimeout);
+  if (!fetched) {
+    log::warn("{}", fetched.error().message);
+    return {};
+  }
+  return splitNamesrvAddr(*fetched);
 }
 
 std::string buildClientId(const std::string& ip, const std::string& instanceName, const std::string& unitName) {

@@ -40,7 +40,10 @@ struct ClientConfig {
 
 // Splits "a:9876;b:9876" (also accepts ',' and spaces); empty parts dropped.
 std::vector<std::string> splitNamesrvAddr(std::string_view text);
-// cfg.namesrvAddr, or $NAMESRV_ADDR when that is empty.
+// cfg.namesrvAddr, or $NAMESRV_ADDR when that is empty, or else (as Java's client) the list the
+// address server answers when one is set in the environment (net/top_addressing.h:
+// rocketmq.namesrv.domain / ROCKETMQ_NAMESRV_DOMAIN); blocks up to cfg.rpcTimeout for it. Fetched
+// once, when the client starts (Java refreshes it every 2 minutes).
 std::vector<std::string> resolveNamesrvAddr(const ClientConfig& cfg);
 
 // clientIP@instanceName[@unitName]

@@ -34,7 +34,7 @@ ClientInstance::~ClientInstance() { shutdown(); }
 
 Result<void> ClientInstance::start() {
   if (namesrvs_.empty())
-    return makeError(ResponseCode::SYSTEM_ERROR, "no name server address: set namesrvAddr or NAMESRV_ADDR");
+    return makeError(ResponseCode::SYSTEM_ERROR, "no name server address: set namesrvAddr or NAMESRV_ADDR (or an address server: rocketmq.namesrv.domain)");
   if (running_.exchange(true)) return {};
   pool_.start();
   auto self = weak_from_this();

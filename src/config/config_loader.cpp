@@ -43,6 +43,7 @@ std::string expectedInteger(int64_t lo, int64_t hi) {
 struct Converter {
   const FieldInfo& info;
   std::string err;
+  std::string clamped;  // set when an out-of-range value was clamped (FieldInfo::clamp)
 
   bool toBool(const ConfigValue& v, bool& out) {
     if (v.kind == Kind::Bool) { out = v.b; return true; }
@@ -68,6 +69,10 @@ struct Converter {
       if (!t.empty() && t.front() == '+') t.remove_prefix(1);
       auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), x);
       parsed = !t.empty() && ec == std::errc() && p == t.data() + t.size();
+    }
+    if (parsed && info.clamp && (x < lo || x > hi)) {
+      clamped = fmt::format("{} is outside [{}, {}]; using {} as Apache RocketMQ does", x, lo, hi, std::clamp(x, lo, hi));
+      x = std::clamp(x, lo, hi);
     }
     if (!parsed || x < lo || x > hi) { err = expectedInteger(lo, hi); return false; }
     out = x;
@@ -118,6 +123,7 @@ class ApplyVisitor : public FieldVisitor {
   const std::vector<std::string>& errors() const { return errors_; }
   bool claimed(size_t i) const { return claimed_[i]; }
   const std::vector<std::string>& written() const { return written_; }
+  const std::vector<std::string>& clamped() const { return clamped_; }
 
   void field(const FieldInfo& f, bool& value) override {
     apply(f, value, [&](Converter& c, const ConfigValue& v, bool& out) { return c.toBool(v, out); });
@@ -164,6 +170,9 @@ class ApplyVisitor : public FieldVisitor {
                                       e.value.describe()));
         continue;
       }
+      if (write_ && !c.clamped.empty())
+        clamped_.push_back(fmt::format("config{}{}: key '{}': {}", e.origin.empty() ? "" : " at ", e.origin, f.name,
+                                       c.clamped));
       if (write_) {
         target = std::move(parsed);
         written_.emplace_back(f.name);
@@ -178,6 +187,7 @@ class ApplyVisitor : public FieldVisitor {
   std::vector<bool> claimed_;
   std::vector<std::string> errors_;
   std::vector<std::string> written_;
+  std::vector<std::string> clamped_;
 };
 
 bool hasSection(const std::vector<ConfigSection>& sections, std::string_view title) {
@@ -312,6 +322,7 @@ Result<ApplyReport> applyConfig(const std::vector<ConfigEntry>& input, const std
   ApplyVisitor write(entries, scopes, true);
   for (auto& s : sections) { write.setSection(s.title); s.visit(write); }
   report.written = write.written();
+  report.clamped = write.clamped();
   return report;
 }
 

@@ -70,6 +70,7 @@ struct IgnoredEntry {
 struct ApplyReport {
   std::vector<std::string> written;
   std::vector<IgnoredEntry> ignored;
+  std::vector<std::string> clamped;  // warnings: values clamped into their range (FieldInfo::clamp)
 };
 
 // Validates every entry against the sections, then (only if all are valid) writes them. An entry

@@ -36,9 +36,26 @@ class TomlPrinter : public FieldVisitor {
   std::string& out_;
 };
 
+// The fields of Java 4.9.8's BrokerConfig and MessageStoreConfig annotated @ImportantField, which
+// `mqbroker -m` prints (MixAll.printObjectProperties(..., true)); the name server has none.
+bool isImportant(std::string_view key) {
+  static constexpr std::string_view kImportant[] = {
+      "namesrvAddr", "brokerIP1", "brokerName", "brokerClusterName", "brokerId", "autoCreateTopicEnable",
+      "autoCreateSubscriptionGroup", "msgTraceTopicName", "traceTopicEnable", "rejectTransactionMessage",
+      "fetchNamesrvAddrByAddressServer", "transactionTimeOut", "transactionCheckMax", "transactionCheckInterval",
+      "aclEnable", "storePathRootDir", "storePathCommitLog", "flushIntervalCommitLog", "deleteWhen",
+      "fileReservedTime", "maxTransferBytesOnMessageInMemory", "maxTransferCountOnMessageInMemory",
+      "maxTransferBytesOnMessageInDisk", "maxTransferCountOnMessageInDisk", "accessMessageInMemoryMaxRatio",
+      "messageIndexEnable", "messageIndexSafe", "haMasterAddress", "brokerRole", "flushDiskType",
+      "cleanFileForciblyEnable", "transientStorePoolEnable"};
+  for (auto k : kImportant)
+    if (k == key) return true;
+  return false;
+}
+
 class PropertiesPrinter : public FieldVisitor {
  public:
-  explicit PropertiesPrinter(std::string& out) : out_(out) {}
+  explicit PropertiesPrinter(std::string& out, bool importantOnly = false) : out_(out), importantOnly_(importantOnly) {}
   void field(const FieldInfo& f, bool& v) override { emit(f, v ? "true" : "false"); }
   void field(const FieldInfo& f, int32_t& v) override { emit(f, std::to_string(v)); }
   void field(const FieldInfo& f, int64_t& v) override { emit(f, std::to_string(v)); }
@@ -46,8 +63,11 @@ class PropertiesPrinter : public FieldVisitor {
   void field(const FieldInfo& f, std::string& v) override { emit(f, v); }
 
  private:
-  void emit(const FieldInfo& f, std::string_view value) { out_ += fmt::format("{}={}\n", f.name, value); }
+  void emit(const FieldInfo& f, std::string_view value) {
+    if (!importantOnly_ || isImportant(f.name)) out_ += fmt::format("{}={}\n", f.name, value);
+  }
   std::string& out_;
+  bool importantOnly_;
 };
 
 }  // namespace
@@ -83,6 +103,7 @@ std::string renderApplyReport(const ApplyReport& report, const std::string& sour
   std::string out = fmt::format("# config file: {}\n", source);
   out += fmt::format("# taken ({} keys): {}\n", report.written.size(),
                      report.written.empty() ? "none" : fmt::format("{}", fmt::join(report.written, ", ")));
+  for (const auto& c : report.clamped) out += fmt::format("# clamped: {}\n", c);
   if (report.ignored.empty()) return out + "# ignored: none\n";
   out += fmt::format("# ignored ({} keys, accepted as Apache RocketMQ does, no effect in rmqnode):\n",
                      report.ignored.size());
@@ -95,6 +116,13 @@ std::string renderApplyReport(const ApplyReport& report, const std::string& sour
 std::string renderProperties(const std::vector<ConfigSection>& sections) {
   std::string out;
   PropertiesPrinter p(out);
+  for (auto& s : sections) s.visit(p);
+  return out;
+}
+
+std::string renderImportantProperties(const std::vector<ConfigSection>& sections) {
+  std::string out;
+  PropertiesPrinter p(out, true);
   for (auto& s : sections) s.visit(p);
   return out;
 }

@@ -14,6 +14,8 @@ namespace rmq::config {
 std::string renderToml(const std::vector<ConfigSection>& sections);
 // `key=value\n` for every field of every section, in declaration order (MixAll.properties2String).
 std::string renderProperties(const std::vector<ConfigSection>& sections);
+// The same, only the keys Java marks @ImportantField (mqbroker -m).
+std::string renderImportantProperties(const std::vector<ConfigSection>& sections);
 // `#` comment lines for --print-config: which keys `source` set and which it named but rmqnode
 // ignores, each with its origin and reason.
 std::string renderApplyReport(const ApplyReport& report, const std::string& source);

@@ -20,6 +20,9 @@ struct FieldInfo {
   std::optional<int64_t> max = std::nullopt;
   std::vector<std::string_view> choices = {};  // strings: allowed values (empty = any)
   std::vector<std::string_view> aliases = {};  // other accepted spellings of the key
+  // Integers: a value outside [min, max] is clamped into it with a warning instead of refused
+  // (the keys Java clamps at use, so a Java config with such a value still starts).
+  bool clamp = false;
 };
 
 class FieldVisitor {

@@ -30,9 +30,10 @@ constexpr std::string_view kFileDeletion =
     "retry timer of Java's deletion of mapped files still in use; rmqnode's retention (fileReservedTime, "
     "deleteWhen, diskMaxUsedSpaceRatio) does not use it";
 constexpr std::string_view kUnusedInJava = "not used by RocketMQ 4.9 itself";
-constexpr std::string_view kSlowConsumer = "disabling consumer groups that read slowly is not implemented";
-constexpr std::string_view kAddressServer =
-    "the name-server address server is not supported; list the name servers in namesrvAddr";
+constexpr std::string_view kSlowConsumer =
+    "no effect in Apache RocketMQ 4.9.8 either: BrokerController.protectBroker reads the fall-behind sizes of "
+    "BrokerStatsManager, which nothing records (recordDiskFallBehindSize has no caller), so no group is ever "
+    "disabled; rmqnode keeps that behaviour";
 constexpr std::string_view kKvTestEnv = "Java name server test-environment switch; not used";
 
 constexpr std::array kIgnored = std::to_array<IgnoredKey>({
@@ -57,7 +58,6 @@ constexpr std::array kIgnored = std::to_array<IgnoredKey>({
     {"consumerManagerThreadPoolQueueCapacity", "BrokerConfig", kPoolQueue},
     {"heartbeatThreadPoolQueueCapacity", "BrokerConfig", kPoolQueue},
     {"endTransactionPoolQueueCapacity", "BrokerConfig", kPoolQueue},
-    {"fetchNamesrvAddrByAddressServer", "BrokerConfig", kAddressServer},
     {"consumerFallbehindThreshold", "BrokerConfig", kSlowConsumer},
     {"disableConsumeIfConsumerReadSlowly", "BrokerConfig", kSlowConsumer},
     {"filterServerNums", "BrokerConfig", "filter servers were removed from RocketMQ; none are started"},
@@ -87,7 +87,6 @@ constexpr std::array kIgnored = std::to_array<IgnoredKey>({
     {"preferredLeaderId", "MessageStoreConfig", kDledger},
     {"storePathDLedgerCommitLog", "MessageStoreConfig", kDledger},
     {"slaveTimeout", "MessageStoreConfig", kHa},
-    {"offsetCheckInSlave", "MessageStoreConfig", kHa},
     {"enableBatchPush", "MessageStoreConfig", kHa},
     {"transientStorePoolEnable", "MessageStoreConfig", kTransientPool},
     {"transientStorePoolSize", "MessageStoreConfig", kTransientPool},
@@ -98,8 +97,6 @@ constexpr std::array kIgnored = std::to_array<IgnoredKey>({
     {"destroyMapedFileIntervalForcibly", "MessageStoreConfig", kFileDeletion},
     {"redeleteHangedFileInterval", "MessageStoreConfig", kFileDeletion},
     {"deleteConsumeQueueFilesInterval", "MessageStoreConfig", kFileDeletion},
-    {"cleanFileForciblyEnable", "MessageStoreConfig",
-     "rmqnode always deletes files when disk use passes diskSpaceCleanForciblyRatio"},
     {"enableConsumeQueueExt", "MessageStoreConfig", kFilterExt},
     {"mappedFileSizeConsumeQueueExt", "MessageStoreConfig", kFilterExt},
     {"bitMapLengthConsumeQueueExt", "MessageStoreConfig", kFilterExt},
@@ -117,7 +114,9 @@ constexpr std::array kIgnored = std::to_array<IgnoredKey>({
     {"useReentrantLockWhenPutMessage", "MessageStoreConfig",
      "choice of the Java commit-log lock; rmqnode appends from a single writer without that lock"},
     {"debugLockEnable", "MessageStoreConfig", "Java lock debugging; not applicable"},
-    {"duplicationEnable", "MessageStoreConfig", "Java store duplication mode is not supported"},
+    {"duplicationEnable", "MessageStoreConfig",
+     "Java's duplication mode dispatches only up to a confirm offset that a message-store plug-in sets "
+     "(MessageStore.setConfirmOffset: nothing in RocketMQ 4.9.8 calls it); plug-ins cannot be loaded in rmqnode"},
     {"diskFallRecorded", "MessageStoreConfig", kStats},
     {"putMsgIndexHightWater", "MessageStoreConfig", kUnusedInJava},
     {"readOnlyCommitLogStorePaths", "MessageStoreConfig",
@@ -149,9 +148,6 @@ constexpr std::array kIgnored = std::to_array<IgnoredKey>({
     // NamesrvConfig
     {"productEnvName", "NamesrvConfig", kKvTestEnv},
     {"clusterTest", "NamesrvConfig", kKvTestEnv},
-    // System properties BrokerStartup copies from the config file (properties2SystemEnv).
-    {"rmqAddressServerDomain", "BrokerStartup system property", kAddressServer},
-    {"rmqAddressServerSubGroup", "BrokerStartup system property", kAddressServer},
     // RocketMQ 3.x keys still found in circulating broker-a.properties examples.
     {"checkTransactionMessageEnable", "RocketMQ 3.x BrokerConfig",
      "3.x transaction-check switch; transactions use transactionTimeOut, transactionCheckMax and "

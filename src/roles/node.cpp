@@ -212,11 +212,16 @@ Result<void> Node::Impl::applyRoleRules() {
                       "as brokerId 0 while it is master; set brokerId in the config)");
   if (brokerConfig.failover.failoverEnable && brokerConfig.failover.etcdEndpoints().empty())
     return usageError("failoverEnable: failoverEtcdEndpoints names no etcd endpoint");
+  if (options.roleFromConfig && storeConfig.isSlave()) {  // `rmqnode -c broker-a-s.properties`
+    options.roles = {Role::Slave};
+    options.roleText = "slave";
+  }
   if (has(options.roles, Role::Slave)) {
     storeConfig.brokerRole = "SLAVE";
     if (brokerConfig.brokerId <= 0) return usageError("role slave: brokerId must be > 0 (set brokerId in the config)");
-  } else if (storeConfig.isSlave()) {
-    return usageError("role master: brokerRole is SLAVE in the config (use ASYNC_MASTER or SYNC_MASTER, or --role=slave)");
+  } else if (storeConfig.isSlave()) {  // --role wins over the file, as for slave
+    log::warn("--role={}: the config's brokerRole SLAVE is replaced by ASYNC_MASTER", options.roleText);
+    storeConfig.brokerRole = "ASYNC_MASTER";
   }
   return {};
 #else
@@ -242,6 +247,11 @@ std::string Node::effectiveConfigToml() {
   return header + "\n" + config::renderToml(impl_->sections());
 }
 
+std::string Node::effectiveConfigProperties(bool importantOnly) {
+  auto sections = impl_->sections();
+  return importantOnly ? config::renderImportantProperties(sections) : config::renderProperties(sections);
+}
+
 Result<void> Node::start() {
   auto& s = *impl_;
   int64_t t0 = nowMillis();
@@ -254,6 +264,7 @@ Result<void> Node::start() {
   std::string logFile = s.process.logDir + (s.hasBroker() ? "/broker.log" : "/namesrv.log");
   if (!log::openFile(logFile)) log::warn("cannot open log file {}: {}; logging to stderr only", logFile, std::strerror(errno));
   fault::logConfigured();
+  for (const auto& c : s.loadReport.clamped) log::warn("{}", c);
   for (const auto& i : s.loadReport.ignored) log::warn("config: {} ignored ({}): {}", i.key, i.origin, i.reason);
   // Every client connection holds a descriptor: take the hard limit (RocketMQ's scripts: ulimit -n).
   if (auto fd = raiseFdLimit(); !fd.ok) log::warn("open-file limit {} (hard {}) could not be raised", fd.before, fd.hard);

@@ -21,6 +21,10 @@ struct CliOptions {
   std::string configFile;
   std::optional<std::string> namesrvAddr;
   bool printConfig = false;
+  bool printAllKeys = false;        // -p: every key as key=value, then exit (mqbroker/mqnamesrv -p)
+  bool printImportantKeys = false;  // -m: the keys Java marks important (mqbroker -m)
+  // No --role: a broker as Java's mqbroker, master or slave by the config file's brokerRole.
+  bool roleFromConfig = false;
   bool help = false;
   bool version = false;
 };
@@ -41,6 +45,8 @@ class Node {
   ~Node();
 
   std::string effectiveConfigToml();
+  // -p / -m: the effective config as Java properties lines (all keys, or the important ones).
+  std::string effectiveConfigProperties(bool importantOnly);
   // Opens the log file, starts network threads and roles; logs the one start-up line.
   Result<void> start();
   // Blocks until SIGTERM or SIGINT.

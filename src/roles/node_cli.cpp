@@ -1,5 +1,5 @@
-// rmqnode's command line (CLI11): --role, -c/--config, -n/--namesrvAddr, --print-config, --help,
-// --version. The config file and the roles' rules are Node's (node.cpp).
+// rmqnode's command line (CLI11): --role, -c/--config, -n/--namesrvAddr, --print-config, -p, -m,
+// --help, --version. The config file and the roles' rules are Node's (node.cpp).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -55,6 +55,9 @@ std::unique_ptr<CLI::App> makeApp(CliOptions& o, CLI::Option*& namesrv) {
   namesrv = app->add_option("-n,--namesrvAddr", "name server address list \"host:port;host:port\" (broker roles)")
                 ->option_text("NAMESRV_ADDR");
   app->add_flag("--print-config", o.printConfig, "print the effective config as TOML and exit");
+  app->add_flag("-p,--printConfigItem", o.printAllKeys, "print every config key as key=value and exit (mqbroker -p)");
+  app->add_flag("-m,--printImportantConfig", o.printImportantKeys,
+                "print the important config keys as key=value and exit (mqbroker -m)");
   app->add_flag("-h,--help", o.help, "print this help and exit");
   app->add_flag("-v,--version", o.version, "print the version and exit");
   app->footer("exit codes: 0 ok, 1 start-up failure, 2 usage or config error");
@@ -83,7 +86,13 @@ Result<CliOptions> parseArgs(int argc, char** argv) {
   }
   if (namesrv->count() > 0) o.namesrvAddr = namesrv->as<std::string>();
   if (o.help || o.version) return o;
-  if (o.roleText.empty()) return usageError("--role is required");
+  if (o.roleText.empty()) {
+    // As Java's mqbroker: a broker, master or slave by the config file's brokerRole (node.cpp).
+    if (o.configFile.empty() && !o.printAllKeys && !o.printImportantKeys)
+      return usageError("--role is required (or -c with a broker config, whose brokerRole chooses master or slave)");
+    o.roleText = "master";
+    o.roleFromConfig = true;
+  }
   auto roles = parseRoles(o.roleText);
   if (!roles) return roles.error();
   o.roles = std::move(*roles);

@@ -46,6 +46,9 @@ AppendResult noFile(const Error& e) {
   r.diskFull = isNoSpace(e);
   return r;
 }
+// Java's MessageExtEncoder: a stored record may pass maxMessageSize (the body's bound) by 64 KiB
+// of header, topic and properties.
+int64_t maxRecordSize(int64_t maxBody) { return maxBody + 64 * 1024; }
 bool dispatchedToQueue(int32_t sysFlag) {
   int32_t t = sysflag::transactionType(sysFlag);
   return t == sysflag::TRANSACTION_NOT_TYPE || t == sysflag::TRANSACTION_COMMIT_TYPE;
@@ -108,11 +111,14 @@ AppendResult CommitLog::append(const MessageToStore& m) {
   if (m.topic.empty() || m.topic.size() > 127) return fail(PutStatus::MESSAGE_ILLEGAL, "topic length must be 1..127");
   if (m.properties.size() > 32767)
     return fail(PutStatus::PROPERTIES_SIZE_EXCEEDED, "properties string longer than 32767 bytes");
-  if (const int32_t maxSize = liveRead(cfg_.maxMessageSize); m.body.size() > static_cast<size_t>(maxSize))
-    return fail(PutStatus::MESSAGE_ILLEGAL, "message body larger than maxMessageSize " + std::to_string(maxSize));
+  const int64_t maxBody = liveRead(cfg_.maxMessageSize);
+  if (static_cast<int64_t>(m.body.size()) > maxBody)
+    return fail(PutStatus::MESSAGE_ILLEGAL, "message body larger than maxMessageSize " + std::to_string(maxBody));
   RecordFields f{crc32Masked(m.body), m.queueId, m.flag, 0, 0, m.sysFlag, m.bornTimestamp, m.bornHost,
                  0, storeHost_, m.reconsumeTimes, m.preparedTransactionOffset, m.body, m.topic, m.properties};
   int64_t size = static_cast<int64_t>(recordSize(f));
+  if (size > maxRecordSize(maxBody))
+    return fail(PutStatus::MESSAGE_ILLEGAL, "stored record of " + std::to_string(size) + " bytes larger than maxMessageSize + 64 KiB");
   if (size + 8 > files_.fileSize()) return fail(PutStatus::MESSAGE_ILLEGAL, "record larger than a commit log file");
   bool toQueue = dispatchedToQueue(m.sysFlag);
   AppendResult r;
@@ -154,17 +160,20 @@ AppendResult CommitLog::appendBatch(const BatchToStore& b) {
     return fail(PutStatus::MESSAGE_ILLEGAL, "batch messages cannot be transactional");
   if (findEncodedProperty(b.batchProperties, prop::DELAY))
     return fail(PutStatus::MESSAGE_ILLEGAL, "batch messages cannot be delayed");
+  // Java (DefaultMessageStore.checkMessages): the batch body as sent, every item with its
+  // header, is what maxMessageSize bounds; the stored records are then bounded like one message's.
+  const int64_t maxBody = liveRead(cfg_.maxMessageSize);
+  if (static_cast<int64_t>(b.batchBody.size()) > maxBody)
+    return fail(PutStatus::MESSAGE_ILLEGAL, "batch of " + std::to_string(b.batchBody.size()) +
+                                                " bytes larger than maxMessageSize " + std::to_string(maxBody));
   auto items = decodeBatch(b.batchBody);
   if (!items) return fail(PutStatus::MESSAGE_ILLEGAL, items.error().message);
   if (items->empty()) return fail(PutStatus::MESSAGE_ILLEGAL, "empty batch");
   std::vector<std::string> props(items->size());
   std::vector<RecordFields> recs(items->size());
   int64_t total = 0;
-  const auto maxSize = static_cast<size_t>(liveRead(cfg_.maxMessageSize));
   for (size_t i = 0; i < items->size(); ++i) {
     auto& it = (*items)[i];
-    if (it.body.size() > maxSize)
-      return fail(PutStatus::MESSAGE_ILLEGAL, "batch item body larger than maxMessageSize");
     props[i].assign(it.properties);
     if (!b.batchProperties.empty()) {
       if (!props[i].empty() && props[i].back() != prop::PROPERTY_SEPARATOR) props[i].push_back(prop::PROPERTY_SEPARATOR);

@@ -61,7 +61,7 @@ class ConsumeQueue {
   void correctMinOffset(int64_t phyMin);
   // Deletes files whose last unit points below phyMin; returns count.
   int deleteExpiredFiles(int64_t phyMin);
-  void flush() { files_.flush(); }
+  void flush(int leastPages = 0) { files_.flush(leastPages); }
   void destroy() { files_.destroy(); }
 
  private:

@@ -32,11 +32,14 @@ constexpr LiveInt kLiveInts[] = {
     {"maxTransferCountOnMessageInDisk", &StoreConfig::maxTransferCountOnMessageInDisk},
     {"accessMessageInMemoryMaxRatio", &StoreConfig::accessMessageInMemoryMaxRatio},
     {"haSlaveFallbehindMax", &StoreConfig::haSlaveFallbehindMax},
+    {"deleteCommitLogFilesInterval", &StoreConfig::deleteCommitLogFilesInterval},
+    {"flushConsumeQueueLeastPages", &StoreConfig::flushConsumeQueueLeastPages},
+    {"flushConsumeQueueThoroughInterval", &StoreConfig::flushConsumeQueueThoroughInterval},
 };
 }  // namespace
 
 bool isLiveStoreKey(std::string_view key) {
-  if (key == "messageIndexEnable" || key == "deleteWhen") return true;
+  if (key == "messageIndexEnable" || key == "deleteWhen" || key == "cleanFileForciblyEnable") return true;
   for (const auto& k : kLiveInts)
     if (k.key == key) return true;
   return false;
@@ -45,6 +48,7 @@ bool isLiveStoreKey(std::string_view key) {
 void applyLiveKeys(StoreConfig& live, const StoreConfig& updated) {
   for (const auto& k : kLiveInts) storeLive(live.*(k.field), updated.*(k.field));
   storeLive(live.messageIndexEnable, updated.messageIndexEnable);
+  storeLive(live.cleanFileForciblyEnable, updated.cleanFileForciblyEnable);
 }
 
 }  // namespace rmq::store

@@ -73,7 +73,7 @@ class MappedFile {
   // msync of the whole mapping (files written in place at random positions: index files), then
   // fsync (a hole punched by zeroFrom is a metadata change). False (logged) when either failed.
   bool syncAll();
-  // Pre-touches every page (optional warm-up, background thread).
+  // warmMapedFileEnable: writes every page and mlocks the file (Java's warm-up; background thread).
   void warm();
   void adviseSequential() const;  // madvise for a recovery scan
   // Fault in only the touched page, no read-around: for files written a few bytes at a time at

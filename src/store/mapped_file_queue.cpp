@@ -106,10 +106,12 @@ int64_t MappedFileQueue::flushedOffset() const {
   return 0;
 }
 
-int64_t MappedFileQueue::flush() {
+int64_t MappedFileQueue::flush(int leastPages) {
+  constexpr int64_t kPage = 4096;
   int64_t end = 0;
   for (auto& f : snapshot()) {
-    if (f->flushed() < f->wrote()) f->flush();
+    bool enoughDirty = leastPages <= 0 || f->wrote() >= f->size() || f->wrote() / kPage - f->flushed() / kPage >= leastPages;
+    if (f->flushed() < f->wrote() && enoughDirty) f->flush();
     end = f->fromOffset() + f->flushed();
     if (f->flushed() < f->wrote()) break;  // msync failed (or still being written): nothing after counts
   }

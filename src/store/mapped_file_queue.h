@@ -45,8 +45,9 @@ class MappedFileQueue {
   int64_t minOffset() const;      // start of the first file, -1 when empty
   int64_t maxOffset() const;      // end of written bytes, 0 when empty
   int64_t flushedOffset() const;  // end of flushed bytes
-  // Flushes every file with unflushed bytes; returns the flushed end.
-  int64_t flush();
+  // Flushes every file with unflushed bytes; returns the flushed end. With leastPages > 0 a file
+  // not yet full is left alone until that many 4 KiB pages are dirty (Java's isAbleToFlush).
+  int64_t flush(int leastPages = 0);
 
   // Recovery: files below `end` become full, the file containing it gets wrote = flushed =
   // end - from (the rest zeroed), files wholly above it are deleted ("truncate dirty files").

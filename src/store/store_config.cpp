@@ -36,7 +36,8 @@ void StoreConfig::visit(config::FieldVisitor& v) {
            3600000}, flushConsumeQueueThoroughInterval);
   v.field({"fileReservedTime", "Hours a commit log file is kept", 0, 24 * 365 * 10}, fileReservedTime);
   v.field({"deleteWhen", "Hours of day (\"04\" or \"04;16\") when expired files are deleted"}, deleteWhen);
-  v.field({"diskMaxUsedSpaceRatio", "Disk use percent above which files are deleted at once", 10, 95},
+  v.field({.name = "diskMaxUsedSpaceRatio", .description = "Disk use percent above which files are deleted at once",
+           .min = 10, .max = 95, .clamp = true},
           diskMaxUsedSpaceRatio);
   v.field({"diskSpaceCleanForciblyRatio", "Disk use percent forcing deletion", 10, 99},
           diskSpaceCleanForciblyRatio);
@@ -48,6 +49,11 @@ void StoreConfig::visit(config::FieldVisitor& v) {
   v.field({"osPageCacheBusyTimeOutMills",
            "ms an append may hold the commit-log lock before sends are refused as busy (SYSTEM_BUSY)", 1, 600000},
           osPageCacheBusyTimeOutMills);
+  v.field({"offsetCheckInSlave", "A slave answers out-of-range pull offsets with OFFSET_MOVED and the corrected offset"},
+          offsetCheckInSlave);
+  v.field({"cleanFileForciblyEnable",
+           "Above diskSpaceCleanForciblyRatio delete commit log files before fileReservedTime passes"},
+          cleanFileForciblyEnable);
   v.field({"maxMessageSize", "Largest accepted message body in bytes", 1, 1 << 30}, maxMessageSize);
   v.field({"checkCRCOnRecover", "Verify body CRCs during recovery"}, checkCRCOnRecover);
   v.field({"maxHashSlotNum", "Index file hash slots", 1, 1 << 28}, maxHashSlotNum);
@@ -69,7 +75,8 @@ void StoreConfig::visit(config::FieldVisitor& v) {
           maxTransferCountOnMessageInDisk);
   v.field({"accessMessageInMemoryMaxRatio", "Percent of RAM counted as hot data", 0, 100},
           accessMessageInMemoryMaxRatio);
-  v.field({"warmMapedFileEnable", "Touch every page of a new mapped file"}, warmMapedFileEnable);
+  v.field({"warmMapedFileEnable", "Write every page of a new mapped file and mlock it (Java's warm-up)"},
+          warmMapedFileEnable);
   v.field({"haListenPort", "Master HA port for slaves (0 = listenPort + 1)", 0, 65535}, haListenPort);
   v.field({"haSendHeartbeatInterval", "ms between HA heartbeats / slave offset reports", 1, 3600000},
           haSendHeartbeatInterval);

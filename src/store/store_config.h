@@ -37,6 +37,8 @@ struct StoreConfig {
   int32_t diskSpaceWarningLevelRatio = 90;  // percent: above it, appends fail until space frees
   int32_t cleanResourceInterval = 10000;    // ms between retention checks
   int32_t deleteCommitLogFilesInterval = 100;  // ms pause between two deleted files
+  bool cleanFileForciblyEnable = true;
+  bool offsetCheckInSlave = false;  // a slave corrects out-of-range pull offsets (OFFSET_MOVED) as a master  // above diskSpaceCleanForciblyRatio, delete files not yet expired
   int32_t maxMessageSize = 4 * 1024 * 1024;
   // An append holding the commit-log lock longer than this (a stalled disk) makes the store "page
   // cache busy": sends are refused at once with Java's busy answers (MessageStore::isOSPageCacheBusy).

@@ -2,6 +2,7 @@
 // StoreEngine: the components behind MessageStore (private to src/store). Owns the maintenance
 // thread (consume-queue/index flush + checkpoint, disk check, retention).
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
@@ -74,7 +75,10 @@ class StoreEngine {
   std::string diskUtil() const;
   void startMaintenance();
   void stopMaintenance();
-  void flushConsumeQueues();  // + index + checkpoint
+  // + index + checkpoint. leastPages > 0 (the periodic flush between thorough ones): a queue
+  // file is synced once that many pages are dirty, and the checkpoint keeps the consume-queue time
+  // of the last thorough flush (only a flush of everything may advance it).
+  void flushConsumeQueues(int leastPages = 0);
   void checkDisk();           // updates diskFull
   void retention(bool force);
   double diskUsage();
@@ -92,9 +96,12 @@ class StoreEngine {
   std::mutex maintMu_;
   std::condition_variable maintCv_;
   bool maintStop_ = false;
+  // Sleeps `d` on the maintenance thread; false when the store stops meanwhile.
+  bool pauseMaintenance(std::chrono::milliseconds d);
   std::atomic<double> usedCL_{-1}, usedCQ_{-1}, usedIndex_{-1};  // set by checkDisk()
   bool cleanupRequested_ = false;  // maintMu_
   bool checkpointFailing_ = false; // maintenance thread: log a failing checkpoint write once
+  std::atomic<int64_t> logicsCovered_{0};  // consume-queue time the last thorough flush covered
   std::thread maintThread_;
 };
 

@@ -38,6 +38,7 @@ void StoreEngine::maintenanceLoop() {
   auto flushEvery = [&] { return milliseconds(liveRead(cfg.flushIntervalConsumeQueue)); };
   auto cleanEvery = [&] { return milliseconds(liveRead(cfg.cleanResourceInterval)); };
   auto nextFlush = steady_clock::now() + flushEvery(), nextClean = steady_clock::now() + cleanEvery();
+  steady_clock::time_point lastThorough{};  // the first flush is thorough (Java: lastFlushTimestamp 0)
   std::unique_lock lock(maintMu_);
   while (!maintStop_) {
     maintCv_.wait_until(lock, std::min(nextFlush, nextClean), [&] { return maintStop_ || cleanupRequested_; });
@@ -47,7 +48,11 @@ void StoreEngine::maintenanceLoop() {
     auto now = steady_clock::now();
     if (cleanupNow) retention(false);  // a write hit a full disk: free space without waiting
     if (now >= nextFlush) {
-      flushConsumeQueues();
+      // Java's FlushConsumeQueueService: flushConsumeQueueLeastPages dirty pages, or everything
+      // once flushConsumeQueueThoroughInterval passed.
+      bool thorough = now - lastThorough >= milliseconds(liveRead(cfg.flushConsumeQueueThoroughInterval));
+      if (thorough) lastThorough = now;
+      flushConsumeQueues(thorough ? 0 : liveRead(cfg.flushConsumeQueueLeastPages));
       nextFlush = now + flushEvery();
     }
     if (now >= nextClean) {
@@ -59,9 +64,10 @@ void StoreEngine::maintenanceLoop() {
   }
 }
 
-void StoreEngine::flushConsumeQueues() {
-  int64_t logicsTs = checkpoint.logicsMsgTimestamp();  // read first: covers what we flush below
-  for (auto& cq : cqs.all()) cq->flush();
+void StoreEngine::flushConsumeQueues(int leastPages) {
+  if (leastPages <= 0) logicsCovered_.store(checkpoint.logicsMsgTimestamp());  // read first: covers what we flush below
+  int64_t logicsTs = logicsCovered_.load();
+  for (auto& cq : cqs.all()) cq->flush(leastPages);
   index.flushFullFiles(checkpoint);
   // The file gets what the flush covered; setting the in-memory value back instead would undo
   // what the dispatcher wrote meanwhile, and a clean shutdown would then write that stale time.
@@ -136,19 +142,33 @@ bool StoreEngine::isTimeToDelete() const {
   return false;
 }
 
+bool StoreEngine::pauseMaintenance(std::chrono::milliseconds d) {
+  std::unique_lock lock(maintMu_);
+  return !maintCv_.wait_for(lock, d, [&] { return maintStop_; });
+}
+
 void StoreEngine::retention(bool force) {
   double used = diskUsage();
   bool spaceToDelete = used > liveRead(cfg.diskMaxUsedSpaceRatio) / 100.0;
-  bool cleanImmediately = used > liveRead(cfg.diskSpaceCleanForciblyRatio) / 100.0;  // ignore file age
+  // Java's cleanAtOnce: above diskSpaceCleanForciblyRatio files go whatever their age, unless
+  // cleanFileForciblyEnable is off.
+  bool cleanImmediately = liveRead(cfg.cleanFileForciblyEnable) && used > liveRead(cfg.diskSpaceCleanForciblyRatio) / 100.0;
   if (!(force || spaceToDelete || isTimeToDelete())) return;
   int64_t expireBefore = nowMillis() - int64_t(liveRead(cfg.fileReservedTime)) * 3600 * 1000;
   int64_t dispatched = dispatcher.position();
-  int deleted = commitLog.files().deleteFirstWhile(
-      [&](const MappedFile& f) {
-        if (f.endOffset() > dispatched) return false;  // never drop bytes not yet in a queue
-        return cleanImmediately || f.lastModifiedMs() <= expireBefore;
-      },
-      10);
+  auto expired = [&](const MappedFile& f) {
+    if (f.endOffset() > dispatched) return false;  // never drop bytes not yet in a queue
+    return cleanImmediately || f.lastModifiedMs() <= expireBefore;
+  };
+  // At most 10 files a run, one at a time with deleteCommitLogFilesInterval between them while
+  // another file could follow (Java's deleteExpiredFileByTime): a burst of unlinks of 1 GiB files
+  // stalls the disk for the appends.
+  const auto pause = std::chrono::milliseconds(liveRead(cfg.deleteCommitLogFilesInterval));
+  int deleted = 0;
+  while (deleted < 10 && commitLog.files().deleteFirstWhile(expired, 1) == 1) {
+    ++deleted;
+    if (deleted < 10 && pause.count() > 0 && commitLog.files().count() > 1 && !pauseMaintenance(pause)) break;
+  }
   if (deleted == 0) return;
   int64_t minPhy = commitLog.minOffset();
   log::info("retention: deleted {} commit log file(s) (disk {:.1f}% used), min offset now {}", deleted,

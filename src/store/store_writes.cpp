@@ -1,5 +1,7 @@
 // MessageStore::append / appendBatch: availability checks and the DELAY rewrite (§10.1), then
 // the CommitLog append; wakes the dispatcher (and, under SYNC_FLUSH, waiters wake the flusher).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 
@@ -125,6 +127,11 @@ std::string MessageStore::remarkFor(PutStatus s, std::string_view detail) const 
     case PutStatus::SERVICE_NOT_AVAILABLE:
       return "service not available now. It may be caused by one of the following reasons: the broker's disk is full [" +
              engine_->diskUtil() + "], messages are put to the slave, message store has been shut down, etc.";
+    case PutStatus::MESSAGE_ILLEGAL:
+    case PutStatus::PROPERTIES_SIZE_EXCEEDED:  // Java's remark; the reason goes to the log, as Java's
+      if (!detail.empty()) log::warn("message refused: {}", detail);
+      return fmt::format("the message is illegal, maybe msg body or properties length not matched. msg body length "
+                         "limit {}B, msg properties length limit 32KB.", liveRead(engine_->cfg.maxMessageSize));
     default: return std::string(toString(s)) + (detail.empty() ? "" : ": ") + std::string(detail);
   }
 }

@@ -68,11 +68,12 @@ int64_t extInt(const net::RemotingCommand& resp, std::string_view key) {
 
 net::RemotingCommand heartbeatRequest(const std::string& clientId, const std::string& consumerGroup,
                                       const std::vector<std::string>& topics,
-                                      const std::vector<std::string>& producerGroups) {
+                                      const std::vector<std::string>& producerGroups, bool broadcasting) {
   std::vector<client::ConsumerData> consumers;
   if (!consumerGroup.empty()) {
     client::ConsumerData c;
     c.groupName = consumerGroup;
+    if (broadcasting) c.messageModel = client::MessageModel::BROADCASTING;
     for (auto& t : topics) {
       client::SubscriptionData s;
       s.topic = t;

@@ -45,10 +45,12 @@ net::RemotingCommand pullRequest(const PullSpec& p);
 std::vector<MessageExt> pulledMessages(const net::RemotingCommand& resp);
 int64_t extInt(const net::RemotingCommand& resp, std::string_view key);  // -999 when absent
 
-// HEART_BEAT for one consumer group subscribed to `topics` with "*" (plus producer groups).
+// HEART_BEAT for one consumer group subscribed to `topics` with "*" (plus producer groups), of
+// message model CLUSTERING or BROADCASTING.
 net::RemotingCommand heartbeatRequest(const std::string& clientId, const std::string& consumerGroup,
                                       const std::vector<std::string>& topics,
-                                      const std::vector<std::string>& producerGroups = {});
+                                      const std::vector<std::string>& producerGroups = {},
+                                      bool broadcasting = false);
 
 // UPDATE_AND_CREATE_TOPIC with `queues` read and write queues.
 net::RemotingCommand createTopicRequest(const std::string& topic, int queues, int perm = 6);

@@ -24,19 +24,6 @@ int64_t nowMs() {
       .count();
 }
 
-// Every record of the half queue whose body is `body`, in queue order.
-std::vector<MessageExt> halvesOf(TestClient& c, const std::string& addr, const std::string& body) {
-  std::vector<MessageExt> out;
-  for (int64_t off = 0;;) {
-    auto msgs = pullAt(c, addr, kHalf, 0, off);
-    if (msgs.empty()) break;
-    for (auto& m : msgs)
-      if (m.body == body) out.push_back(m);
-    off = msgs.back().queueOffset + 1;
-  }
-  return out;
-}
-
 int64_t sysOffset(TestClient& c, const std::string& addr, const std::string& topic) {
   auto r = invoke(c, addr,
                   request(RequestCode::QUERY_CONSUMER_OFFSET,

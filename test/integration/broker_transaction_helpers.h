@@ -61,6 +61,19 @@ inline std::string propOf(const MessageExt& m, std::string_view name) {
   return v ? *v : "<none>";
 }
 
+// Every record of the half queue whose body is `body`, in queue order.
+inline std::vector<MessageExt> halvesOf(TestClient& c, const std::string& addr, const std::string& body) {
+  std::vector<MessageExt> out;
+  for (int64_t off = 0;;) {
+    auto msgs = pullAt(c, addr, kHalf, 0, off);
+    if (msgs.empty()) break;
+    for (auto& m : msgs)
+      if (m.body == body) out.push_back(m);
+    off = msgs.back().queueOffset + 1;
+  }
+  return out;
+}
+
 // The half record at `halfOffset` (REQUIREd).
 inline MessageExt halfAt(TestClient& c, const std::string& addr, int64_t halfOffset) {
   REQUIRE(dispatched(c, addr, kHalf, 0, halfOffset + 1));

@@ -253,6 +253,9 @@ class AdminClient {
 
   // ---- messages ----
   asio::awaitable<Result<MessageExt>> asyncViewMessage(std::string offsetMsgId);
+  // RESUME_CHECK_HALF_MESSAGE to the broker the offset message id names (DefaultMQAdminExtImpl
+  // .resumeCheckHalfMessage(msgId)): that message is checked again from a check count of 0.
+  asio::awaitable<Result<void>> asyncResumeCheckHalfMessage(std::string offsetMsgId);
   asio::awaitable<Result<std::vector<MessageExt>>> asyncQueryMessageByKey(std::string topic, std::string key,
                                                                           int maxNum, int64_t beginMs, int64_t endMs,
                                                                           bool uniqKey = false);

@@ -318,6 +318,16 @@ asio::awaitable<Result<MessageExt>> AdminClient::asyncViewMessage(std::string of
   co_return decodeMessage(resp->body, true);
 }
 
+asio::awaitable<Result<void>> AdminClient::asyncResumeCheckHalfMessage(std::string offsetMsgId) {
+  auto id = parseOffsetMsgId(offsetMsgId);
+  if (!id) co_return makeError(ResponseCode::SYSTEM_ERROR, "malformed offset message id " + offsetMsgId);
+  auto cmd = net::RemotingCommand::request(RequestCode::RESUME_CHECK_HALF_MESSAGE);
+  cmd.extFields.set("msgId", offsetMsgId);
+  auto resp = co_await callOk(id->storeHost.toString(), std::move(cmd));
+  if (!resp) co_return resp.error();
+  co_return Result<void>{};
+}
+
 asio::awaitable<Result<std::vector<MessageExt>>> AdminClient::asyncQueryMessageByKey(std::string topic, std::string key,
                                                                                      int maxNum, int64_t beginMs,
                                                                                      int64_t endMs, bool uniqKey) {

@@ -20,6 +20,11 @@ void BrokerConfig::visit(config::FieldVisitor& v) {
   v.field({"brokerIP2", "Address advertised for HA replication (default: brokerIP1)"}, brokerIP2);
   v.field({"listenPort", "Remoting port; the VIP channel listens on listenPort-2", 3, 65535}, listenPort);
   v.field({"namesrvAddr", "Name servers, 'host:port;host:port' (default: $NAMESRV_ADDR)"}, namesrvAddr);
+  v.field({"fetchNamesrvAddrByAddressServer",
+           "Without namesrvAddr: take the name servers from the address server every 2 minutes"},
+          fetchNamesrvAddrByAddressServer);
+  v.field({"rmqAddressServerDomain", "Address server host[:port] (port 8080 when not given)"}, rmqAddressServerDomain);
+  v.field({"rmqAddressServerSubGroup", "Address server path: /rocketmq/<subgroup>"}, rmqAddressServerSubGroup);
   v.field({"regionId", "MSG_REGION returned in send responses"}, regionId);
   v.field({"traceOn", "TRACE_ON returned in send responses"}, traceOn);
   v.field({"brokerPermission", "Broker permission bits (PermName: 2 write, 4 read)", 0, 7}, brokerPermission);
@@ -62,9 +67,12 @@ void BrokerConfig::visit(config::FieldVisitor& v) {
            "Periodic registrations always sent; false = ask QUERY_DATA_VERSION first and skip them while every "
            "name server holds this broker's data version"},
           forceRegister);
-  v.field({"registerNameServerPeriod", "Re-register with name servers every N ms", 10000, 60000},
+  v.field({.name = "registerNameServerPeriod", .description = "Re-register with name servers every N ms",
+           .min = 10000, .max = 60000, .clamp = true},
           registerNameServerPeriod);
-  v.field({"registerBrokerTimeoutMills", "Timeout of a REGISTER_BROKER call", 100, 60000},
+  // Java takes any value; one under 1 ms could never succeed, so it becomes 1 (with a warning).
+  v.field({.name = "registerBrokerTimeoutMills", .description = "Timeout of a REGISTER_BROKER call (ms)", .min = 1,
+           .clamp = true},
           registerBrokerTimeoutMills);
   v.field({"brokerFastFailureEnable",
            "Answer SYSTEM_BUSY to requests that waited longer than waitTimeMillsIn*Queue, and to sends "

@@ -24,6 +24,11 @@ struct BrokerConfig {
   std::string brokerIP2;         // HA address; empty = brokerIP1
   int32_t listenPort = 10911;    // the VIP channel listens on listenPort - 2
   std::string namesrvAddr;       // "host:port;host:port"; empty = $NAMESRV_ADDR
+  // Still empty: with fetchNamesrvAddrByAddressServer the list comes from the address server
+  // http://<rmqAddressServerDomain>[:8080]/rocketmq/<rmqAddressServerSubGroup>, every 2 minutes.
+  bool fetchNamesrvAddrByAddressServer = false;
+  std::string rmqAddressServerDomain = "jmenv.tbsite.net";
+  std::string rmqAddressServerSubGroup = "nsaddr";
   std::string regionId = "DefaultRegion";
   bool traceOn = true;
   int32_t brokerPermission = 6;  // PermName READ|WRITE

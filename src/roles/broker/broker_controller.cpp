@@ -23,6 +23,8 @@
 #include "roles/broker/processors/client_processor.h"
 #include "roles/broker/metadata/consumer_offset_manager.h"
 #include "roles/broker/delivery/delay_levels.h"
+#include "net/top_addressing.h"
+#include "roles/broker/registration/namesrv_address_fetcher.h"
 #include "roles/broker/registration/namesrv_registrar.h"
 #include "roles/broker/processors/offset_processor.h"
 #include "roles/broker/processors/pull_processor.h"
@@ -242,6 +244,12 @@ Result<void> BrokerController::start() {
   replication_->start();
   if (failover_) failover_->start();
 
+  if (config_.namesrvList().empty() && config_.fetchNamesrvAddrByAddressServer) {
+    addressFetcher_ = std::make_unique<NamesrvAddressFetcher>(
+        net::addressServerUrl(config_.rmqAddressServerDomain, config_.rmqAddressServerSubGroup),
+        [r = registrar_.get()](const std::string& addrs) { r->setFetchedNamesrvAddr(addrs); });
+    addressFetcher_->start();  // the first list before the first registration
+  }
   registrar_->start();
   serving_.store(true, std::memory_order_release);
   log::info("broker {} ({}) id {} started at {} as {}, HA {}, store {}, {}", config_.brokerName,
@@ -298,6 +306,7 @@ void BrokerController::shutdown() {
   // Failover: a master gives its lease back now, so a slave takes over at once.
   if (failover_) failover_->stop();
   pullHold_->wakeAll();  // parked pulls re-run now and answer
+  if (addressFetcher_) addressFetcher_->stop();
   if (registrar_) registrar_->stop();
   if (acl_) acl_->stop();
   if (server_) server_->stop();

@@ -51,6 +51,7 @@ class TransactionalMessageService;
 class ClientManager;
 class PullRequestHold;
 class NamesrvRegistrar;
+class NamesrvAddressFetcher;
 class SendProcessor;
 class ReplyProcessor;
 class PullProcessor;
@@ -126,6 +127,7 @@ class BrokerController {
   net::ServerTls serverTls_;
   net::TlsContextPtr clientTls_;
   std::unique_ptr<NamesrvRegistrar> registrar_;
+  std::unique_ptr<NamesrvAddressFetcher> addressFetcher_;  // fetchNamesrvAddrByAddressServer without namesrvAddr
   std::unique_ptr<acl::AclManager> acl_;  // aclEnable only
   std::unique_ptr<BrokerReplication> replication_;  // HA master acceptor or slave follower + metadata sync
   std::unique_ptr<store::EpochFile> epochs_;           // failover only

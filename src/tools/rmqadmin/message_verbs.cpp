@@ -1,4 +1,4 @@
-// Message verbs: queryMsgById, queryMsgByUniqueKey, queryMsgByKey, queryMsgByOffset, sendMessage,
+// Message verbs: queryMsgById, resumeCheckHalfMessage, queryMsgByUniqueKey, queryMsgByKey, queryMsgByOffset, sendMessage,
 // checkMsgSendRT, consumeMessage, printMsgByQueue,
 // printMsg. Reads go through the AdminClient (view/query) or a PullConsumer of group
 // TOOLS_CONSUMER (range reads), sends through a Producer.
@@ -42,6 +42,17 @@ int queryMsgById(VerbContext& ctx) {
   }
   if (!m) return ctx.fail(m.error());
   printMessage(ctx, *m, true);
+  return 0;
+}
+
+// Not an mqadmin command in 4.9.8, but MQAdminExt.resumeCheckHalfMessage(msgId) as a verb.
+int resumeCheckHalfMessage(VerbContext& ctx) {
+  std::string id = ctx.required({"i", "msgId"});
+  if (ctx.badUsage()) return 2;
+  auto& admin = ctx.admin();
+  auto r = admin.run(admin.asyncResumeCheckHalfMessage(id));
+  if (!r) return ctx.fail(r.error());
+  ctx.report.line(fmt::format("resume check of {}: OK", id));
   return 0;
 }
 
@@ -314,6 +325,9 @@ VerbRegistrar r1({"queryMsgById", "Query Message by Id (offset msgId, or UNIQ_KE
                    {"-g, --consumerGroup <group>", "push the message to a consumer of this group (with -d)"},
                    {"-d, --clientId <id>", "the consumer's client id (with -g)"}},
                   &queryMsgById});
+VerbRegistrar r1r({"resumeCheckHalfMessage", "Check a transaction message again from a check count of 0",
+                   {{"-i, --msgId <id>", "offset message id of the half (or discarded) message (required)"}},
+                   &resumeCheckHalfMessage});
 VerbRegistrar r1u({"queryMsgByUniqueKey", "Query Message by Unique key",
                    {{"-i, --msgId <key>", "UNIQ_KEY (required)"}, kTopic,
                     {"-g, --consumerGroup <group>", "push the message to a consumer of this group (with -d)"},

@@ -336,3 +336,30 @@ TEST_CASE("--print-config's report lists the keys taken and each ignored key wit
   // Comments only: the printed config still parses as TOML.
   CHECK(parseToml(text, "x.toml"));
 }
+
+TEST_CASE("values Java clamps at use are clamped with a warning, not refused; other bounds still refuse") {
+  BrokerSide b;
+  auto text = "diskMaxUsedSpaceRatio=99\nregisterNameServerPeriod=5000\nregisterBrokerTimeoutMills=0\n";
+  auto entries = parseProperties(text, "broker-a.properties");
+  REQUIRE(entries);
+  auto r = applyConfig(entries.value(), b.sections());
+  REQUIRE_MESSAGE(r, (r ? std::string() : r.error().message));
+  CHECK(b.store.diskMaxUsedSpaceRatio == 95);
+  CHECK(b.broker.registerNameServerPeriod == 10000);
+  CHECK(b.broker.registerBrokerTimeoutMills == 1);
+  REQUIRE(r->clamped.size() == 3);
+  CHECK(r->clamped[2] == "config at broker-a.properties:1: key 'diskMaxUsedSpaceRatio': 99 is outside [10, 95]; "
+                         "using 95 as Apache RocketMQ does");
+  CHECK(renderApplyReport(*r, "broker-a.properties").find("# clamped: config at broker-a.properties:2: key "
+                                                           "'registerNameServerPeriod': 5000 is outside") !=
+        std::string::npos);
+  BrokerSide low;
+  REQUIRE(applyPropertiesText("diskMaxUsedSpaceRatio=3\nregisterNameServerPeriod=600000\nregisterBrokerTimeoutMills=120000\n",
+                              low.sections()));
+  CHECK(low.store.diskMaxUsedSpaceRatio == 10);
+  CHECK(low.broker.registerNameServerPeriod == 60000);
+  CHECK(low.broker.registerBrokerTimeoutMills == 120000);  // any positive value, as Java
+  BrokerSide bad;
+  CHECK_FALSE(applyPropertiesText("diskMaxUsedSpaceRatio=abc\n", bad.sections()));  // not a number: still an error
+  CHECK_FALSE(applyPropertiesText("diskSpaceWarningLevelRatio=200\n", bad.sections()));  // no clamp declared
+}

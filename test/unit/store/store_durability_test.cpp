@@ -1,5 +1,7 @@
 // Group commit, checkpoint/abort/lock, recovery after crashes and corruption, retention, disk full.
 #include <doctest/doctest.h>
+
+#include <cstring>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -16,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "common/bytes.h"
+#include "store/mapped_file_queue.h"
 #include "unit/store/store_test_util.h"
 
 using namespace rmq;
@@ -314,6 +317,71 @@ TEST_CASE("retention deletes old commit log files, then CQ/index files; min offs
   REQUIRE(again.open().ok());
   CHECK(again.minOffsetInQueue("Q", 0) == s.minOffsetInQueue("Q", 0));
   again.shutdown();
+}
+
+TEST_CASE("retention deletes one file at a time, deleteCommitLogFilesInterval apart (Java's deleteExpiredFileByTime)") {
+  TempDir dir;
+  auto cfg = smallConfig(dir.path);
+  cfg.fileReservedTime = 0;
+  cfg.cleanResourceInterval = 600000;  // only the test's runRetention deletes
+  cfg.deleteCommitLogFilesInterval = 120;
+  MessageStore s(cfg, testStoreHost());
+  REQUIRE(s.open().ok());
+  s.start();
+  fill(s, 700);
+  int64_t files = s.maxPhyOffset() / 65536 + 1;
+  REQUIRE(files >= 4);
+  REQUIRE(files <= 11);  // one run deletes at most 10
+  auto t0 = std::chrono::steady_clock::now();
+  s.runRetention(true);
+  auto took = std::chrono::steady_clock::now() - t0;
+  CHECK(s.minPhyOffset() == (files - 1) * 65536);  // all but the last, in one run
+  // files - 1 deletions with a pause between each two.
+  CHECK(took >= std::chrono::milliseconds(120 * (files - 2)));
+  s.shutdown();
+}
+
+TEST_CASE("cleanFileForciblyEnable=false: above diskSpaceCleanForciblyRatio unexpired files stay; true deletes them") {
+  TempDir dir;
+  auto cfg = smallConfig(dir.path);
+  cfg.fileReservedTime = 1000;  // nothing is old enough
+  cfg.cleanResourceInterval = 600000;
+  cfg.deleteCommitLogFilesInterval = 0;
+  cfg.cleanFileForciblyEnable = false;
+  MessageStore s(cfg, testStoreHost());
+  REQUIRE(s.open().ok());
+  s.start();
+  fill(s, 500);
+  s.setDiskUsageProbe([] { return 0.87; });  // above 75 (max used) and 85 (forcibly), below 90 (full)
+  s.runRetention(false);
+  CHECK(s.minPhyOffset() == 0);
+  auto on = cfg;
+  on.cleanFileForciblyEnable = true;  // a live key (UPDATE_BROKER_CONFIG)
+  s.applyRuntimeConfig(on);
+  s.runRetention(false);
+  CHECK(s.minPhyOffset() > 0);
+  s.shutdown();
+}
+
+TEST_CASE("flushConsumeQueueLeastPages: a queue file is synced once that many pages are dirty, or when full") {
+  TempDir dir;
+  MappedFileQueue q(dir.path + "/cq", 4 * 4096);
+  auto f = q.fileAt(0);
+  REQUIRE(f);
+  auto write = [&](int64_t end) {
+    std::memset((*f)->data() + (*f)->wrote(), 'u', static_cast<size_t>(end - (*f)->wrote()));
+    (*f)->setWrote(end);
+  };
+  write(4096 + 100);  // one page boundary crossed: 1 dirty page by Java's count
+  CHECK(q.flush(2) == 0);
+  CHECK(q.flushedOffset() == 0);
+  write(2 * 4096 + 100);
+  CHECK(q.flush(2) == 2 * 4096 + 100);
+  write(2 * 4096 + 200);
+  CHECK(q.flush(2) == 2 * 4096 + 100);  // below the least pages
+  CHECK(q.flush(0) == 2 * 4096 + 200);  // a thorough flush takes everything
+  write(4 * 4096);                      // full: synced whatever the count
+  CHECK(q.flush(8) == 4 * 4096);
 }
 
 TEST_CASE("disk full: appends refused with SERVICE_NOT_AVAILABLE, resume once space frees") {

@@ -142,6 +142,34 @@ TEST_CASE("invalid messages are rejected with a clear status and nothing is writ
   CHECK((store.append(ok.m).status == PutStatus::SERVICE_NOT_AVAILABLE));
 }
 
+TEST_CASE("maxMessageSize bounds a whole batch as sent, as Java's checkMessages, not only each body") {
+  TempDir dir;
+  auto cfg = smallConfig(dir.path);
+  cfg.maxMessageSize = 2000;
+  MessageStore store(cfg, testStoreHost());
+  REQUIRE(store.open().ok());
+  store.start();
+  std::vector<Message> items(3);
+  for (auto& m : items) m.body = std::string(900, 'b');  // each body fits, the three do not
+  std::string body = encodeBatch(items);
+  BatchToStore b;
+  b.topic = "BatchMax";
+  b.batchBody = body;
+  auto refused = store.appendBatch(b);
+  CHECK((refused.status == PutStatus::MESSAGE_ILLEGAL));
+  CHECK(refused.error.find("larger than maxMessageSize 2000") != std::string::npos);
+  CHECK(store.maxPhyOffset() == 0);
+  CHECK(store.remarkFor(refused.status, refused.error) ==
+        "the message is illegal, maybe msg body or properties length not matched. msg body length limit 2000B, "
+        "msg properties length limit 32KB.");
+  items.pop_back();
+  std::string two = encodeBatch(items);  // 2 x (900 + item header) <= 2000
+  REQUIRE(two.size() <= 2000);
+  b.batchBody = two;
+  CHECK(store.appendBatch(b).ok());
+  store.shutdown();
+}
+
 TEST_CASE("batch append is atomic: one file, consecutive queue offsets, merged properties") {
   TempDir dir;
   MessageStore store(smallConfig(dir.path), testStoreHost());

@@ -46,9 +46,21 @@ asio::awaitable<std::optional<RemotingCommand>> handleEndTransaction(BrokerConte
                                                                    : std::optional<std::string>(res.remark));
 }
 
+// AdminBrokerProcessor.resumeCheckHalfMessage (header msgId: an offset message id of this broker).
+asio::awaitable<std::optional<RemotingCommand>> handleResumeCheck(BrokerContext& ctx, RemotingCommand req) {
+  HeaderReader r(req.extFields);
+  std::string msgId = r.optStr("msgId").value_or("");
+  if (!ctx.transactions) co_return RemotingCommand::response(ResponseCode::SYSTEM_ERROR, "transactions not ready");
+  auto res = ctx.transactions->resumeCheck(msgId);
+  co_return RemotingCommand::response(res.code, res.remark.empty() ? std::nullopt
+                                                                   : std::optional<std::string>(res.remark));
+}
+
 }  // namespace
 
 void registerEndTransactionProcessor(BrokerContext& ctx) {
+  ctx.registerProcessor(RequestCode::RESUME_CHECK_HALF_MESSAGE,
+                        [&ctx](net::ConnectionPtr, RemotingCommand r) { return handleResumeCheck(ctx, std::move(r)); });
   ctx.registerProcessor(RequestCode::END_TRANSACTION, [&ctx](net::ConnectionPtr c, RemotingCommand r) {
     return handleEndTransaction(ctx, std::move(c), std::move(r));
   });

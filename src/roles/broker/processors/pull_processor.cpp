@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "common/message_codec.h"
 #include "common/request_code.h"
 #include "common/response_code.h"
 #include "roles/broker/stats/broker_stats.h"
@@ -52,6 +53,11 @@ std::optional<RemotingCommand> PullProcessor::resolveFilter(Prepared& p) {
     if (!group)
       return RemotingCommand::response(ResponseCode::SUBSCRIPTION_NOT_EXIST,
                                        "the consumer's group info not exist " + h.consumerGroup);
+    // Java checks the model only here, on pulls without a subscription in the header (a push
+    // consumer's usual pull), with the model its heartbeat registered.
+    if (!p.consumeBroadcastEnable && group->messageModel == "BROADCASTING")
+      return RemotingCommand::response(ResponseCode::NO_PERMISSION,
+                                       "the consumer group[" + h.consumerGroup + "] can not consume by broadcast way");
     auto sub = group->subscriptions.find(h.topic);
     if (sub == group->subscriptions.end())
       return RemotingCommand::response(ResponseCode::SUBSCRIPTION_NOT_EXIST,
@@ -68,7 +74,19 @@ std::optional<RemotingCommand> PullProcessor::resolveFilter(Prepared& p) {
   auto f = compiled(type, expression);
   if (!f) return RemotingCommand::response(ResponseCode::SUBSCRIPTION_PARSE_FAILED, f.error().message);
   p.filter = *f;
+  if (ctx_.config.filterSupportRetry && h.topic.starts_with(topics::RETRY_GROUP_TOPIC_PREFIX)) resolveRetryFilters(p);
   return std::nullopt;
+}
+
+// Retry messages keep their original topic in RETRY_TOPIC; Java (filterSupportRetry) applies the
+// group's SQL92 subscription of that topic to them. Tag subscriptions do not filter retries.
+void PullProcessor::resolveRetryFilters(Prepared& p) {
+  auto group = ctx_.clients.consumerGroup(p.h.consumerGroup);
+  if (!group) return;
+  for (const auto& [topic, sub] : group->subscriptions) {
+    if (!sub.isSql92()) continue;
+    if (auto f = compiled(sub.expressionType, sub.subString); f && *f) p.retryFilters.emplace(topic, *f);
+  }
 }
 
 std::optional<RemotingCommand> PullProcessor::prepare(const RemotingCommand& req, Prepared& p) {
@@ -85,6 +103,7 @@ std::optional<RemotingCommand> PullProcessor::prepare(const RemotingCommand& req
   if (!group->consumeEnable)
     return RemotingCommand::response(ResponseCode::NO_PERMISSION, "subscription group no permission, " + h.consumerGroup);
   p.groupBrokerId = group->brokerId;
+  p.consumeBroadcastEnable = group->consumeBroadcastEnable;
   p.whichBrokerWhenConsumeSlowly = group->whichBrokerWhenConsumeSlowly;
   auto topic = ctx_.topics.find(h.topic);
   if (!topic)
@@ -108,6 +127,13 @@ RemotingCommand PullProcessor::readOnce(const Prepared& p, bool firstRun, bool& 
       if (!props) return f->matchesTagsCode(tagsCode);
       return f->type() != filter::ExpressionType::Sql92 || f->matchesProperties(filter::RawProperties(*props));
     };
+  } else if (!p.retryFilters.empty()) {
+    storeFilter = [&p](int64_t, const std::string_view* props) {
+      if (!props) return true;  // decided on the record's properties
+      auto realTopic = findEncodedProperty(*props, prop::RETRY_TOPIC);
+      auto it = realTopic ? p.retryFilters.find(*realTopic) : p.retryFilters.end();
+      return it == p.retryFilters.end() || it->second->matchesProperties(filter::RawProperties(*props));
+    };
   }
   auto readStart = std::chrono::steady_clock::now();
   auto r = ctx_.store.getMessages(h.topic, h.queueId, h.queueOffset, std::max(1, h.maxMsgNums), INT_MAX,
@@ -121,12 +147,19 @@ RemotingCommand PullProcessor::readOnce(const Prepared& p, bool firstRun, bool& 
   // A slave answers the same way (a slave without slaveReadEnable still serves, suggesting 0).
   int64_t suggest = 0;
   if (ctx_.config.slaveReadEnable) suggest = r.suggestPullingFromSlave ? p.whichBrokerWhenConsumeSlowly : p.groupBrokerId;
-  if (code == ResponseCode::PULL_OFFSET_MOVED && ctx_.role.isSlave()) {
-    // A slave never corrects offsets (Java without offsetCheckInSlave): retry, at the group's
-    // broker (the master by default), which may simply have data the slave has not received yet.
-    code = ResponseCode::PULL_RETRY_IMMEDIATELY;
-    resp.code = code;
-    suggest = p.groupBrokerId;
+  if (ctx_.role.isSlave() && !ctx_.storeConfig.offsetCheckInSlave && r.status != GetStatus::FOUND) {
+    // A slave without offsetCheckInSlave never corrects offsets (Java's nextOffsetCorrection keeps
+    // the asked one) and turns OFFSET_MOVED into a retry at the group's broker (the master by
+    // default), which may simply have data the slave has not received yet.
+    if (r.status == GetStatus::NO_MESSAGE_IN_QUEUE || r.status == GetStatus::NO_MATCHED_LOGIC_QUEUE ||
+        r.status == GetStatus::OFFSET_TOO_SMALL || r.status == GetStatus::OFFSET_OVERFLOW_BADLY ||
+        r.status == GetStatus::OFFSET_FOUND_NULL)
+      r.nextBeginOffset = h.queueOffset;
+    if (code == ResponseCode::PULL_OFFSET_MOVED) {
+      code = ResponseCode::PULL_RETRY_IMMEDIATELY;
+      resp.code = code;
+      suggest = p.groupBrokerId;
+    }
   }
   resp.extFields.set("suggestWhichBrokerId", suggest);
   resp.extFields.set("nextBeginOffset", r.nextBeginOffset);

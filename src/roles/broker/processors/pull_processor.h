@@ -7,6 +7,7 @@
 // re-runs the read once when woken or timed out (a re-run never parks again).
 // Threads: handle() on the connection's network thread; the compiled-filter cache is locked.
 #include <asio/awaitable.hpp>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -37,10 +38,15 @@ class PullProcessor {
     FilterPtr filter;  // null = match all
     int64_t groupBrokerId = 0;
     int64_t whichBrokerWhenConsumeSlowly = 1;
+    bool consumeBroadcastEnable = true;  // the subscription group's (checked against the heartbeat's model)
+    // filterSupportRetry, pulling %RETRY%<group>: the group's SQL92 filter of each original topic
+    // (RETRY_TOPIC), as Java's ExpressionForRetryMessageFilter.
+    std::map<std::string, FilterPtr, std::less<>> retryFilters;
   };
   // All checks before the read; an answer when the pull is refused.
   std::optional<net::RemotingCommand> prepare(const net::RemotingCommand& req, Prepared& p);
   std::optional<net::RemotingCommand> resolveFilter(Prepared& p);
+  void resolveRetryFilters(Prepared& p);
   // One store read turned into an answer; `suspend` set when the caller should park (code 19).
   net::RemotingCommand readOnce(const Prepared& p, bool firstRun, bool& suspend);
   // Parks until a message arrives or the poll times out, then reads again.

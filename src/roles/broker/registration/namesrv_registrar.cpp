@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/message_codec.h"
 #include "common/request_code.h"
+#include "common/text_split.h"
 #include "common/response_code.h"
 #include "roles/broker/metadata/topic_config_manager.h"
 #include "roles/broker/registration/register_body.h"
@@ -48,7 +49,7 @@ std::string NamesrvRegistrar::registerBody() const {
 }
 
 void NamesrvRegistrar::start() {
-  if (ctx_.config.namesrvList().empty()) {
+  if (namesrvList().empty() && !ctx_.config.fetchNamesrvAddrByAddressServer) {
     log::warn("namesrvAddr is empty: broker {} will not register with any name server", ctx_.config.brokerName);
   }
   // First registration is awaited so clients can route to us as soon as start() returns.
@@ -90,7 +91,7 @@ asio::awaitable<void> NamesrvRegistrar::loop() {
 }
 
 asio::awaitable<void> NamesrvRegistrar::registerAll(bool force) {
-  if (ctx_.config.namesrvList().empty()) co_return;
+  if (namesrvList().empty()) co_return;
   // Body and identity read together, once: every name server hears the same registration.
   RegistrationIdentity id = identity();
   DataVersion version = ctx_.topics.dataVersion();
@@ -107,7 +108,7 @@ asio::awaitable<void> NamesrvRegistrar::registerAll(bool force) {
 }
 
 asio::awaitable<void> NamesrvRegistrar::forEachNamesrv(PerNamesrv one) {
-  auto list = ctx_.config.namesrvList();
+  auto list = namesrvList();
   if (list.empty()) co_return;
   // One coroutine per name server, in parallel; `done` is cancelled when the last one finishes.
   auto done = std::make_shared<asio::steady_timer>(io_, asio::steady_timer::time_point::max());
@@ -196,12 +197,29 @@ void NamesrvRegistrar::applyOrderTopics(std::string_view kvTableBody) {
   ctx_.topics.updateOrderTopicConfig(orderTopics);
 }
 
+void NamesrvRegistrar::setFetchedNamesrvAddr(const std::string& addrs) {
+  {
+    std::lock_guard lock(fetchedMu_);
+    if (addrs == fetchedNamesrvAddr_) return;
+    log::info("name server address changed, old: {} new: {}", fetchedNamesrvAddr_, addrs);
+    fetchedNamesrvAddr_ = addrs;
+  }
+  registerSoon();
+}
+
+std::vector<std::string> NamesrvRegistrar::namesrvList() const {
+  auto configured = ctx_.config.namesrvList();
+  if (!configured.empty()) return configured;
+  std::lock_guard lock(fetchedMu_);
+  return splitTrimmed(fetchedNamesrvAddr_, ';');
+}
+
 void NamesrvRegistrar::stop() {
   if (stopped_.exchange(true)) return;
   asio::post(io_, [wake = wake_] { wake->cancel(); });
   const auto& cfg = ctx_.config;
   const int64_t brokerId = identity().brokerId;
-  for (auto& addr : cfg.namesrvList()) {
+  for (auto& addr : namesrvList()) {
     auto req = net::RemotingCommand::request(RequestCode::UNREGISTER_BROKER);
     req.extFields.set("brokerName", cfg.brokerName);
     req.extFields.set("brokerAddr", cfg.brokerAddr());

@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "net/io_pool.h"
 #include "net/remoting_client.h"
@@ -61,6 +62,10 @@ class NamesrvRegistrar {
   // bounded by registerBrokerTimeoutMills). Must not be called on a network thread.
   void stop();
 
+  // The name servers from the address server (namesrvAddr empty, fetchNamesrvAddrByAddressServer):
+  // used from the next registration on, which follows at once. Any thread.
+  void setFetchedNamesrvAddr(const std::string& addrs);
+
   // Body of REGISTER_BROKER: RegisterBrokerBody JSON (§3.2; register_body.h), epoch included.
   std::string registerBody() const;
   uint64_t registrationsSucceeded() const { return succeeded_.load(); }
@@ -83,6 +88,7 @@ class NamesrvRegistrar {
   asio::awaitable<void> registerOne(std::string addr, std::string body, RegistrationIdentity id);
   std::string encodeBody(const DataVersion& version, int64_t epoch, const std::vector<TopicConfig>& topics) const;
   void applyOrderTopics(std::string_view kvTableBody);  // ORDER_TOPIC_CONFIG from the answer
+  std::vector<std::string> namesrvList() const;  // namesrvAddr, else the fetched list
 
   BrokerContext& ctx_;
   const std::string haServerAddr_;
@@ -94,6 +100,8 @@ class NamesrvRegistrar {
   std::atomic<bool> pending_{false};
   std::atomic<uint64_t> succeeded_{0};
   std::atomic<uint64_t> skipped_{0};
+  mutable std::mutex fetchedMu_;
+  std::string fetchedNamesrvAddr_;  // fetchedMu_
 };
 
 }  // namespace rmq::broker

@@ -72,6 +72,13 @@ store::MessageToStore renewHalfMessage(const RecordView& half, int32_t checkTime
   return reputMessage(half, half.topic, half.queueId, propsBuf);
 }
 
+store::MessageToStore resumedHalfMessage(const RecordView& rec, std::string& propsBuf) {
+  auto m = renewHalfMessage(rec, 0, propsBuf);
+  m.topic = topics::TRANS_HALF_TOPIC;
+  m.queueId = 0;
+  return m;
+}
+
 store::MessageToStore discardMessage(const RecordView& half) {
   return reputMessage(half, topics::TRANS_CHECK_MAX_TIME_TOPIC, 0, half.properties);
 }

@@ -43,6 +43,11 @@ store::MessageToStore opMessage(int64_t halfQueueOffset, const HostAddress& stor
 // TRANSACTION_CHECK_TIMES = `checkTimes` (into `propsBuf`).
 store::MessageToStore renewHalfMessage(const RecordView& half, int32_t checkTimes, std::string& propsBuf);
 
+// AdminBrokerProcessor.resumeCheckHalfMessage: the record (a half message, or one discarded to
+// TRANS_CHECK_MAX_TIME_TOPIC) appended again to RMQ_SYS_TRANS_HALF_TOPIC queue 0 with
+// TRANSACTION_CHECK_TIMES = 0, so the check service asks its producer again.
+store::MessageToStore resumedHalfMessage(const RecordView& rec, std::string& propsBuf);
+
 // resolveDiscardMsg: the half record to TRANS_CHECK_MAX_TIME_TOPIC queue 0, properties unchanged.
 store::MessageToStore discardMessage(const RecordView& half);
 

@@ -180,6 +180,25 @@ bool TransactionalMessageService::passImmune(OpScan& ops, const RecordView& half
   return res.ok();
 }
 
+TransactionalMessageService::EndResult TransactionalMessageService::resumeCheck(std::string_view msgId) {
+  auto id = parseOffsetMsgId(msgId);
+  auto view = id ? ctx_.store.lookMessageByOffset(id->commitLogOffset) : store::ByteView{};
+  RecordView rec;
+  if (!view || !parseRecordView(view.bytes, rec)) {
+    log::error("resume check of {}: no message at that offset", msgId);
+    return {ResponseCode::SYSTEM_ERROR, "Exception was thrown when putting message back to RMQ_SYS_TRANS_HALF_TOPIC."};
+  }
+  std::string props;
+  auto res = ctx_.store.append(tx::resumedHalfMessage(rec, props));
+  if (!res.ok()) {
+    log::error("Put message back to RMQ_SYS_TRANS_HALF_TOPIC failed: {}", res.error);
+    return {ResponseCode::SYSTEM_ERROR, "Put message back to RMQ_SYS_TRANS_HALF_TOPIC failed."};
+  }
+  log::info("Put message back to RMQ_SYS_TRANS_HALF_TOPIC. real topic={}",
+            findEncodedProperty(rec.properties, prop::REAL_TOPIC).value_or(""));
+  return {ResponseCode::SUCCESS, {}};
+}
+
 bool TransactionalMessageService::checkBack(const RecordView& half, int32_t checkTimes) {
   std::string props;
   auto renewed = tx::renewHalfMessage(half, checkTimes, props);

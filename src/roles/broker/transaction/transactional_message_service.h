@@ -62,6 +62,9 @@ class TransactionalMessageService {
     std::string remark;
   };
   EndResult endTransaction(const EndTransactionHeader& h);
+  // RESUME_CHECK_HALF_MESSAGE: the message of offset message id `msgId` back into the half queue
+  // with its check count reset (Java's remarks on failure).
+  EndResult resumeCheck(std::string_view msgId);
 
   void start();
   void shutdown();
