@@ -49,16 +49,6 @@ inline constexpr std::string_view PUSH_REPLY_TIME = "PUSH_REPLY_TIME";
 inline constexpr std::string_view MSG_TYPE = "MSG_TYPE";
 inline constexpr std::string_view CLUSTER = "CLUSTER";
 inline constexpr std::string_view TRANSACTION_ID = "__transactionId__";
-// RocketMQ 5.x timer messages (MessageConst PROPERTY_TIMER_*): a 4.x client sets the first four as
-// user properties; the broker adds the rest (store/timer_rewrite.h).
-inline constexpr std::string_view TIMER_DELIVER_MS = "TIMER_DELIVER_MS";
-inline constexpr std::string_view TIMER_DELAY_SEC = "TIMER_DELAY_SEC";
-inline constexpr std::string_view TIMER_DELAY_MS = "TIMER_DELAY_MS";
-inline constexpr std::string_view TIMER_DEL_UNIQKEY = "TIMER_DEL_UNIQKEY";
-inline constexpr std::string_view TIMER_OUT_MS = "TIMER_OUT_MS";
-inline constexpr std::string_view TIMER_ENQUEUE_MS = "TIMER_ENQUEUE_MS";
-inline constexpr std::string_view TIMER_DEQUEUE_MS = "TIMER_DEQUEUE_MS";
-inline constexpr std::string_view TIMER_DELAY_LEVEL = "TIMER_DELAY_LEVEL";
 inline constexpr char NAME_VALUE_SEPARATOR = '\x01';
 inline constexpr char PROPERTY_SEPARATOR = '\x02';
 inline constexpr char KEY_SEPARATOR = ' ';

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <chrono>
 
+#include "common/timer_properties.h"
 #include "common/fault_point.h"
 #include "common/log.h"
 

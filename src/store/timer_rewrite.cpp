@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "common/timer_properties.h"
 #include "common/java_string_map.h"
 #include "common/message_codec.h"
 

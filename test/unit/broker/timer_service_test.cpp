@@ -7,6 +7,7 @@
 #include <random>
 #include <thread>
 
+#include "common/timer_properties.h"
 #include "common/message_codec.h"
 #include "common/wall_clock.h"
 #include "roles/broker/delivery/timer_index.h"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "common/timer_properties.h"
 #include "common/java_string_map.h"
 #include "common/log.h"
 #include "common/message_codec.h"
