@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <map>
+#include <climits>
 #include <set>
+#include <thread>
 
 #include "common/timer_properties.h"
 #include "broker_calls.h"
@@ -184,4 +186,45 @@ TEST_CASE("timer: clean restart and kill -9 with pending and due timers: each de
   // At most what was delivered in the last progress interval (20 ms at 10 ms spacing: ~3).
   CHECK(d.duplicates() <= 5);
   for (auto& [k, copies] : d.byKey) CHECK(copies.front().storeTimestamp >= deliverAt(copies.front()));
+}
+
+TEST_CASE("timer: a backlog due while the broker was down drains at timerMaxDeliverRate; normal sends go on meanwhile") {
+  DevNode node({.extraStore = "timerMaxDeliverRate = 400"});
+  REQUIRE(node.start());
+  std::string topic = uniqueName("TimerBacklog"), plain = uniqueName("PlainDuring");
+  REQUIRE(node.createTopic(topic, 2));
+  REQUIRE(node.createTopic(plain, 1));
+  const int n = 800;
+  int64_t due = nowMillis() + 1500;
+  {
+    auto producer = startProducer(producerOptions(node));
+    for (int i = 0; i < n; ++i)
+      REQUIRE(producer->send(timerMessage(topic, "b" + std::to_string(i), prop::TIMER_DELIVER_MS, due)).ok());
+    producer->shutdown();
+  }
+  REQUIRE(node.proc.stop() == 0);
+  while (nowMillis() < due + 500) std::this_thread::sleep_for(std::chrono::milliseconds(50));  // down past the time
+  REQUIRE(node.proc.restart());
+  auto producer = startProducer(producerOptions(node));
+  auto pc = startPullConsumer(pullOptions(node));
+  // Plain sends while the backlog drains: each stored, none waiting for the backlog.
+  std::vector<int64_t> plainStored;
+  for (int i = 0; i < 20; ++i) {
+    auto r = producer->send(timerMessage(plain, "p", prop::KEYS, i));
+    REQUIRE(r.ok());
+  }
+  auto d = collect(*pc, topic, n, std::chrono::seconds(20));
+  REQUIRE(d.byKey.size() == size_t(n));
+  CHECK(d.duplicates() == 0);
+  int64_t first = INT64_MAX, last = 0;
+  for (auto& [k, v] : d.byKey) {
+    first = std::min(first, v.front().storeTimestamp);
+    last = std::max(last, v.front().storeTimestamp);
+  }
+  MESSAGE("backlog of " << n << " drained in " << last - first << " ms at timerMaxDeliverRate 400");
+  CHECK(last - first >= 1500);  // (800 - a 40-message burst) / 400 per s = 1.9 s
+  auto plainMsgs = pullAll(*pc, plain);
+  REQUIRE(plainMsgs.size() == 20);
+  // The plain sends were stored while the backlog was still going out, not after it.
+  CHECK(plainMsgs.front().storeTimestamp < last);
 }

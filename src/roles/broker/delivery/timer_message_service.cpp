@@ -152,75 +152,86 @@ void TimerMessageService::readNew() {
   if (!units.empty()) done_.readOffset = units.back().queueOffset + 1;
 }
 
-// Token bucket at timerMaxDeliverRate (burst: 100 ms worth): a backlog after a restart drains at
-// a bounded rate; normal sends keep the commit log between the groups.
+// Token bucket at timerMaxDeliverRate (burst: 100 ms worth): a backlog after a restart, or many
+// timers of one millisecond, go out at a bounded rate; normal sends take the commit log between.
 size_t TimerMessageService::deliverDue(int64_t now) {
   const double rate = std::max(1, cfg_.timerMaxDeliverRate);
   tokens_ = std::min(std::max(1.0, rate / 10), tokens_ + rate * double(now - tokensAtMs_) / 1000.0);
   tokensAtMs_ = now;
   size_t taken = 0;
   while (!index_.empty() && index_.top().deliverMs <= now && tokens_ >= 1 && running_.load()) {
-    auto group = index_.popGroup();
-    if (!deliverGroup(group, now)) break;
-    tokens_ -= double(group.size());
-    taken += group.size();
-    TimerEntry groupKey{group.front().deliverMs, 0};
-    for (const auto& e : group) groupKey.queueOffset = std::max(groupKey.queueOffset, e.queueOffset);
-    if (done_.doneKey() < groupKey) {
-      done_.doneMs = groupKey.deliverMs;
-      done_.doneOffset = groupKey.queueOffset;
+    auto r = deliverGroup(index_.popGroup(), now, static_cast<size_t>(tokens_));
+    if (r.taken == 0) break;  // the store refused: retried on the next pass
+    tokens_ -= double(r.taken);
+    taken += r.taken;
+    if (done_.doneKey() < r.last) {
+      done_.doneMs = r.last.deliverMs;
+      done_.doneOffset = r.last.queueOffset;
     }
     progressDirty_ = true;
   }
   return taken;
 }
 
-bool TimerMessageService::deliverGroup(const std::vector<TimerEntry>& group, int64_t now) {
+TimerMessageService::GroupResult TimerMessageService::deliverGroup(const std::vector<TimerEntry>& group, int64_t now,
+                                                                   size_t budget) {
   std::vector<Loaded> loaded;
+  std::vector<TimerEntry> markers;
   std::set<std::string> cancels;  // delete markers of this millisecond
+  GroupResult result;
   for (const auto& e : group) {
-    Loaded l{e, store_.lookMessageByOffset(store_.commitLogOffsetInQueue(store::kTimerTopic, store::kTimerQueueId,
-                                                                         e.queueOffset)), {}};
+    int64_t phy = store_.commitLogOffsetInQueue(store::kTimerTopic, store::kTimerQueueId, e.queueOffset);
+    Loaded l{e, store_.lookMessageByOffset(phy), {}};
     if (!l.bytes || parseRecord(l.bytes.bytes.data(), l.bytes.bytes.size(), l.rec, false) != RecordParse::Ok) {
       log::error("timer unit {} points at no readable record; skipped", e.queueOffset);
       continue;
     }
     if (auto del = findEncodedProperty(l.rec.properties, prop::TIMER_DEL_UNIQKEY)) {
       cancels.emplace(*del);
+      markers.push_back(e);
       continue;
     }
     loaded.push_back(std::move(l));
   }
-  for (size_t i = 0; i < loaded.size(); ++i) {
-    const RecordView& rec = loaded[i].rec;
-    if (auto key = cancelKey(rec); !key.empty() && cancels.count(key)) {
+  size_t i = 0;
+  for (; i < loaded.size() && result.taken < budget; ++i) {
+    if (auto key = cancelKey(loaded[i].rec); !key.empty() && cancels.count(key)) {
       cancelled_.fetch_add(1, std::memory_order_relaxed);
-      continue;
+    } else {
+      bool retry = false;
+      if (!deliverRecord(loaded[i].rec, loaded[i].entry.deliverMs, now, retry) && retry) break;
     }
-    std::string props = deliveredProperties(rec, now);
-    auto m = timeupMessage(rec, props);
-    if (!m || m->topic == topics::TRANS_HALF_TOPIC) {
-      log::error("timer message at {} has no usable REAL_TOPIC/REAL_QID; skipped", rec.physicalOffset);
-      continue;
-    }
-    auto res = store_.append(*m);
-    if (!res.ok() && retryable(res.status)) {
-      // Not delivered: this entry and the rest go back (markers too) and are retried.
-      for (size_t j = i; j < loaded.size(); ++j) index_.add(loaded[j].entry);
-      for (const auto& e : group)
-        if (std::none_of(loaded.begin(), loaded.end(), [&](const Loaded& l) { return l.entry.queueOffset == e.queueOffset; }))
-          index_.add(e);
-      log::warn("timer delivery to {}:{} not stored ({}): retried", m->topic, m->queueId, store::toString(res.status));
-      return false;
-    }
-    if (!res.ok()) {
-      log::error("timer message to {}:{} refused ({}): dropped", m->topic, m->queueId, store::toString(res.status));
-      continue;
-    }
-    delivered_.fetch_add(1, std::memory_order_relaxed);
-    putStats().stored(res.topic, res.msgNum, res.wroteBytes);
-    noteLag(res.storeTimestamp - loaded[i].entry.deliverMs);
+    ++result.taken;
+    result.last = loaded[i].entry;
   }
+  if (i == loaded.size()) {  // the whole group is done: its markers too
+    result.taken += markers.size();
+    for (const auto& m : markers) result.last = std::max(result.last, m);
+    return result;
+  }
+  for (; i < loaded.size(); ++i) index_.add(loaded[i].entry);
+  for (const auto& m : markers) index_.add(m);
+  return result;
+}
+
+// false: not delivered (retry: the store may take it later; else it is dropped, logged).
+bool TimerMessageService::deliverRecord(const RecordView& rec, int64_t deliverMs, int64_t now, bool& retry) {
+  std::string props = deliveredProperties(rec, now);
+  auto m = timeupMessage(rec, props);
+  if (!m || m->topic == topics::TRANS_HALF_TOPIC) {
+    log::error("timer message at {} has no usable REAL_TOPIC/REAL_QID; skipped", rec.physicalOffset);
+    return false;
+  }
+  auto res = store_.append(*m);
+  if (!res.ok()) {
+    retry = retryable(res.status);
+    auto what = retry ? "retried" : "dropped";
+    log::warn("timer delivery to {}:{} not stored ({}): {}", m->topic, m->queueId, store::toString(res.status), what);
+    return false;
+  }
+  delivered_.fetch_add(1, std::memory_order_relaxed);
+  putStats().stored(res.topic, res.msgNum, res.wroteBytes);
+  noteLag(res.storeTimestamp - deliverMs);
   return true;
 }
 

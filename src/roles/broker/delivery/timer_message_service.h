@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/message_codec.h"
 #include "roles/broker/delivery/timer_index.h"
 
 namespace rmq::store {
@@ -62,8 +63,15 @@ class TimerMessageService {
   void readNew();
   // Delivers due groups within the rate budget; returns how many entries it took off the index.
   size_t deliverDue(int64_t now);
-  // Re-puts a group (same ms); false: the store refused, the group is back in the index.
-  bool deliverGroup(const std::vector<TimerEntry>& group, int64_t now);
+  // Re-puts up to `budget` entries of a group (same ms); what is left of it (and its delete
+  // markers, still needed by the rest) goes back into the index. Returns how many it took off
+  // (delivered, cancelled or unreadable) and the key of the last one; taken 0 = the store refused.
+  struct GroupResult {
+    size_t taken = 0;
+    TimerEntry last;
+  };
+  GroupResult deliverGroup(const std::vector<TimerEntry>& group, int64_t now, size_t budget);
+  bool deliverRecord(const RecordView& rec, int64_t deliverMs, int64_t now, bool& retry);
   void noteLag(int64_t lagMs);
   void writeProgress(bool force);
   int64_t waitMillis(int64_t now) const;
