@@ -295,12 +295,16 @@ if [ "$mode" = timer ]; then
   "$bench" producer -n "127.0.0.1:$ns" --topic BenchLag -t 16 -s 256 -c "$lagn" --tps 10000 --timer-ms 15000 | grep SUMMARY
   "$bench" timer-lag -n "127.0.0.1:$ns" --topic BenchLag -c "$lagn" --timeout $((secs + 60))
   pending=${TIMER_PENDING:-1000000}
+  pendingNow() { "$admin" brokerStatus -n "127.0.0.1:$ns" -b "127.0.0.1:$bp" | awk '/timerPendingCount/ {print $3}'; }
+  pending1=$(pendingNow)
   rss1=$(rss)
   "$bench" producer -n "127.0.0.1:$ns" --topic BenchPending -t 32 -s 256 -c "$pending" --batch 1 --timer-ms 3600000 | grep SUMMARY
   sleep 2
   rss2=$(rss)
   "$admin" brokerStatus -n "127.0.0.1:$ns" -b "127.0.0.1:$bp" | grep -E "timerPendingCount|timerIndexBytes"
-  echo "SUMMARY timer pending $pending: broker RssAnon start $rss0 KiB, before $rss1 KiB, with them pending $rss2 KiB ($(( (rss2 - rss1) * 1024 / pending )) B each)"
+  pending2=$(pendingNow)
+  added=$((pending2 - pending1))
+  echo "SUMMARY timer pending $pending2 ($added added): broker RssAnon start $rss0 KiB, before $rss1 KiB, with them pending $rss2 KiB ($(( (rss2 - rss1) * 1024 / (added > 0 ? added : 1) )) B per added timer)"
   stop_node
   exit 0
 fi

@@ -116,7 +116,7 @@ void TimerMessageService::rebuild() {
     from = units.back().queueOffset + 1;
   }
   done_ = progress;
-  done_.readOffset = std::max(from, progress.readOffset);
+  done_.readOffset = from;  // every unit below it was considered (a cut store may hold fewer than the record says)
   scanFrom_ = std::min(progress.scanFrom, done_.readOffset);
   tokens_ = 0;
   tokensAtMs_ = nowMillis();

@@ -3,7 +3,8 @@
 // The store parks them in rmq_sys_wheel_timer queue 0 (store/timer_rewrite.h) with tags code =
 // delivery time; this service keeps the pending ones in a TimerIndex, and at each delivery
 // millisecond re-puts them to REAL_TOPIC / REAL_QID through the delay levels' path
-// (stored_message.h timeupMessage), then appends a TimerProgress record to queue 1. Its whole
+// (stored_message.h timeupMessage), at most timerMaxDeliverRate a second (token bucket; a large
+// millisecond is split), then appends a TimerProgress record to queue 1. Its whole
 // durable state is in the commit log: a slave has it byte for byte, a promoted slave rebuilds
 // from it (start()).
 //
