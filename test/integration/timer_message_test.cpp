@@ -228,3 +228,25 @@ TEST_CASE("timer: a backlog due while the broker was down drains at timerMaxDeli
   // The plain sends were stored while the backlog was still going out, not after it.
   CHECK(plainMsgs.front().storeTimestamp < last);
 }
+
+TEST_CASE("timer: timerInterceptDelayLevel routes DELAY levels through the timer; without it they stay in SCHEDULE_TOPIC_XXXX") {
+  DevNode node({.extraStore = "timerInterceptDelayLevel = true"});  // dev node: every level is 1 s
+  REQUIRE(node.start());
+  std::string topic = uniqueName("TimerLevel");
+  REQUIRE(node.createTopic(topic, 1));
+  auto producer = startProducer(producerOptions(node));
+  auto pc = startPullConsumer(pullOptions(node));
+  auto sentAt = nowMillis();
+  REQUIRE(producer->send(timerMessage(topic, "level", prop::DELAY, 3)).ok());
+  auto d = collect(*pc, topic, 1, std::chrono::seconds(10));
+  REQUIRE(d.byKey.size() == 1);
+  const MessageExt& m = d.byKey.begin()->second.front();
+  CHECK(m.storeTimestamp - sentAt >= 1000);
+  REQUIRE(m.property(prop::TIMER_DELAY_LEVEL));
+  CHECK(*m.property(prop::TIMER_DELAY_LEVEL) == "3");
+  CHECK_FALSE(m.property(prop::DELAY));
+  CHECK(m.property(prop::TIMER_OUT_MS));
+  TestClient c;
+  CHECK(maxOffset(c, node.brokerAddr, "SCHEDULE_TOPIC_XXXX", 2) <= 0);  // never parked there
+  CHECK(runtimeValue(node, "timerDeliveredCount") == "1");
+}
