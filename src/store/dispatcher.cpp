@@ -3,6 +3,7 @@
 #include <charconv>
 #include <chrono>
 
+#include "common/timer_properties.h"
 #include "common/fault_point.h"
 #include "common/log.h"
 
@@ -26,6 +27,12 @@ int64_t Dispatcher::tagsCodeOf(const RecordView& r) const {
       std::from_chars(level->data(), level->data() + level->size(), lv);
       if (lv > static_cast<int>(delayMillis_.size())) lv = static_cast<int>(delayMillis_.size());
       if (lv > 0) return r.storeTimestamp + delayMillis_[static_cast<size_t>(lv - 1)];
+    }
+  } else if (r.topic == kTimerTopic && r.queueId == kTimerQueueId) {
+    if (auto out = findEncodedProperty(r.properties, prop::TIMER_OUT_MS)) {
+      int64_t ms = 0;
+      std::from_chars(out->data(), out->data() + out->size(), ms);
+      return ms;
     }
   }
   auto tags = findEncodedProperty(r.properties, prop::TAGS);

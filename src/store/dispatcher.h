@@ -14,6 +14,7 @@
 //
 // Fault point dispatch_stall (common/fault_point.h): while armed the thread dispatches nothing
 // (appends go on, stalled() stays false); consumers see the messages once it is disarmed.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -66,7 +67,13 @@ class Dispatcher {
   }
   int64_t position() const { return position_.load(std::memory_order_acquire); }
   int maxDelayLevel() const { return static_cast<int>(delayMillis_.size()); }
-  // Tags code a record gets in its consume queue (delivery time for SCHEDULE_TOPIC_XXXX).
+  // Delay of a level capped at maxDelayLevel(); 0 for level <= 0.
+  int64_t delayMillisOf(int level) const {
+    if (level <= 0 || delayMillis_.empty()) return 0;
+    return delayMillis_[static_cast<size_t>(std::min(level, maxDelayLevel()) - 1)];
+  }
+  // Tags code a record gets in its consume queue (delivery time for SCHEDULE_TOPIC_XXXX and for
+  // the parked timer messages: TIMER_OUT_MS).
   int64_t tagsCodeOf(const RecordView& r) const;
 
  private:

@@ -110,6 +110,9 @@ class MessageStore {
   // of the hot/cold transfer caps); filter may be null (accept all).
   GetMessageResult getMessages(std::string_view topic, int queueId, int64_t offset, int maxMsgNums,
                                int maxTotalBytes, const MessageFilter* filter) const;
+  // Consume-queue units of topic/queueId from `offset` (clamped up to the queue's min offset), at
+  // most maxUnits, fillers skipped; reads no record (the timer rebuilds its index from these).
+  std::vector<QueueUnit> queueUnits(std::string_view topic, int queueId, int64_t offset, int64_t maxUnits) const;
   int64_t minOffsetInQueue(std::string_view topic, int queueId) const;
   int64_t maxOffsetInQueue(std::string_view topic, int queueId) const;  // next offset to write
   // Queue offset of the first message stored at or after `timestampMs` (binary search).

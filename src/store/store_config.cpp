@@ -89,6 +89,15 @@ void StoreConfig::visit(config::FieldVisitor& v) {
   v.field({"haSlaveFallbehindMax", "SYNC_MASTER: bytes a slave may lag before SLAVE_NOT_AVAILABLE", 0,
            INT32_MAX}, haSlaveFallbehindMax);
   v.field({"flushDelayOffsetInterval", "ms between delayOffset.json writes", 100, 3600000}, flushDelayOffsetInterval);
+  v.field({"timerWheelEnable", "Accept timer messages (TIMER_DELIVER_MS / TIMER_DELAY_SEC / TIMER_DELAY_MS)"},
+          timerWheelEnable);
+  v.field({"timerMaxDelaySec", "Farthest accepted timer delivery time, seconds from now", 1, INT32_MAX},
+          timerMaxDelaySec);
+  v.field({"timerPrecisionMs", "A timer message due within this many ms is stored at once", 0, 60000},
+          timerPrecisionMs);
+  v.field({"timerInterceptDelayLevel", "DELAY levels are delivered by the timer"}, timerInterceptDelayLevel);
+  v.field({"timerMaxDeliverRate", "Timer messages delivered per second at most (backlog)", 1, 10000000},
+          timerMaxDeliverRate);
 }
 
 namespace {

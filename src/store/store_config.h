@@ -60,6 +60,14 @@ struct StoreConfig {
   bool warmMapedFileEnable = false;  // pre-touch new files' pages (Java's warm-up)
   int64_t flushDelayOffsetInterval = 10000;  // ms between delayOffset.json writes
 
+  // Timer messages (RocketMQ 5.x MessageStoreConfig names; store/timer_rewrite.h, broker
+  // delivery/timer_message_service.h).
+  bool timerWheelEnable = true;            // park TIMER_* messages (false: refuse them, as 5.x)
+  int32_t timerMaxDelaySec = 3 * 24 * 3600;  // farther delivery times are refused
+  int32_t timerPrecisionMs = 100;          // due within this: stored as a normal message at once (5.x: 1000)
+  bool timerInterceptDelayLevel = false;   // DELAY levels go through the timer instead of SCHEDULE_TOPIC
+  int32_t timerMaxDeliverRate = 20000;     // messages/s the master re-puts at most (a backlog after a restart)
+
   // HA replication (PROTOCOL.md §9; Java's MessageStoreConfig ha* keys, same defaults).
   int32_t haListenPort = 0;                     // 0 = listenPort + 1 (what Java's BrokerStartup forces)
   int32_t haSendHeartbeatInterval = 5000;       // ms: idle master heartbeat frame / slave offset report

@@ -155,6 +155,25 @@ GetMessageResult MessageStore::getMessages(std::string_view topic, int queueId, 
   return res;
 }
 
+std::vector<QueueUnit> MessageStore::queueUnits(std::string_view topic, int queueId, int64_t offset,
+                                               int64_t maxUnits) const {
+  std::vector<QueueUnit> out;
+  auto cq = engine_->cqs.find(topic, queueId);
+  if (!cq) return out;
+  int64_t next = std::max(offset, cq->minOffset());
+  const int64_t end = cq->maxOffset();
+  while (next < end && static_cast<int64_t>(out.size()) < maxUnits) {
+    auto units = cq->unitsFrom(next);
+    if (!units || units->count == 0) break;
+    for (int64_t i = 0; i < units->count && static_cast<int64_t>(out.size()) < maxUnits; ++i, ++next) {
+      CqUnit u = units->at(i);
+      if (u.size == INT_MAX) continue;  // filler unit
+      out.push_back({next, u.phyOffset, u.size, u.tagsCode});
+    }
+  }
+  return out;
+}
+
 int64_t MessageStore::minOffsetInQueue(std::string_view topic, int queueId) const {
   auto cq = engine_->cqs.find(topic, queueId);
   return cq ? cq->minOffset() : 0;

@@ -14,6 +14,19 @@
 namespace rmq::store {
 
 inline constexpr std::string_view kScheduleTopic = "SCHEDULE_TOPIC_XXXX";
+// Timer messages (store/timer_rewrite.h): queue 0 holds the parked messages and delete markers
+// (tags code = delivery time), queue 1 the delivery progress records (broker/delivery/timer_*).
+inline constexpr std::string_view kTimerTopic = "rmq_sys_wheel_timer";
+inline constexpr int kTimerQueueId = 0;
+inline constexpr int kTimerProgressQueueId = 1;
+
+// One consume-queue unit read without its record (MessageStore::queueUnits).
+struct QueueUnit {
+  int64_t queueOffset = 0;
+  int64_t phyOffset = 0;
+  int32_t size = 0;
+  int64_t tagsCode = 0;
+};
 
 // Java PutMessageStatus (the broker maps it to a response code).
 enum class PutStatus {
@@ -27,6 +40,8 @@ enum class PutStatus {
   PROPERTIES_SIZE_EXCEEDED,  // properties string over 32767
   OS_PAGECACHE_BUSY,
   UNKNOWN_ERROR,
+  WHEEL_TIMER_MSG_ILLEGAL,   // timer message: bad time property, too far, or a late delete marker
+  WHEEL_TIMER_NOT_ENABLE,    // timer properties while timerWheelEnable=false (5.x refuses them too)
 };
 const char* toString(PutStatus s);
 int toResponseCode(PutStatus s);  // SUCCESS, FLUSH_DISK_TIMEOUT, SERVICE_NOT_AVAILABLE, ...

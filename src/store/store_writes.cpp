@@ -13,6 +13,7 @@
 #include "store/live_store_keys.h"
 #include "store/message_store.h"
 #include "store/store_engine.h"
+#include "store/timer_rewrite.h"
 
 namespace rmq::store {
 
@@ -29,6 +30,12 @@ AppendResult unavailable(const StoreEngine& e) {
 
 // Fault point commitlog_append: the append fails before a byte is written (Java's
 // PutMessageStatus.UNKNOWN_ERROR, answered SYSTEM_ERROR).
+AppendResult refused(PutStatus status) {
+  AppendResult r;
+  r.status = status;
+  return r;
+}
+
 AppendResult injectedAppendFailure() {
   AppendResult r;
   r.status = PutStatus::UNKNOWN_ERROR;
@@ -79,34 +86,44 @@ AppendResult MessageStore::append(const MessageToStore& msg) {
   if (fault::armed(fault::Point::CommitLogAppend)) return injectedAppendFailure();
   int32_t tt = sysflag::transactionType(msg.sysFlag);
   if (!msg.delayDelivered && (tt == sysflag::TRANSACTION_NOT_TYPE || tt == sysflag::TRANSACTION_COMMIT_TYPE)) {
-    if (auto delay = findEncodedProperty(msg.properties, prop::DELAY)) {
-      int level = 0;
-      std::from_chars(delay->data(), delay->data() + delay->size(), level);
-      int maxLevel = e.dispatcher.maxDelayLevel();
-      if (level > 0 && maxLevel > 0) {
-        // Park in SCHEDULE_TOPIC_XXXX queue level-1 with the real destination in properties,
-        // written from the message's map as Java does (WAIT back in, DELAY clamped, HashMap order).
-        thread_local JavaStringMap props;
-        props.clear();
-        putEncodedProperties(props, msg.properties);
-        if (msg.waitProperty) props.put(prop::WAIT, *msg.waitProperty);
-        std::string clamped;
-        if (level > maxLevel) {
-          level = maxLevel;
-          clamped = std::to_string(level);
-          props.put(prop::DELAY, clamped);
-        }
-        std::string realQid = std::to_string(msg.queueId);
-        props.put(prop::REAL_TOPIC, msg.topic);
-        props.put(prop::REAL_QID, realQid);
-        std::string encoded;
-        appendProperties(encoded, props);
+    int level = delayLevelOf(msg.properties);
+    auto timer = rewriteTimer(msg, e.cfg, nowMillis(), level, e.dispatcher.delayMillisOf(level));
+    switch (timer.decision) {
+      case TimerDecision::Park: {
         MessageToStore parked = msg;
-        parked.topic = kScheduleTopic;
-        parked.queueId = level - 1;
-        parked.properties = encoded;
+        parked.topic = kTimerTopic;
+        parked.queueId = kTimerQueueId;
+        parked.properties = timer.properties;
         return e.checked(e.commitLog.append(parked));
       }
+      case TimerDecision::Illegal: return refused(PutStatus::WHEEL_TIMER_MSG_ILLEGAL);
+      case TimerDecision::NotEnabled: return refused(PutStatus::WHEEL_TIMER_NOT_ENABLE);
+      case TimerDecision::NotTimer: break;
+    }
+    int maxLevel = e.dispatcher.maxDelayLevel();
+    if (level > 0 && maxLevel > 0) {
+      // Park in SCHEDULE_TOPIC_XXXX queue level-1 with the real destination in properties,
+      // written from the message's map as Java does (WAIT back in, DELAY clamped, HashMap order).
+      thread_local JavaStringMap props;
+      props.clear();
+      putEncodedProperties(props, msg.properties);
+      if (msg.waitProperty) props.put(prop::WAIT, *msg.waitProperty);
+      std::string clamped;
+      if (level > maxLevel) {
+        level = maxLevel;
+        clamped = std::to_string(level);
+        props.put(prop::DELAY, clamped);
+      }
+      std::string realQid = std::to_string(msg.queueId);
+      props.put(prop::REAL_TOPIC, msg.topic);
+      props.put(prop::REAL_QID, realQid);
+      std::string encoded;
+      appendProperties(encoded, props);
+      MessageToStore parked = msg;
+      parked.topic = kScheduleTopic;
+      parked.queueId = level - 1;
+      parked.properties = encoded;
+      return e.checked(e.commitLog.append(parked));
     }
   }
   return e.checked(e.commitLog.append(msg));
@@ -132,6 +149,13 @@ std::string MessageStore::remarkFor(PutStatus s, std::string_view detail) const 
       if (!detail.empty()) log::warn("message refused: {}", detail);
       return fmt::format("the message is illegal, maybe msg body or properties length not matched. msg body length "
                          "limit {}B, msg properties length limit 32KB.", liveRead(engine_->cfg.maxMessageSize));
+    case PutStatus::WHEEL_TIMER_MSG_ILLEGAL:  // 5.x SendMessageProcessor's remark
+      return "timer message illegal, the delay time should not be bigger than the max delay " +
+             std::to_string(int64_t{engine_->cfg.timerMaxDelaySec} * 1000) +
+             "ms; or if set del msg, the delay time should be bigger than the current time";
+    case PutStatus::WHEEL_TIMER_NOT_ENABLE:
+      return std::string("accurate timer message is not enabled, timerWheelEnable is ") +
+             (engine_->cfg.timerWheelEnable ? "true" : "false");
     default: return std::string(toString(s)) + (detail.empty() ? "" : ": ") + std::string(detail);
   }
 }
@@ -148,6 +172,8 @@ const char* toString(PutStatus s) {
     case PutStatus::PROPERTIES_SIZE_EXCEEDED: return "PROPERTIES_SIZE_EXCEEDED";
     case PutStatus::OS_PAGECACHE_BUSY: return "OS_PAGECACHE_BUSY";
     case PutStatus::UNKNOWN_ERROR: return "UNKNOWN_ERROR";
+    case PutStatus::WHEEL_TIMER_MSG_ILLEGAL: return "WHEEL_TIMER_MSG_ILLEGAL";
+    case PutStatus::WHEEL_TIMER_NOT_ENABLE: return "WHEEL_TIMER_NOT_ENABLE";
   }
   return "UNKNOWN_ERROR";
 }
@@ -160,7 +186,8 @@ int toResponseCode(PutStatus s) {
     case PutStatus::SLAVE_NOT_AVAILABLE: return ResponseCode::SLAVE_NOT_AVAILABLE;
     case PutStatus::SERVICE_NOT_AVAILABLE: return ResponseCode::SERVICE_NOT_AVAILABLE;
     case PutStatus::MESSAGE_ILLEGAL:
-    case PutStatus::PROPERTIES_SIZE_EXCEEDED: return ResponseCode::MESSAGE_ILLEGAL;
+    case PutStatus::PROPERTIES_SIZE_EXCEEDED:
+    case PutStatus::WHEEL_TIMER_MSG_ILLEGAL: return ResponseCode::MESSAGE_ILLEGAL;
     case PutStatus::OS_PAGECACHE_BUSY: return ResponseCode::SYSTEM_ERROR;  // Java 4.9.8 (a retried code)
     default: return ResponseCode::SYSTEM_ERROR;
   }

@@ -46,6 +46,7 @@ class TopicConfigManager;        // broker-admin: topics.json (topic_config_mana
 class SubscriptionGroupManager;  // broker-admin: subscriptionGroup.json
 class ConsumerOffsetManager;     // broker-admin: consumerOffset.json
 class ScheduleMessageService;    // broker-admin: delay levels, delayOffset.json
+class TimerMessageService;       // timer messages (delivery/timer_message_service.h)
 class ClientManager;             // broker-core: producer/consumer registries (client_manager.h)
 class PullRequestHold;           // broker-core: parked long-poll pulls (pull_request_hold.h)
 class TransactionalMessageService;  // half messages, END_TRANSACTION, check-back (transaction/)
@@ -95,6 +96,7 @@ struct BrokerContext {
   // The dispatcher's latency histograms (set by the controller before any processor runs; null
   // in component tests): runtime info's putMessageDistributeTime / putLatency99.
   std::shared_ptr<RequestLatency> latency;
+  TimerMessageService* timer = nullptr;  // set by the controller (runtime info, /metrics)
   // The ACL (aclEnable = true), set by the controller before any processor runs; null when off.
   acl::AclManager* acl = nullptr;
   // The --config file UPDATE_BROKER_CONFIG writes its keys into (config/config_file_persister.h);

@@ -30,6 +30,7 @@
 #include "roles/broker/processors/pull_processor.h"
 #include "roles/broker/delivery/pull_request_hold.h"
 #include "roles/broker/delivery/schedule_message_service.h"
+#include "roles/broker/delivery/timer_message_service.h"
 #include "roles/broker/processors/end_transaction_processor.h"
 #include "roles/broker/transaction/transactional_message_service.h"
 #include "roles/broker/processors/reply_processor.h"
@@ -79,6 +80,7 @@ Result<void> BrokerController::openStoreAndManagers() {
   if (!levels) return makeError(levels.error().code, "messageDelayLevel: " + levels.error().message);
   schedule_ = std::make_unique<ScheduleMessageService>(*store_, *levels, configDir, storeConfig_.flushDelayOffsetInterval);
   if (auto r = schedule_->load(); !r) return makeError(r.error().code, "delay offsets: " + r.error().message);
+  timer_ = std::make_unique<TimerMessageService>(*store_, store_->config());
   return {};
 }
 
@@ -192,12 +194,15 @@ Result<void> BrokerController::start() {
                                schedule_.get(), *clients_, *pullHold_, background_.get_executor(),
                                store_->storeHost(), {false}, {}, {}});
   ctx_->latency = latency_;
+  ctx_->timer = timer_.get();
   ctx_->role.configure(!storeConfig_.isSlave() && !failover, config_.brokerId, failover);
   // A restarted failover broker resumes at the newest epoch its log holds, never below it.
   if (failover) ctx_->role.becomeSlave(epochs_->lastEpoch(), config_.brokerId);
   if (configFile_) ctx_->configFile = configFile_;
-  store_->setArrivalListener([hold = pullHold_.get()](const std::string& topic, int queueId, int64_t queueOffset,
-                                                      int64_t tagsCode, int64_t, std::string_view props) {
+  store_->setArrivalListener([hold = pullHold_.get(), timer = timer_.get()](
+                                 const std::string& topic, int queueId, int64_t queueOffset, int64_t tagsCode,
+                                 int64_t, std::string_view props) {
+    if (queueId == store::kTimerQueueId && topic == store::kTimerTopic) timer->wake();
     hold->notifyMessageArriving(topic, queueId, queueOffset + 1, tagsCode, props);
   });
 
@@ -239,6 +244,7 @@ Result<void> BrokerController::start() {
   started_ = true;  // from here on shutdown() has work to undo
   if (auto r = startServers(); !r) return r;
   if (ctx_->role.isMaster()) schedule_->start();
+  if (ctx_->role.isMaster()) timer_->start();
   if (ctx_->role.isMaster()) transactions_->start();
   startHousekeeping();
   replication_->start();
@@ -258,17 +264,19 @@ Result<void> BrokerController::start() {
   return {};
 }
 
-// Failover (failover/README.md): the coordinator flips the role at run time; the delay and
+// Failover (failover/README.md): the coordinator flips the role at run time; the delay, timer and
 // transaction-check services run only while this broker is master.
 void BrokerController::createFailover() {
   FailoverCoordinator::Hooks hooks;
   hooks.becameMaster = [this] {
     schedule_->start();
+    timer_->start();  // rebuilds the pending timers from the replicated store
     transactions_->start();
     registrar_->registerSoon();
   };
   hooks.becameSlave = [this] {
     schedule_->shutdown();
+    timer_->shutdown();
     transactions_->shutdown();
     registrar_->registerSoon();
   };
@@ -317,6 +325,7 @@ void BrokerController::shutdown() {
   pullHold_->wakeAll();  // anything that parked during the drain
   topics_->setOnTopicCreated(nullptr);
   schedule_->shutdown();
+  timer_->shutdown();
   if (transactions_) transactions_->shutdown();
   backgroundGuard_.reset();
   background_.stop();

@@ -47,6 +47,7 @@ class TopicConfigManager;
 class SubscriptionGroupManager;
 class ConsumerOffsetManager;
 class ScheduleMessageService;
+class TimerMessageService;
 class TransactionalMessageService;
 class ClientManager;
 class PullRequestHold;
@@ -111,6 +112,7 @@ class BrokerController {
   std::unique_ptr<SubscriptionGroupManager> groups_;
   std::unique_ptr<ConsumerOffsetManager> offsets_;
   std::unique_ptr<ScheduleMessageService> schedule_;
+  std::unique_ptr<TimerMessageService> timer_;
   std::unique_ptr<TransactionalMessageService> transactions_;
   std::unique_ptr<ClientManager> clients_;
   std::unique_ptr<PullRequestHold> pullHold_;

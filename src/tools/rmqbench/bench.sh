@@ -19,7 +19,9 @@
 # brokers with failoverEnable and a one-member etcd on this machine, as a single box runs it);
 # FAILOVER_ROUNDS (default 3) alternating pairs, fresh processes each; prints each run's TPS and
 # the etcd member's CPU, the on/off ratio of each pair and their median.
-# Usage: src/tools/rmqbench/bench.sh <build-dir> [seconds per run, default 5] [all|repl|failover|conns|soak, default all]
+# Mode `timer` (issue 22): timer-message enqueue rate vs plain sends, delivery lag at 10,000
+# timers/s, broker RSS with TIMER_PENDING (default 1,000,000) pending timers.
+# Usage: src/tools/rmqbench/bench.sh <build-dir> [seconds per run, default 5] [all|repl|failover|conns|soak|timer, default all]
 # (build it first: BUILD_DIR=build/release scripts/build.sh Release rmqnode rmqadmin rmqbench)
 set -euo pipefail
 build=$(realpath "${1:?usage: bench.sh <build-dir> [seconds] [all|repl]}")
@@ -267,6 +269,42 @@ if [ "$mode" = soak ]; then
   grep -h SUMMARY "$dir/producer.txt" "$dir/consumer.txt" "$dir/conns.txt"
   awk 'NR==1 {f=$2; mn=$2; mx=$2} {if ($2<mn) mn=$2; if ($2>mx) mx=$2; l=$2; if ($1>=60 && !m) m=$2} END {printf "SUMMARY soak %d samples: broker RssAnon first %d KiB, at 1 min %d KiB, min %d, max %d, last %d KiB\n", NR, f, m, mn, mx, l}' "$dir/rss.txt"
   cp "$dir/rss.txt" "${SOAK_RSS_OUT:-/dev/null}" 2>/dev/null || true
+  stop_node
+  exit 0
+fi
+
+if [ "$mode" = timer ]; then
+  # Issue 22. One fresh dev node: (1) 1 KiB sync sends with 16 workers, plain vs timer messages due
+  # in 60 s (enqueue rate, goal >= 80 %); (2) 10,000 timers/s for $secs s, all due 15 s after their
+  # send, then their delivery lag p50/p99 (timer-lag); (3) broker RssAnon before and with
+  # TIMER_PENDING (default 1,000,000) pending timers (256 B bodies, due in 1 h).
+  dir="$work/timer"; mkdir -p "$dir"
+  start_dev_node "$dir"
+  for t in BenchPlain BenchTimer BenchLag BenchPending; do
+    "$admin" updateTopic -n "127.0.0.1:$ns" -b "127.0.0.1:$bp" -t "$t" -r 8 -w 8 >/dev/null
+  done
+  sleep 1
+  rss() { awk '/RssAnon/ {print $2}' /proc/$pid/status; }
+  rss0=$(rss)
+  plain=$("$bench" producer -n "127.0.0.1:$ns" --topic BenchPlain -t 16 -s 1024 -d "$secs" | grep SUMMARY)
+  timer=$("$bench" producer -n "127.0.0.1:$ns" --topic BenchTimer -t 16 -s 1024 -d "$secs" --timer-ms 60000 | grep SUMMARY)
+  echo "$plain"; echo "$timer"
+  tps() { sed -E 's/.*TPS ([0-9.]+).*/\1/' <<<"$1"; }
+  awk -v a="$(tps "$plain")" -v b="$(tps "$timer")" 'BEGIN {printf "SUMMARY timer enqueue: %.0f TPS = %.1f %% of plain sends %.0f TPS (goal >= 80 %%)\n", b, 100 * b / a, a}'
+  lagn=$((10000 * secs))
+  "$bench" producer -n "127.0.0.1:$ns" --topic BenchLag -t 16 -s 256 -c "$lagn" --tps 10000 --timer-ms 15000 | grep SUMMARY
+  "$bench" timer-lag -n "127.0.0.1:$ns" --topic BenchLag -c "$lagn" --timeout $((secs + 60))
+  pending=${TIMER_PENDING:-1000000}
+  pendingNow() { "$admin" brokerStatus -n "127.0.0.1:$ns" -b "127.0.0.1:$bp" | awk '/timerPendingCount/ {print $3}'; }
+  pending1=$(pendingNow)
+  rss1=$(rss)
+  "$bench" producer -n "127.0.0.1:$ns" --topic BenchPending -t 32 -s 256 -c "$pending" --batch 1 --timer-ms 3600000 | grep SUMMARY
+  sleep 2
+  rss2=$(rss)
+  "$admin" brokerStatus -n "127.0.0.1:$ns" -b "127.0.0.1:$bp" | grep -E "timerPendingCount|timerIndexBytes"
+  pending2=$(pendingNow)
+  added=$((pending2 - pending1))
+  echo "SUMMARY timer pending $pending2 ($added added): broker RssAnon start $rss0 KiB, before $rss1 KiB, with them pending $rss2 KiB ($(( (rss2 - rss1) * 1024 / (added > 0 ? added : 1) )) B per added timer)"
   stop_node
   exit 0
 fi

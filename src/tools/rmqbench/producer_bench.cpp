@@ -3,7 +3,8 @@
 // the blocking send(), like Java's benchmark), --async (-t chains of callback sends: each
 // completion issues the next, so -t sends are in flight). --instances P spreads the workers over P
 // Producer objects (one connection each). --batch B sends B messages per request (TPS counts
-// messages). Prints Send TPS and latency each second and a SUMMARY line.
+// messages). --timer-ms M sends timer messages due M ms after their send (`rmqbench timer-lag`
+// measures their delivery). Prints Send TPS and latency each second and a SUMMARY line.
 #include <condition_variable>
 #include <cstdio>
 #include <fmt/format.h>
@@ -11,7 +12,9 @@
 #include <thread>
 #include <unistd.h>
 
+#include "common/timer_properties.h"
 #include "client/producer/producer.h"
+#include "common/wall_clock.h"
 #include "tools/rmqbench/bench_driver.h"
 #include "tools/rmqbench/bench_registry.h"
 
@@ -21,6 +24,7 @@ namespace {
 struct ProducerBenchOptions {
   std::string namesrv, topic, tag, group;
   int bodySize = 1024, instances = 1, batch = 1, delayLevel = 0;
+  int64_t timerMs = 0;  // --timer-ms: timer messages due this long after their send (TIMER_DELIVER_MS)
   bool keys = false, async = false, blocking = false, json = false;
   LoadOptions load;
   net::TlsContextPtr tls;  // --tls
@@ -39,6 +43,7 @@ class MessageFactory {
     if (!o_.tag.empty()) m.putProperty(prop::TAGS, o_.tag);
     if (o_.keys) m.putProperty(prop::KEYS, fmt::format("bench-{}-{}", worker, seq));
     if (o_.delayLevel > 0) m.putProperty(prop::DELAY, std::to_string(o_.delayLevel));
+    if (o_.timerMs > 0) m.putProperty(prop::TIMER_DELIVER_MS, std::to_string(nowMillis() + o_.timerMs));
     return m;
   }
   std::vector<Message> makeBatch(int worker, int64_t seq) const {
@@ -63,6 +68,7 @@ bool readOptions(OptionValues& args, ProducerBenchOptions& o) {
   o.instances = static_cast<int>(args.getInt({"instances"}, 1));
   o.batch = static_cast<int>(args.getInt({"batch"}, 1));
   o.delayLevel = static_cast<int>(args.getInt({"delay-level"}, 0));
+  o.timerMs = args.getInt({"timer-ms"}, 0);
   o.load.rate = args.getDouble({"tps"}, 0);
   o.keys = args.flag("keys");
   o.async = args.flag("async");
@@ -70,8 +76,8 @@ bool readOptions(OptionValues& args, ProducerBenchOptions& o) {
   o.json = args.flag("json");
   if (auto tls = tlsFromArgs(args); tls) o.tls = std::move(*tls);
   else args.addError(tls.error().message);
-  if (o.bodySize < 1 || o.instances < 1 || o.batch < 1 || o.delayLevel < 0)
-    args.addError("-s, --instances, --batch must be >= 1 and --delay-level >= 0");
+  if (o.bodySize < 1 || o.instances < 1 || o.batch < 1 || o.delayLevel < 0 || o.timerMs < 0)
+    args.addError("-s, --instances, --batch must be >= 1 and --delay-level, --timer-ms >= 0");
   if (o.load.rate > 0 && (o.async || o.blocking)) args.addError("--tps paces sync (coroutine) sends only");
   if (o.async && o.blocking) args.addError("--async and --blocking exclude each other");
   if (o.async && o.batch > 1) args.addError("--batch works with sync and --blocking sends only");
@@ -202,6 +208,7 @@ std::vector<OptionSpec> producerOptions() {
                                  {"--tag <tag>", "default TagA"},
                                  {"--keys", "a unique key per message"},
                                  {"--delay-level <n>", "delay level (default 0)", kInteger},
+                                 {"--timer-ms <ms>", "timer messages: TIMER_DELIVER_MS = send time + ms (see timer-lag)", kInteger},
                                  {"--tps <n>", "pace sync sends to this total rate", kNumber},
                                  {"--group <group>", "default benchmark_producer"},
                                  jsonOption()});

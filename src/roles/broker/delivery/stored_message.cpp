@@ -65,14 +65,16 @@ store::MessageToStore reputMessage(const RecordView& rec, std::string_view topic
   return m;
 }
 
-std::optional<store::MessageToStore> delayTimeup(const RecordView& rec) {
+std::optional<store::MessageToStore> delayTimeup(const RecordView& rec) { return timeupMessage(rec, rec.properties); }
+
+std::optional<store::MessageToStore> timeupMessage(const RecordView& rec, std::string_view properties) {
   auto realTopic = findEncodedProperty(rec.properties, prop::REAL_TOPIC);
   auto realQid = findEncodedProperty(rec.properties, prop::REAL_QID);
   if (!realTopic || !realQid || realTopic->empty()) return std::nullopt;
   int32_t queueId = 0;
   auto [end, ec] = std::from_chars(realQid->data(), realQid->data() + realQid->size(), queueId);
   if (ec != std::errc() || end != realQid->data() + realQid->size() || queueId < 0) return std::nullopt;
-  store::MessageToStore m = reputMessage(rec, *realTopic, queueId, rec.properties);
+  store::MessageToStore m = reputMessage(rec, *realTopic, queueId, properties);
   m.delayDelivered = true;
   return m;
 }

@@ -39,5 +39,9 @@ store::MessageToStore reputMessage(const RecordView& rec, std::string_view topic
 // park it again. Empty when REAL_TOPIC / REAL_QID are missing or the queue id is not a number.
 // The result views `rec`'s bytes.
 std::optional<store::MessageToStore> delayTimeup(const RecordView& rec);
+// The same re-put for any parked record (delay levels and timer messages: one path), stored with
+// `properties` (the timer's: REAL_TOPIC / REAL_QID removed, TIMER_ENQUEUE_MS / TIMER_DEQUEUE_MS
+// added). The result views `rec`'s bytes and `properties`.
+std::optional<store::MessageToStore> timeupMessage(const RecordView& rec, std::string_view properties);
 
 }  // namespace rmq::broker

@@ -13,6 +13,7 @@
 
 #include "roles/broker/clients/client_manager.h"
 #include "roles/broker/delivery/pull_request_hold.h"
+#include "roles/broker/delivery/timer_message_service.h"
 #include "roles/broker/processors/admin_support.h"
 #include "roles/broker/metadata/consumer_offset_manager.h"
 #include "roles/broker/metadata/topic_config.h"
@@ -290,6 +291,20 @@ void writeOwn(BrokerContext& ctx, const BrokerMetricsSources& src, int64_t store
   LabelList conn = base;
   conn.emplace_back("role", "broker");
   w.sample("rmqnode_connections", conn, static_cast<double>(src.connections));
+
+  if (ctx.timer) {
+    TimerStats t = ctx.timer->stats();
+    one("rmqnode_timer_pending", "Timer messages waiting for their delivery time (0 on a slave).", "gauge",
+        static_cast<double>(t.pending));
+    one("rmqnode_timer_delivered_total", "Timer messages delivered to their real topic since start.", "counter",
+        static_cast<double>(t.delivered));
+    one("rmqnode_timer_cancelled_total", "Timer messages cancelled by a delete marker since start.", "counter",
+        static_cast<double>(t.cancelled));
+    one("rmqnode_timer_overdue_ms", "How far behind its time the earliest pending timer message is (backlog).",
+        "gauge", static_cast<double>(t.overdueMs));
+    one("rmqnode_timer_lag_p99_ms", "Delivery lag p99 (store time - due time) of the last 8192 deliveries.", "gauge",
+        static_cast<double>(t.lagP99Ms));
+  }
 
   auto gc = ctx.store.groupCommitHistograms();
   w.histogram("rmqnode_group_commit_flush_seconds", "Time inside msync per group-commit flush (SYNC_FLUSH).", base,

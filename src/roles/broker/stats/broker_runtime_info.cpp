@@ -15,6 +15,7 @@
 #include "roles/broker/stats/request_latency.h"
 #include "roles/broker/metadata/json_text.h"
 #include "roles/broker/delivery/schedule_message_service.h"
+#include "roles/broker/delivery/timer_message_service.h"
 #include "roles/broker/replication/broker_replication.h"
 #include "roles/broker/metadata/topic_config.h"
 #include "store/disk_space.h"
@@ -309,6 +310,8 @@ RuntimeTable runtimeInfoTable(BrokerContext& ctx, const PutStatsSampler* sampler
       put(fmt::format("scheduleMessageOffset_{}", level), fmt::format("{},{}", offset, std::max<int64_t>(max, 0)));
     }
   }
+  if (ctx.timer)
+    for (auto& [k, v] : ctx.timer->runtimeInfo()) put(k, v);
   if (ctx.replication) ctx.replication->appendRuntimeInfo(kv);
   return kv;
 }

@@ -1,0 +1,252 @@
+// Timer messages (5.x TIMER_* properties sent as user properties by our 4.x client library):
+// delivery once at the time, cancel, past / now / too-far times, restart and kill -9 with pending
+// and due timers. The 60-s 10,000-timer run is `rmqbench timer`, not CI.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
+#include <climits>
+#include <set>
+#include <thread>
+
+#include "common/timer_properties.h"
+#include "broker_calls.h"
+#include "client/message_helpers.h"
+#include "client_fixture.h"
+#include "common/request_code.h"
+#include "common/response_code.h"
+#include "common/wall_clock.h"
+#include "dev_node.h"
+
+using namespace rmq;
+using namespace rmq::client;
+using namespace rmq::test;
+
+namespace {
+
+Message timerMessage(const std::string& topic, const std::string& body, std::string_view key, int64_t value) {
+  Message m;
+  m.topic = topic;
+  m.body = body;
+  m.putProperty(prop::TAGS, "TagT");
+  m.putProperty(key, std::to_string(value));
+  return m;
+}
+
+// Every delivered message by UNIQ_KEY (duplicates counted) once `expected` distinct ones are there.
+struct Delivered {
+  std::map<std::string, std::vector<MessageExt>> byKey;
+  size_t total = 0;
+  size_t duplicates() const { return total - byKey.size(); }
+};
+
+Delivered collect(PullConsumer& pc, const std::string& topic, size_t expected, std::chrono::seconds timeout) {
+  Delivered d;
+  eventually([&] {
+    d = {};
+    for (auto& m : pullAll(pc, topic)) {
+      ++d.total;
+      d.byKey[uniqKey(m)].push_back(std::move(m));
+    }
+    return d.byKey.size() >= expected;
+  }, timeout);
+  return d;
+}
+
+int64_t deliverAt(const MessageExt& m) {
+  auto* out = m.property(prop::TIMER_OUT_MS);
+  return out ? std::stoll(*out) : -1;
+}
+
+std::string runtimeValue(DevNode& node, const char* key) {
+  TestClient c;
+  auto info = parseBody(invoke(c, node.brokerAddr, request(RequestCode::GET_BROKER_RUNTIME_INFO, {})));
+  return info["table"].HasMember(key) ? std::string(info["table"][key].GetString()) : std::string("absent");
+}
+
+}  // namespace
+
+TEST_CASE_FIXTURE(NodeWithProducer, "timer: 300 timers over 2 s are each delivered once, at their time (p99 < 100 ms)") {
+  std::string topic = newTopic("Timer", 4);
+  auto pc = startPullConsumer(pullOptions(node));
+  const int n = 300;
+  int64_t t0 = nowMillis() + 500;
+  for (int i = 0; i < n; ++i) {
+    // Absolute times for most, relative ones (TIMER_DELAY_MS / TIMER_DELAY_SEC) for some.
+    Message m = i % 10 == 1 ? timerMessage(topic, "b" + std::to_string(i), prop::TIMER_DELAY_MS, 1000)
+              : i % 10 == 2 ? timerMessage(topic, "b" + std::to_string(i), prop::TIMER_DELAY_SEC, 1)
+                            : timerMessage(topic, "b" + std::to_string(i), prop::TIMER_DELIVER_MS, t0 + i * 2000 / n);
+    m.putProperty(prop::KEYS, "k" + std::to_string(i));
+    auto r = producer->send(m);
+    REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+  }
+  CHECK(std::stoll(runtimeValue(node, "timerPendingCount")) > 0);
+  auto d = collect(*pc, topic, n, std::chrono::seconds(20));
+  REQUIRE(d.byKey.size() == size_t(n));
+  CHECK(d.duplicates() == 0);
+  std::vector<int64_t> lags;
+  for (auto& [key, copies] : d.byKey) {
+    const MessageExt& m = copies.front();
+    REQUIRE(deliverAt(m) > 0);
+    lags.push_back(m.storeTimestamp - deliverAt(m));
+    CHECK(m.property(prop::TIMER_ENQUEUE_MS));
+    CHECK(m.property(prop::TIMER_DEQUEUE_MS));
+    CHECK_FALSE(m.property(prop::REAL_TOPIC));
+    CHECK(m.tags() == "TagT");
+    CHECK(m.keys().rfind("k", 0) == 0);
+  }
+  std::sort(lags.begin(), lags.end());
+  MESSAGE("delivery lag ms: min " << lags.front() << " p50 " << lags[lags.size() / 2] << " p99 "
+                                  << lags[lags.size() * 99 / 100] << " max " << lags.back());
+  CHECK(lags.front() >= 0);                      // never before its time
+  CHECK(lags[lags.size() * 99 / 100] < 100);     // the precision goal
+  CHECK(runtimeValue(node, "timerDeliveredCount") == std::to_string(n));
+}
+
+TEST_CASE_FIXTURE(NodeWithProducer, "timer: cancel by delete marker; past and now go out at once; too far is refused") {
+  std::string topic = newTopic("TimerCancel", 1);
+  auto pc = startPullConsumer(pullOptions(node));
+  int64_t at = nowMillis() + 1500;
+  auto target = producer->send(timerMessage(topic, "cancelled", prop::TIMER_DELIVER_MS, at));
+  REQUIRE(target.ok());
+  REQUIRE(producer->send(timerMessage(topic, "kept", prop::TIMER_DELIVER_MS, at)).ok());
+  Message marker = timerMessage(topic, "marker", prop::TIMER_DELIVER_MS, at);
+  marker.putProperty(prop::TIMER_DEL_UNIQKEY, topic + "+" + target->msgId);
+  REQUIRE(producer->send(marker).ok());
+
+  // Past and now: normal messages, visible at once.
+  REQUIRE(producer->send(timerMessage(topic, "past", prop::TIMER_DELIVER_MS, nowMillis() - 60'000)).ok());
+  REQUIRE(producer->send(timerMessage(topic, "now", prop::TIMER_DELIVER_MS, nowMillis())).ok());
+  auto early = collect(*pc, topic, 2, std::chrono::seconds(5));
+  std::set<std::string> earlyBodies;
+  for (auto& [k, v] : early.byKey) earlyBodies.insert(v.front().body);
+  CHECK(earlyBodies.count("past") == 1);
+  CHECK(earlyBodies.count("now") == 1);
+
+  // Beyond timerMaxDelaySec (3 days): MESSAGE_ILLEGAL with 5.x's remark.
+  auto far = producer->send(timerMessage(topic, "far", prop::TIMER_DELAY_SEC, 4 * 24 * 3600));
+  REQUIRE_FALSE(far.ok());
+  CHECK(far.error().code == ResponseCode::MESSAGE_ILLEGAL);
+  CHECK(far.error().message.find("timer message illegal") != std::string::npos);
+  // A delete marker for a time already past: refused too.
+  Message late = timerMessage(topic, "late", prop::TIMER_DELIVER_MS, nowMillis() - 1);
+  late.putProperty(prop::TIMER_DEL_UNIQKEY, topic + "+ABC");
+  CHECK_FALSE(producer->send(late).ok());
+
+  auto d = collect(*pc, topic, 3, std::chrono::seconds(10));
+  REQUIRE(d.byKey.size() == 3);
+  std::vector<std::string> bodies;
+  for (auto& [k, v] : d.byKey) bodies.push_back(v.front().body);
+  std::sort(bodies.begin(), bodies.end());
+  CHECK(bodies == std::vector<std::string>{"kept", "now", "past"});
+  CHECK(eventually([&] { return runtimeValue(node, "timerCancelledCount") == "1"; }, std::chrono::seconds(5)));
+  CHECK(runtimeValue(node, "timerPendingCount") == "0");
+}
+
+TEST_CASE("timer: clean restart and kill -9 with pending and due timers: each delivered, duplicates only in flight") {
+  DevNode node;
+  REQUIRE(node.start());
+  std::string topic = uniqueName("TimerCrash");
+  REQUIRE(node.createTopic(topic, 2));
+  const int n = 200;
+  {
+    auto producer = startProducer(producerOptions(node));
+    int64_t t0 = nowMillis() + 2500;
+    // Half due over 1 s after the clean restart (delivered before and during the kill), half after
+    // the kill -9 and its restart.
+    for (int i = 0; i < n; ++i) {
+      int64_t at = i < n / 2 ? t0 + i * 10 : t0 + 6000 + i;
+      auto r = producer->send(timerMessage(topic, "c" + std::to_string(i), prop::TIMER_DELIVER_MS, at));
+      REQUIRE(r.ok());
+    }
+    producer->shutdown();
+  }
+  // A clean restart before anything is due: nothing lost, nothing early.
+  REQUIRE(node.proc.stop() == 0);
+  REQUIRE(node.proc.restart());
+  {
+    // One runtime-info answer: pending and delivered are read together.
+    TestClient c;
+    auto info = brokerRuntimeInfo(c, node.brokerAddr, std::chrono::seconds(5));
+    REQUIRE(info);
+    CHECK(std::stoll((*info)["timerPendingCount"]) + std::stoll((*info)["timerDeliveredCount"]) == n);
+  }
+  {
+    auto pc = startPullConsumer(pullOptions(node));
+    // kill -9 while the first half is being delivered.
+    REQUIRE(eventually([&] { return pullAll(*pc, topic).size() >= size_t(n / 4); }, std::chrono::seconds(10)));
+    pc->shutdown();
+  }
+  node.proc.kill();
+  REQUIRE(node.proc.restart());
+  auto pc = startPullConsumer(pullOptions(node));
+  auto d = collect(*pc, topic, n, std::chrono::seconds(20));
+  CHECK(d.byKey.size() == size_t(n));
+  MESSAGE("redelivered after kill -9 (in flight): " << d.duplicates());
+  // At most what was delivered in the last progress interval (20 ms at 10 ms spacing: ~3).
+  CHECK(d.duplicates() <= 5);
+  for (auto& [k, copies] : d.byKey) CHECK(copies.front().storeTimestamp >= deliverAt(copies.front()));
+}
+
+TEST_CASE("timer: a backlog due while the broker was down drains at timerMaxDeliverRate; normal sends go on meanwhile") {
+  DevNode node({.extraStore = "timerMaxDeliverRate = 400"});
+  REQUIRE(node.start());
+  std::string topic = uniqueName("TimerBacklog"), plain = uniqueName("PlainDuring");
+  REQUIRE(node.createTopic(topic, 2));
+  REQUIRE(node.createTopic(plain, 1));
+  const int n = 800;
+  int64_t due = nowMillis() + 1500;
+  {
+    auto producer = startProducer(producerOptions(node));
+    for (int i = 0; i < n; ++i)
+      REQUIRE(producer->send(timerMessage(topic, "b" + std::to_string(i), prop::TIMER_DELIVER_MS, due)).ok());
+    producer->shutdown();
+  }
+  REQUIRE(node.proc.stop() == 0);
+  while (nowMillis() < due + 500) std::this_thread::sleep_for(std::chrono::milliseconds(50));  // down past the time
+  REQUIRE(node.proc.restart());
+  auto producer = startProducer(producerOptions(node));
+  auto pc = startPullConsumer(pullOptions(node));
+  // Plain sends while the backlog drains: each stored, none waiting for the backlog.
+  std::vector<int64_t> plainStored;
+  for (int i = 0; i < 20; ++i) {
+    auto r = producer->send(timerMessage(plain, "p", prop::KEYS, i));
+    REQUIRE(r.ok());
+  }
+  auto d = collect(*pc, topic, n, std::chrono::seconds(20));
+  REQUIRE(d.byKey.size() == size_t(n));
+  CHECK(d.duplicates() == 0);
+  int64_t first = INT64_MAX, last = 0;
+  for (auto& [k, v] : d.byKey) {
+    first = std::min(first, v.front().storeTimestamp);
+    last = std::max(last, v.front().storeTimestamp);
+  }
+  MESSAGE("backlog of " << n << " drained in " << last - first << " ms at timerMaxDeliverRate 400");
+  CHECK(last - first >= 1500);  // (800 - a 40-message burst) / 400 per s = 1.9 s
+  auto plainMsgs = pullAll(*pc, plain);
+  REQUIRE(plainMsgs.size() == 20);
+  // The plain sends were stored while the backlog was still going out, not after it.
+  CHECK(plainMsgs.front().storeTimestamp < last);
+}
+
+TEST_CASE("timer: timerInterceptDelayLevel routes DELAY levels through the timer; without it they stay in SCHEDULE_TOPIC_XXXX") {
+  DevNode node({.extraStore = "timerInterceptDelayLevel = true"});  // dev node: every level is 1 s
+  REQUIRE(node.start());
+  std::string topic = uniqueName("TimerLevel");
+  REQUIRE(node.createTopic(topic, 1));
+  auto producer = startProducer(producerOptions(node));
+  auto pc = startPullConsumer(pullOptions(node));
+  auto sentAt = nowMillis();
+  REQUIRE(producer->send(timerMessage(topic, "level", prop::DELAY, 3)).ok());
+  auto d = collect(*pc, topic, 1, std::chrono::seconds(10));
+  REQUIRE(d.byKey.size() == 1);
+  const MessageExt& m = d.byKey.begin()->second.front();
+  CHECK(m.storeTimestamp - sentAt >= 1000);
+  REQUIRE(m.property(prop::TIMER_DELAY_LEVEL));
+  CHECK(*m.property(prop::TIMER_DELAY_LEVEL) == "3");
+  CHECK_FALSE(m.property(prop::DELAY));
+  CHECK(m.property(prop::TIMER_OUT_MS));
+  TestClient c;
+  CHECK(maxOffset(c, node.brokerAddr, "SCHEDULE_TOPIC_XXXX", 2) <= 0);  // never parked there
+  CHECK(runtimeValue(node, "timerDeliveredCount") == "1");
+}
