@@ -223,7 +223,11 @@ EOF
       HOME="$dir/slave" "$node_bin" --role=slave --config "$dir/slave/slave.toml" >"$dir/slave/out.txt" 2>&1 &
       slave_pid=$!
       wait_ports "$slave_pid" "$sp"
-      "$admin" updateTopic -n "127.0.0.1:$ns" -b "127.0.0.1:$mp" -t BenchTopic8Q -r 8 -w 8 >/dev/null
+      # (failover: the master takes its role from etcd a moment after start; until then it refuses)
+      for _ in $(seq 1 100); do
+        "$admin" updateTopic -n "127.0.0.1:$ns" -b "127.0.0.1:$mp" -t BenchTopic8Q -r 8 -w 8 >/dev/null 2>&1 && break
+        sleep 0.1
+      done
       for _ in $(seq 1 300); do  # SEND_OK needs the slave in sync (failover: in the in-sync set)
         "$admin" sendMessage -n "127.0.0.1:$ns" -t BenchTopic8Q -p warm-up 2>/dev/null | grep -q SEND_OK &&
           [ "$(max_offset "127.0.0.1:$sp")" = "$(max_offset "127.0.0.1:$mp")" ] && break
