@@ -100,10 +100,7 @@ TEST_CASE("RESUME_CHECK_HALF_MESSAGE: the message back in the half queue with TR
   CHECK(tools::admin(node, "resumeCheckHalfMessage", {"-i", "zz"}).exitCode == 1);
 }
 
-// Skipped: with filterSupportRetry=true both retry messages still come back (the SQL92 retry filter
-// is not applied yet; cause not found within the time box). Remove the skip once it passes.
-TEST_CASE("filterSupportRetry: a retry pull applies the group's SQL92 filter of the original topic (RETRY_TOPIC)" *
-          doctest::skip()) {
+TEST_CASE("filterSupportRetry: a retry pull applies the group's SQL92 filter of the original topic (RETRY_TOPIC)") {
   for (bool supportRetry : {true, false}) {
     INFO("filterSupportRetry=" << supportRetry);
     DevNode node({.extraBroker = std::string("filterSupportRetry = ") +  // a dev node has SQL92 on

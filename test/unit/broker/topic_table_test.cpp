@@ -87,13 +87,19 @@ TEST_CASE("topic table: a burst of changes queues one write, the write carries a
   TempDir dir;
   TopicConfigManager m(opts(dir.path.string()));
   std::vector<std::function<void()>> queued;
-  m.setPersistExecutor([&](std::chrono::milliseconds, std::function<void()> job) { queued.push_back(std::move(job)); });
+  std::vector<std::chrono::milliseconds> delays;
+  auto exec = [&](std::chrono::milliseconds delay, std::function<void()> job) {
+    delays.push_back(delay);
+    queued.push_back(std::move(job));
+  };
+  m.setPersistExecutor(exec, std::chrono::seconds(30));
   for (int i = 0; i < 1000; ++i) {
     TopicConfig c;
     c.topicName = "Burst" + std::to_string(i);
     m.updateTopicConfig(c);
   }
   REQUIRE(queued.size() == 1);
+  CHECK(delays[0] == std::chrono::milliseconds(0));  // the first change after a quiet spell: at once
   queued[0]();
   TopicConfigManager reloaded(opts(dir.path.string()));
   REQUIRE(reloaded.load());
@@ -104,6 +110,7 @@ TEST_CASE("topic table: a burst of changes queues one write, the write carries a
   late.topicName = "Late";
   m.updateTopicConfig(late);
   REQUIRE(queued.size() == 2);
+  CHECK(delays[1] > std::chrono::seconds(29));  // right after a write: waits for the gap
   queued[1]();
   TopicConfigManager again(opts(dir.path.string()));
   REQUIRE(again.load());

@@ -20,14 +20,17 @@ namespace rmq::broker {
 
 class PersistSoon {
  public:
-  // (delay, job): run `job` after at least `delay` (the last write's duration).
+  // (delay, job): run `job` after `delay`.
   using Executor = std::function<void(std::chrono::milliseconds, std::function<void()>)>;
 
   // file: for the log line ("topics.json"); persist: the manager's persist().
   PersistSoon(std::string file, std::function<Result<void>()> persist)
       : file_(std::move(file)), persist_(std::move(persist)) {}
 
-  void setExecutor(Executor exec);
+  // minGap: a write starts at least max(minGap, the last write's duration) after the last write
+  // ended; a change after a quiet spell is written at once (the auto-created topic of a send
+  // that is then acknowledged must not wait a coalescing delay: broker README).
+  void setExecutor(Executor exec, std::chrono::milliseconds minGap);
   void operator()();
   // Full-table writes done so far (tests, the topic benchmark's explanation).
   uint64_t writes() const { return writes_.load(std::memory_order_relaxed); }
@@ -42,6 +45,8 @@ class PersistSoon {
   std::atomic<bool> queued_{false};
   std::atomic<uint64_t> writes_{0};
   std::atomic<int64_t> lastWriteMillis_{0};
+  std::atomic<int64_t> lastWriteEndNanos_{0};  // steady_clock; 0: none yet
+  std::chrono::milliseconds minGap_{0};          // mu_
 };
 
 }  // namespace rmq::broker

@@ -44,7 +44,9 @@ Result<void> SubscriptionGroupManager::load() {
   return {};
 }
 
-void SubscriptionGroupManager::setPersistExecutor(PersistSoon::Executor exec) { persistSoon_.setExecutor(std::move(exec)); }
+void SubscriptionGroupManager::setPersistExecutor(PersistSoon::Executor exec, std::chrono::milliseconds minGap) {
+  persistSoon_.setExecutor(std::move(exec), minGap);
+}
 
 Result<void> SubscriptionGroupManager::persist() const {
   if (dir_.empty()) return {};

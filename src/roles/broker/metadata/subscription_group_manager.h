@@ -27,7 +27,7 @@ class SubscriptionGroupManager {
   Result<void> persist() const;
   // Where change-triggered persistence runs (default: synchronously in the caller). The broker
   // hands jobs to its background thread so admin requests never write files on network threads.
-  void setPersistExecutor(PersistSoon::Executor exec);
+  void setPersistExecutor(PersistSoon::Executor exec, std::chrono::milliseconds minGap = {});
   std::string filePath() const;
 
   std::optional<SubscriptionGroupConfig> find(std::string_view group) const;

@@ -75,7 +75,9 @@ Result<void> TopicConfigManager::load() {
   return {};
 }
 
-void TopicConfigManager::setPersistExecutor(PersistSoon::Executor exec) { persistSoon_.setExecutor(std::move(exec)); }
+void TopicConfigManager::setPersistExecutor(PersistSoon::Executor exec, std::chrono::milliseconds minGap) {
+  persistSoon_.setExecutor(std::move(exec), minGap);
+}
 
 Result<void> TopicConfigManager::persist() const {
   if (opts_.configDir.empty()) return {};

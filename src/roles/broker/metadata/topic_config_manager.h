@@ -45,7 +45,7 @@ class TopicConfigManager {
   Result<void> persist() const;
   // Where change-triggered persistence runs (default: synchronously in the caller). The broker
   // hands jobs to its background thread so admin requests never write files on network threads.
-  void setPersistExecutor(PersistSoon::Executor exec);
+  void setPersistExecutor(PersistSoon::Executor exec, std::chrono::milliseconds minGap = {});
   std::string filePath() const;
 
   std::optional<TopicConfig> find(std::string_view topic) const;

@@ -99,15 +99,15 @@ asio::awaitable<void> registerTopicWithNameServersNow(BrokerContext& ctx, TopicC
 
 void persistManagersInBackground(BrokerContext& ctx) {
   if (!ctx.background) return;
-  // The write starts kMetadataPersistDelay (or the last write's duration, when longer) after the
-  // first change it carries: the changes of that window (a burst of topic creations) share one
-  // write (PersistSoon coalesces).
-  auto exec = [ex = ctx.background](std::chrono::milliseconds lastWrite, std::function<void()> job) {
-    auto timer = std::make_shared<asio::steady_timer>(ex, std::max(kMetadataPersistDelay, lastWrite));
+  // A write starts at once after a quiet spell, else kMetadataPersistDelay (or the last write's
+  // duration, when longer) after the last write ended: the changes of a burst of topic creations
+  // share writes (PersistSoon coalesces).
+  auto exec = [ex = ctx.background](std::chrono::milliseconds delay, std::function<void()> job) {
+    auto timer = std::make_shared<asio::steady_timer>(ex, delay);
     timer->async_wait([timer, job = std::move(job)](const std::error_code&) { job(); });
   };
-  ctx.topics.setPersistExecutor(exec);
-  ctx.groups.setPersistExecutor(exec);
+  ctx.topics.setPersistExecutor(exec, kMetadataPersistDelay);
+  ctx.groups.setPersistExecutor(exec, kMetadataPersistDelay);
 }
 
 void writeSubscription(json::Writer& w, const SubscriptionData& s) {

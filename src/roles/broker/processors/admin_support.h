@@ -49,9 +49,9 @@ void postBackground(BrokerContext& ctx, std::function<void()> job);
 asio::awaitable<void> registerWithNameServersNow(BrokerContext& ctx);
 // registerTopicNow (the one topic, awaited) when the controller set it, else registerBrokerAllSoon.
 asio::awaitable<void> registerTopicWithNameServersNow(BrokerContext& ctx, TopicConfig topic);
-// Makes the metadata managers persist on ctx.background instead of the calling thread, each
-// write max(kMetadataPersistDelay, the last write's duration) after the first change it carries
-// (changes meanwhile join it). The guarantee an admin answer gives: SUCCESS = in the fsync'd file
+// Makes the metadata managers persist on ctx.background instead of the calling thread: a change
+// after a quiet spell is written at once; within max(kMetadataPersistDelay, the last write's
+// duration) of the last write's end it waits for that gap (changes meanwhile join it). The guarantee an admin answer gives: SUCCESS = in the fsync'd file
 // within that delay plus one write of the table (broker README "Topic table durability").
 inline constexpr std::chrono::milliseconds kMetadataPersistDelay{100};
 void persistManagersInBackground(BrokerContext& ctx);

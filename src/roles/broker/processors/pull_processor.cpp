@@ -122,14 +122,14 @@ RemotingCommand PullProcessor::readOnce(const Prepared& p, bool firstRun, bool& 
   const auto& h = p.h;
   const filter::Filter* f = p.filter.get();
   store::MessageFilter storeFilter;
-  if (f) {
-    storeFilter = [f](int64_t tagsCode, const std::string_view* props) {
-      if (!props) return f->matchesTagsCode(tagsCode);
-      return f->type() != filter::ExpressionType::Sql92 || f->matchesProperties(filter::RawProperties(*props));
-    };
-  } else if (!p.retryFilters.empty()) {
-    storeFilter = [&p](int64_t, const std::string_view* props) {
-      if (!props) return true;  // decided on the record's properties
+  if (f || !p.retryFilters.empty()) {
+    // The consume-queue stage (no properties) checks tags; the record stage SQL92, then (a retry
+    // pull under filterSupportRetry) the group's SQL92 filter of the message's original topic.
+    storeFilter = [f, &p](int64_t tagsCode, const std::string_view* props) {
+      if (!props) return !f || f->matchesTagsCode(tagsCode);
+      if (f && f->type() == filter::ExpressionType::Sql92 && !f->matchesProperties(filter::RawProperties(*props)))
+        return false;
+      if (p.retryFilters.empty()) return true;
       auto realTopic = findEncodedProperty(*props, prop::RETRY_TOPIC);
       auto it = realTopic ? p.retryFilters.find(*realTopic) : p.retryFilters.end();
       return it == p.retryFilters.end() || it->second->matchesProperties(filter::RawProperties(*props));
@@ -137,7 +137,7 @@ RemotingCommand PullProcessor::readOnce(const Prepared& p, bool firstRun, bool& 
   }
   auto readStart = std::chrono::steady_clock::now();
   auto r = ctx_.store.getMessages(h.topic, h.queueId, h.queueOffset, std::max(1, h.maxMsgNums), INT_MAX,
-                                  f ? &storeFilter : nullptr);
+                                  storeFilter ? &storeFilter : nullptr);
   getStats().noteGetTime(std::chrono::steady_clock::now() - readStart);
   int code = pullResponseCode(r.status, h.queueOffset);
   auto resp = RemotingCommand::response(code, std::string(store::toString(r.status)));
