@@ -165,14 +165,15 @@ size_t encodeRecord(const RecordFields& f, char* dst) {
   put32(f.reconsumeTimes);
   put64(f.preparedTransactionOffset);
   put32(static_cast<int32_t>(f.body.size()));
-  std::memcpy(p, f.body.data(), f.body.size());
+  if (!f.body.empty()) std::memcpy(p, f.body.data(), f.body.size());
   p += f.body.size();
   *p++ = static_cast<char>(f.topic.size());
   std::memcpy(p, f.topic.data(), f.topic.size());
   p += f.topic.size();
   storeBE16(p, static_cast<uint16_t>(f.properties.size()));
   p += 2;
-  std::memcpy(p, f.properties.data(), f.properties.size());
+  // (An empty string_view may carry a null pointer: memcpy of 0 bytes from null is still UB.)
+  if (!f.properties.empty()) std::memcpy(p, f.properties.data(), f.properties.size());
   return total;
 }
 
