@@ -85,6 +85,28 @@ max_offset() {  # broker address -> commitLogMaxOffset ("" when it does not answ
   "$admin" brokerStatus -n "127.0.0.1:$ns" -b "$1" 2>/dev/null | sed -n 's/^commitLogMaxOffset *: *//p'
 }
 
+# Starts $dir/master.toml (name server + master) and $dir/slave/slave.toml on ns/mp/sp, creates
+# BenchTopic8Q (retried: a failover master takes its role from etcd a moment after start) and sends
+# until a send is SEND_OK and the slave is at the master's end (SYNC_MASTER: the slave follows once a
+# send succeeds; ASYNC: once its offset moved; failover: the slave is in the in-sync set).
+start_pair() {
+  HOME="$dir" "$node_bin" --role=namesrv,master --config "$dir/master.toml" >"$dir/out.txt" 2>&1 &
+  pid=$!
+  wait_ports "$pid" "$ns" "$mp" $((mp + 1))
+  HOME="$dir/slave" "$node_bin" --role=slave --config "$dir/slave/slave.toml" >"$dir/slave/out.txt" 2>&1 &
+  slave_pid=$!
+  wait_ports "$slave_pid" "$sp"
+  for _ in $(seq 1 100); do
+    "$admin" updateTopic -n "127.0.0.1:$ns" -b "127.0.0.1:$mp" -t BenchTopic8Q -r 8 -w 8 >/dev/null 2>&1 && break
+    sleep 0.1
+  done
+  for _ in $(seq 1 300); do
+    "$admin" sendMessage -n "127.0.0.1:$ns" -t BenchTopic8Q -p warm-up 2>/dev/null | grep -q SEND_OK &&
+      [ "$(max_offset "127.0.0.1:$sp")" = "$(max_offset "127.0.0.1:$mp")" ] && break
+    sleep 0.1
+  done
+}
+
 # The config of a name server + broker process (--role=namesrv,master) with its files under DIR;
 # STORE_LINE is one more [store] key.
 node_toml() {  # file dir namesrv-port broker-port store-line
@@ -129,19 +151,7 @@ namesrvAddr = "127.0.0.1:$ns"
 storePathRootDir = "$dir/slave/store"
 brokerRole = "SLAVE"
 EOF
-      HOME="$dir" "$node_bin" --role=namesrv,master --config "$dir/master.toml" >"$dir/out.txt" 2>&1 &
-      pid=$!
-      wait_ports "$pid" "$ns" "$mp" $((mp + 1))
-      HOME="$dir/slave" "$node_bin" --role=slave --config "$dir/slave/slave.toml" >"$dir/slave/out.txt" 2>&1 &
-      slave_pid=$!
-      wait_ports "$slave_pid" "$sp"
-      "$admin" updateTopic -n "127.0.0.1:$ns" -b "127.0.0.1:$mp" -t BenchTopic8Q -r 8 -w 8 >/dev/null
-      # The slave follows once a send succeeds under SYNC_MASTER (ASYNC: once its offset moved).
-      for _ in $(seq 1 300); do
-        "$admin" sendMessage -n "127.0.0.1:$ns" -t BenchTopic8Q -p warm-up 2>/dev/null | grep -q SEND_OK &&
-          [ "$(max_offset "127.0.0.1:$sp")" = "$(max_offset "127.0.0.1:$mp")" ] && break
-        sleep 0.1
-      done
+      start_pair
       "$bench" producer -n "127.0.0.1:$ns" --topic BenchTopic8Q -t 16 -s 1024 -d "$secs" >"$dir/producer.txt" &
       bpid=$!
       lags=()
@@ -217,22 +227,7 @@ $failover_lines
 storePathRootDir = "$dir/slave/store"
 brokerRole = "$slave_role"
 EOF
-      HOME="$dir" "$node_bin" --role=namesrv,master --config "$dir/master.toml" >"$dir/out.txt" 2>&1 &
-      pid=$!
-      wait_ports "$pid" "$ns" "$mp" $((mp + 1))
-      HOME="$dir/slave" "$node_bin" --role=slave --config "$dir/slave/slave.toml" >"$dir/slave/out.txt" 2>&1 &
-      slave_pid=$!
-      wait_ports "$slave_pid" "$sp"
-      # (failover: the master takes its role from etcd a moment after start; until then it refuses)
-      for _ in $(seq 1 100); do
-        "$admin" updateTopic -n "127.0.0.1:$ns" -b "127.0.0.1:$mp" -t BenchTopic8Q -r 8 -w 8 >/dev/null 2>&1 && break
-        sleep 0.1
-      done
-      for _ in $(seq 1 300); do  # SEND_OK needs the slave in sync (failover: in the in-sync set)
-        "$admin" sendMessage -n "127.0.0.1:$ns" -t BenchTopic8Q -p warm-up 2>/dev/null | grep -q SEND_OK &&
-          [ "$(max_offset "127.0.0.1:$sp")" = "$(max_offset "127.0.0.1:$mp")" ] && break
-        sleep 0.1
-      done
+      start_pair
       e0=0; [ -n "$etcd_pid" ] && e0=$(ticks "$etcd_pid")
       line=$("$bench" producer -n "127.0.0.1:$ns" --topic BenchTopic8Q -t 16 -s 1024 -d "$secs" | grep SUMMARY)
       etcd_cpu=""
