@@ -26,6 +26,22 @@ std::vector<std::string> splitNamesrvAddr(std::string_view text) {
   return out;
 }
 
+std::optional<std::string> namesrvAddressServer(const ClientConfig& cfg) {
+  if (!cfg.namesrvAddr.empty()) return std::nullopt;
+  const char* env = std::getenv("NAMESRV_ADDR");
+  if (env && *env) return std::nullopt;
+  return net::addressServerUrlFromEnv();
+}
+
+std::vector<std::string> fetchNamesrvList(const std::string& url, std::chrono::milliseconds timeout) {
+  auto fetched = net::fetchNamesrvAddr(url, timeout);
+  if (!fetched) {
+    log::warn("{}", fetched.error().message);
+    return {};
+  }
+  return splitNamesrvAddr(*fetched);
+}
+
 std::vector<std::string> resolveNamesrvAddr(const ClientConfig& cfg) {
   if (!cfg.namesrvAddr.empty()) return splitNamesrvAddr(cfg.namesrvAddr);
   const char* env = std::getenv("NAMESRV_ADDR");
@@ -33,12 +49,7 @@ std::vector<std::string> resolveNamesrvAddr(const ClientConfig& cfg) {
   // Java's MQClientInstance.start: no name server given, ask the address server (TopAddressing).
   auto url = net::addressServerUrlFromEnv();
   if (!url) return {};
-  auto fetched = net::fetchNamesrvAddr(*url, cfg.rpcTimeout);
-  if (!fetched) {
-    log::warn("{}", fetched.error().message);
-    return {};
-  }
-  return splitNamesrvAddr(*fetched);
+  return fetchNamesrvList(*url, cfg.rpcTimeout);
 }
 
 std::string buildClientId(const std::string& ip, const std::string& instanceName, const std::string& unitName) {

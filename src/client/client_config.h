@@ -1,6 +1,7 @@
 #pragma once
 // Settings every client (producer, consumers, admin) shares, and the client id (§12.1).
 #include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,9 @@ struct ClientConfig {
   // A failed send refreshes its topic's route at once (ClientInstance::refreshRouteAfterFailure),
   // at most once per this interval per topic.
   std::chrono::milliseconds routeRefreshAfterFailureInterval{200};
+  // Name servers taken from the address server (no namesrvAddr, no NAMESRV_ADDR): asked again this
+  // often, as Java's MQClientInstance does every 2 minutes (fetchNameServerAddr).
+  std::chrono::milliseconds namesrvAddrRefreshInterval{120000};
   // Java NettyClientConfig (system properties com.rocketmq.remoting.clientAsyncSemaphoreValue /
   // clientOnewaySemaphoreValue there): at most this many asynchronous requests (sendAsync, the
   // push consumer's pulls) / oneway requests (sendOneway, oneway offset updates, END_TRANSACTION)
@@ -42,9 +46,14 @@ struct ClientConfig {
 std::vector<std::string> splitNamesrvAddr(std::string_view text);
 // cfg.namesrvAddr, or $NAMESRV_ADDR when that is empty, or else (as Java's client) the list the
 // address server answers when one is set in the environment (net/top_addressing.h:
-// rocketmq.namesrv.domain / ROCKETMQ_NAMESRV_DOMAIN); blocks up to cfg.rpcTimeout for it. Fetched
-// once, when the client starts (Java refreshes it every 2 minutes).
+// rocketmq.namesrv.domain / ROCKETMQ_NAMESRV_DOMAIN); blocks up to cfg.rpcTimeout for it. A
+// ClientInstance asks the address server again every namesrvAddrRefreshInterval.
 std::vector<std::string> resolveNamesrvAddr(const ClientConfig& cfg);
+// The address server's URL when the name servers come from it (neither cfg.namesrvAddr nor
+// $NAMESRV_ADDR set, a domain in the environment); nullopt otherwise.
+std::optional<std::string> namesrvAddressServer(const ClientConfig& cfg);
+// The list the address server at `url` answers now; empty (with a warning) when it fails.
+std::vector<std::string> fetchNamesrvList(const std::string& url, std::chrono::milliseconds timeout);
 
 // clientIP@instanceName[@unitName]
 std::string buildClientId(const std::string& ip, const std::string& instanceName, const std::string& unitName);

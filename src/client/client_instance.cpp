@@ -1,6 +1,7 @@
 #include "client/client_instance.h"
 
 #include <asio/steady_timer.hpp>
+#include <fmt/ranges.h>
 #include <asio/use_awaitable.hpp>
 #include <asio/experimental/as_tuple.hpp>
 
@@ -19,6 +20,7 @@ std::shared_ptr<ClientInstance> ClientInstance::create(ClientConfig config, std:
 ClientInstance::ClientInstance(ClientConfig config, std::string clientId)
     : config_(std::move(config)), clientId_(std::move(clientId)), pool_(config_.ioThreads ? config_.ioThreads : 1) {
   namesrvs_ = resolveNamesrvAddr(config_);
+  addressServer_ = namesrvAddressServer(config_);
   net::ClientOptions remotingOptions;
   remotingOptions.clientAsyncSemaphoreValue = config_.clientAsyncSemaphoreValue;
   remotingOptions.clientOnewaySemaphoreValue = config_.clientOnewaySemaphoreValue;
@@ -33,7 +35,7 @@ ClientInstance::ClientInstance(ClientConfig config, std::string clientId)
 ClientInstance::~ClientInstance() { shutdown(); }
 
 Result<void> ClientInstance::start() {
-  if (namesrvs_.empty())
+  if (nameServers().empty())
     return makeError(ResponseCode::SYSTEM_ERROR, "no name server address: set namesrvAddr or NAMESRV_ADDR (or an address server: rocketmq.namesrv.domain)");
   if (running_.exchange(true)) return {};
   pool_.start();
@@ -44,11 +46,35 @@ Result<void> ClientInstance::start() {
   every(config_.heartbeatBrokerInterval, [self]() -> asio::awaitable<void> {
     if (auto s = self.lock()) co_await s->sendHeartbeatToAllBrokers();
   });
+  if (addressServer_) addressRefresher_ = std::thread([this] { refreshNamesrvsFromAddressServer(); });
   return {};
+}
+
+// Java MQClientInstance's fetchNameServerAddr task: a list the address server answers replaces
+// the current one (an empty or failed answer keeps it). Ends when the client shuts down.
+void ClientInstance::refreshNamesrvsFromAddressServer() {
+  std::unique_lock lk(namesrvMu_);
+  while (running_) {
+    refresherWake_.wait_for(lk, config_.namesrvAddrRefreshInterval, [this] { return !running_; });
+    if (!running_) return;
+    lk.unlock();
+    auto fresh = fetchNamesrvList(*addressServer_, config_.rpcTimeout);
+    lk.lock();
+    if (!fresh.empty() && fresh != namesrvs_) {
+      log::info("name server address changed: {} (address server {})", fmt::join(fresh, ";"), *addressServer_);
+      namesrvs_ = std::move(fresh);
+      namesrvIndex_ = 0;
+    }
+  }
 }
 
 void ClientInstance::shutdown() {
   if (!running_.exchange(false)) return;
+  if (addressRefresher_.joinable()) {
+    { std::lock_guard lk(namesrvMu_); }  // the refresher is waiting or fetching, not between its test and its wait
+    refresherWake_.notify_all();
+    addressRefresher_.join();
+  }
   {
     std::lock_guard lk(mu_);
     for (auto& t : timers_) {
@@ -61,7 +87,10 @@ void ClientInstance::shutdown() {
   pool_.stop();
 }
 
-std::vector<std::string> ClientInstance::nameServers() const { return namesrvs_; }
+std::vector<std::string> ClientInstance::nameServers() const {
+  std::lock_guard lk(namesrvMu_);
+  return namesrvs_;
+}
 
 void ClientInstance::watchTopic(const std::string& topic) {
   std::lock_guard lk(mu_);
@@ -112,18 +141,19 @@ asio::awaitable<Result<net::RemotingCommand>> ClientInstance::invoke(const std::
 }
 
 asio::awaitable<Result<net::RemotingCommand>> ClientInstance::invokeNamesrv(net::RemotingCommand cmd) {
-  if (namesrvs_.empty()) co_return makeError(ResponseCode::CLIENT_CONNECT_FAILED, "no name server configured");
+  const auto namesrvs = nameServers();  // a copy: the address server's refresh may replace the list
+  if (namesrvs.empty()) co_return makeError(ResponseCode::CLIENT_CONNECT_FAILED, "no name server configured");
   size_t start = namesrvIndex_.load();
   Error last{ResponseCode::CLIENT_CONNECT_FAILED, "no name server reachable"};
-  for (size_t k = 0; k < namesrvs_.size(); ++k) {
-    size_t idx = (start + k) % namesrvs_.size();
-    auto r = co_await invoke(namesrvs_[idx], cmd, config_.rpcTimeout);
+  for (size_t k = 0; k < namesrvs.size(); ++k) {
+    size_t idx = (start + k) % namesrvs.size();
+    auto r = co_await invoke(namesrvs[idx], cmd, config_.rpcTimeout);
     if (r.ok()) {
       namesrvIndex_ = idx;
       co_return r;
     }
     last = r.error();
-    log::warn("name server {} failed: {}", namesrvs_[idx], last.message);
+    log::warn("name server {} failed: {}", namesrvs[idx], last.message);
   }
   co_return last;
 }
@@ -177,7 +207,7 @@ asio::awaitable<Result<TopicRouteData>> ClientInstance::refreshRouteAfterFailure
   if (!shared) co_return co_await route(topic);  // fetched a moment ago: that route is current
   if (!fetcher) {
     // The fetch tries every name server with rpcTimeout each; past that, the cache.
-    const auto bound = config_.rpcTimeout * static_cast<int64_t>(namesrvs_.size() + 1);
+    const auto bound = config_.rpcTimeout * static_cast<int64_t>(nameServers().size() + 1);
     if (co_await shared->wait(bound)) co_return shared->value();
     co_return co_await route(topic);
   }

@@ -10,6 +10,7 @@
 #include <asio/detached.hpp>
 #include <asio/steady_timer.hpp>
 #include <atomic>
+#include <condition_variable>
 #include <chrono>
 #include <functional>
 #include <future>
@@ -19,6 +20,7 @@
 #include <optional>
 #include <set>
 #include <stdexcept>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -122,7 +124,14 @@ class ClientInstance : public std::enable_shared_from_this<ClientInstance> {
 
   ClientConfig config_;
   std::string clientId_;
-  std::vector<std::string> namesrvs_;
+  std::vector<std::string> namesrvs_;  // guarded by namesrvMu_ (the address server's refresh replaces it)
+  mutable std::mutex namesrvMu_;
+  // Name servers from the address server: its URL, and the thread that asks it again every
+  // namesrvAddrRefreshInterval (the fetch blocks, so not on a network thread).
+  std::optional<std::string> addressServer_;
+  std::thread addressRefresher_;
+  std::condition_variable refresherWake_;
+  void refreshNamesrvsFromAddressServer();
   net::IoPool pool_;
   std::unique_ptr<net::RemotingClient> remoting_;
   std::atomic<bool> running_{false};

@@ -16,6 +16,7 @@
 
 #include "namesrv_client.h"
 #include "node_config.h"
+#include "client/client_instance.h"
 #include "net/top_addressing.h"
 
 using namespace rmq;
@@ -44,6 +45,10 @@ class AddressServer {
     std::lock_guard lock(mu_);
     return paths_;
   }
+  void setBody(std::string body) {
+    std::lock_guard lock(mu_);
+    body_ = std::move(body);
+  }
   uint16_t port = 0;
 
  private:
@@ -53,12 +58,14 @@ class AddressServer {
       std::string head;
       asio::error_code rec;
       asio::read_until(sock, asio::dynamic_buffer(head), "\r\n\r\n", rec);  // small requests on loopback: blocking is fine here
+      std::string body;
       {
         std::lock_guard lock(mu_);
         paths_.push_back(head.substr(0, head.find("\r\n")));
+        body = body_;
       }
       std::string reply = "HTTP/1.1 " + std::to_string(status_) + " X\r\nContent-Length: " +
-                          std::to_string(body_.size()) + "\r\nConnection: close\r\n\r\n" + body_;
+                          std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
       asio::write(sock, asio::buffer(reply), rec);
       accept();
     });
@@ -120,4 +127,26 @@ TEST_CASE("address server: a broker without namesrvAddr registers where it point
   INFO(list.out << list.err);
   CHECK(http.paths().size() >= 2);  // the broker's fetch and rmqadmin's
   CHECK(broker.stop() == 0);
+}
+
+TEST_CASE("address server: a client asks it again and follows a changed name-server list") {
+  AddressServer http("127.0.0.1:19876\n");
+  std::string domain = "127.0.0.1:" + std::to_string(http.port);
+  // The client reads the domain from its environment, as Java's reads rocketmq.namesrv.domain.
+  ::setenv("ROCKETMQ_NAMESRV_DOMAIN", domain.c_str(), 1);
+  ::unsetenv("NAMESRV_ADDR");
+  client::ClientConfig cfg;
+  cfg.namesrvAddrRefreshInterval = 200ms;
+  auto instance = client::ClientInstance::create(cfg, "addr-refresh@test");
+  ::unsetenv("ROCKETMQ_NAMESRV_DOMAIN");
+  REQUIRE(instance->start());
+  CHECK(instance->nameServers() == std::vector<std::string>{"127.0.0.1:19876"});
+  http.setBody("127.0.0.1:19877;127.0.0.1:19878\n");
+  CHECK(eventually([&] { return instance->nameServers().size() == 2; }, 10s));
+  CHECK(instance->nameServers() == std::vector<std::string>{"127.0.0.1:19877", "127.0.0.1:19878"});
+  http.setBody("\n");  // an empty answer keeps the list it has
+  auto asked = http.paths().size();
+  CHECK(eventually([&] { return http.paths().size() >= asked + 2; }, 10s));
+  CHECK(instance->nameServers().size() == 2);
+  instance->shutdown();
 }
