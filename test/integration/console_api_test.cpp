@@ -318,7 +318,7 @@ TEST_CASE("console api: brokers that never answer cost the cluster view one time
   CHECK(timedOut == 4);
 }
 
-TEST_CASE("console api: the cluster view shows a broker's pending timers, delivered timers and their lag") {
+TEST_CASE("console api: the cluster view shows a broker's pending and delivered timers and their lag") {
   ConsoleNode cn;
   REQUIRE(cn.start());
   std::string topic = uniqueName("ConsoleTimer");

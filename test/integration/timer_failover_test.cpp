@@ -91,7 +91,7 @@ TEST_CASE("timer failover: the master dies with pending timers; the promoted sla
   for (auto& [body, late] : lateBy) CHECK(late >= 0);
 }
 
-TEST_CASE("timer failover: after a planned switchover the demoted master delivers no timer; the new master delivers the rest, each once") {
+TEST_CASE("timer failover: after a planned switchover the demoted master delivers no timer; the new master delivers the rest (each once)") {
   FailoverCluster c({.mode = "SYNC_MASTER"});
   REQUIRE(c.startAll("TmSw"));
   REQUIRE(c.waitInSync(1, 2, 30s));

@@ -96,7 +96,7 @@ std::string runtimeValue(DevNode& node, const char* key) {
 // Issue 22's load test: 10,000 timers spread over 60 s. Each is delivered once and never before
 // its time; how late (p50 / p99 / max) is printed, not asserted: the precision figure is
 // `bench.sh timer`'s (a loaded 2-core CI box must not fail a test over a few ms of scheduling).
-TEST_CASE_FIXTURE(NodeWithProducer, "timer: 10,000 timers spread over 60 s are each delivered once, never before their time") {
+TEST_CASE_FIXTURE(NodeWithProducer, "timer: 10000 timers spread over 60 s are each delivered once and never before their time") {
   std::string topic = newTopic("Timer", 4);
   const int n = 10'000, senders = 4;
   const int64_t spreadMs = 60'000, t0 = nowMillis() + 3000;
@@ -306,7 +306,7 @@ TEST_CASE("timer: timerInterceptDelayLevel routes DELAY levels through the timer
 // 5.x decides batches this way too: its put hooks see the batch's own properties, never those of
 // the messages inside (MessageBatch carries none of theirs), so TIMER_* inside a batch are plain
 // user properties and the messages are stored at once.
-TEST_CASE_FIXTURE(NodeWithProducer, "timer: TIMER_* properties inside a batch are not timers (as 5.x): stored at once, kept as user properties") {
+TEST_CASE_FIXTURE(NodeWithProducer, "timer: TIMER_* properties inside a batch are not timers (as 5.x): stored at once and kept as user properties") {
   std::string topic = newTopic("TimerBatch", 1);
   const int64_t at = nowMillis() + 60'000;
   std::vector<Message> batch;
