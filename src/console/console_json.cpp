@@ -125,6 +125,10 @@ std::string clusterJson(const std::vector<BrokerView>& brokers) {
         i64(w, "msgGetTotalToday", integer(get(rt, "msgGetTotalTodayNow")) - integer(get(rt, "msgGetTotalTodayMorning")));
         i64(w, "commitLogMaxOffset", integer(get(rt, "commitLogMaxOffset")));
         i64(w, "bootTimestamp", integer(get(rt, "bootTimestamp")));
+        // Timer messages (roles/broker/delivery/README.md "Timer"): pending on a master, lag p99.
+        i64(w, "timerPending", integer(get(rt, "timerPendingCount")));
+        i64(w, "timerDelivered", integer(get(rt, "timerDeliveredCount")));
+        i64(w, "timerLagP99Ms", integer(get(rt, "timerLagP99Ms")));
       } else {
         str(w, "error", b.error);
       }

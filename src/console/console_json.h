@@ -30,7 +30,8 @@ struct BrokerView {
 std::vector<BrokerView> brokerViews(const client::ClusterInfo& info);
 
 // {"clusters":[{"name":..,"brokers":[{brokerName, brokerId, addr, role, version, putTps, getTps,
-//   diskRatio, msgPutTotalToday, msgGetTotalToday, commitLogMaxOffset, bootTimestamp[, error]}]}]}
+//   diskRatio, msgPutTotalToday, msgGetTotalToday, commitLogMaxOffset, bootTimestamp, timerPending,
+//   timerDelivered, timerLagP99Ms[, error]}]}]}
 std::string clusterJson(const std::vector<BrokerView>& brokers);
 // {"addr":..,"runtime":{k:v,...}} / {"addr":..,"config":{k:v,...}}
 std::string keyValuesJson(std::string_view addr, std::string_view member, const std::map<std::string, std::string>& kv);

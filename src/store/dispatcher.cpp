@@ -29,7 +29,10 @@ int64_t Dispatcher::tagsCodeOf(const RecordView& r) const {
       if (lv > 0) return r.storeTimestamp + delayMillis_[static_cast<size_t>(lv - 1)];
     }
   } else if (r.topic == kTimerTopic && r.queueId == kTimerQueueId) {
-    if (auto out = findEncodedProperty(r.properties, prop::TIMER_OUT_MS)) {
+    // A far timer's copy wakes earlier than its time to be rolled (store/timer_rewrite.h).
+    auto out = findEncodedProperty(r.properties, prop::TIMER_WAKE_MS);
+    if (!out) out = findEncodedProperty(r.properties, prop::TIMER_OUT_MS);
+    if (out) {
       int64_t ms = 0;
       std::from_chars(out->data(), out->data() + out->size(), ms);
       return ms;

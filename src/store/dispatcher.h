@@ -73,7 +73,7 @@ class Dispatcher {
     return delayMillis_[static_cast<size_t>(std::min(level, maxDelayLevel()) - 1)];
   }
   // Tags code a record gets in its consume queue (delivery time for SCHEDULE_TOPIC_XXXX and for
-  // the parked timer messages: TIMER_OUT_MS).
+  // the parked timer messages: TIMER_WAKE_MS when rolled later, else TIMER_OUT_MS).
   int64_t tagsCodeOf(const RecordView& r) const;
 
  private:

@@ -98,6 +98,8 @@ void StoreConfig::visit(config::FieldVisitor& v) {
   v.field({"timerInterceptDelayLevel", "DELAY levels are delivered by the timer"}, timerInterceptDelayLevel);
   v.field({"timerMaxDeliverRate", "Timer messages delivered per second at most (backlog)", 1, 10000000},
           timerMaxDeliverRate);
+  v.field({"timerRollWindowSlot", "A timer farther than this many timerPrecisionMs slots is re-parked closer to its time",
+           2, INT32_MAX}, timerRollWindowSlot);
 }
 
 namespace {

@@ -2,6 +2,7 @@
 // StoreConfig: the store keys of Java's MessageStoreConfig, same names and defaults (PROTOCOL.md
 // §6, §8.1). Both spellings of the 4.4/4.9 file-size keys are accepted (visit() aliases); both
 // sizes are BYTES (the consume-queue size is rounded up to a multiple of 20 by cqFileSize()).
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -67,6 +68,11 @@ struct StoreConfig {
   int32_t timerPrecisionMs = 100;          // due within this: stored as a normal message at once (5.x: 1000)
   bool timerInterceptDelayLevel = false;   // DELAY levels go through the timer instead of SCHEDULE_TOPIC
   int32_t timerMaxDeliverRate = 20000;     // messages/s the master re-puts at most (a backlog after a restart)
+  // A timer further away than this many slots of timerPrecisionMs is re-parked ("rolled") closer
+  // to its time before retention can delete its body (5.x's key; its 172,800 slots of 1 s are
+  // the same 2 days). Keep the window below fileReservedTime.
+  int32_t timerRollWindowSlot = 1728000;
+  int64_t timerRollWindowMs() const { return int64_t{timerRollWindowSlot} * std::max(1, timerPrecisionMs); }
 
   // HA replication (PROTOCOL.md §9; Java's MessageStoreConfig ha* keys, same defaults).
   int32_t haListenPort = 0;                     // 0 = listenPort + 1 (what Java's BrokerStartup forces)

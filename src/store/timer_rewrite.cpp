@@ -33,7 +33,7 @@ std::optional<int64_t> requestedDeliverMs(std::string_view props, int64_t nowMs,
   return std::nullopt;
 }
 
-TimerRewrite park(const MessageToStore& msg, int64_t deliverMs, int32_t interceptedLevel) {
+TimerRewrite park(const MessageToStore& msg, int64_t deliverMs, int64_t wakeMs, int32_t interceptedLevel) {
   thread_local JavaStringMap props;
   props.clear();
   putEncodedProperties(props, msg.properties);
@@ -45,6 +45,8 @@ TimerRewrite park(const MessageToStore& msg, int64_t deliverMs, int32_t intercep
     props.put(prop::TIMER_DELAY_LEVEL, level);
   }
   props.put(prop::TIMER_OUT_MS, out);
+  std::string wake = std::to_string(wakeMs);
+  if (wakeMs != deliverMs) props.put(prop::TIMER_WAKE_MS, wake);
   props.put(prop::REAL_TOPIC, msg.topic);
   props.put(prop::REAL_QID, qid);
   TimerRewrite r;
@@ -54,6 +56,11 @@ TimerRewrite park(const MessageToStore& msg, int64_t deliverMs, int32_t intercep
   return r;
 }
 }  // namespace
+
+int64_t timerWakeMs(int64_t deliverMs, int64_t nowMs, int64_t rollWindowMs) {
+  if (deliverMs - nowMs < rollWindowMs) return deliverMs;
+  return deliverMs - nowMs - rollWindowMs < rollWindowMs / 3 ? nowMs + rollWindowMs / 2 : nowMs + rollWindowMs;
+}
 
 int32_t delayLevelOf(std::string_view properties) {
   auto d = findEncodedProperty(properties, prop::DELAY);
@@ -68,7 +75,8 @@ TimerRewrite rewriteTimer(const MessageToStore& msg, const StoreConfig& cfg, int
   TimerRewrite r;
   if (level > 0) {
     if (!cfg.timerInterceptDelayLevel || !cfg.timerWheelEnable || levelDelayMs <= 0) return r;
-    return park(msg, nowMs + levelDelayMs, level);
+    int64_t at = nowMs + levelDelayMs;
+    return park(msg, at, timerWakeMs(at, nowMs, cfg.timerRollWindowMs()), level);
   }
   // Every property this reads starts with "TIMER_": one scan settles the common plain message
   // instead of four lookups per append.
@@ -94,7 +102,7 @@ TimerRewrite rewriteTimer(const MessageToStore& msg, const StoreConfig& cfg, int
     r.decision = TimerDecision::Illegal;
     return r;
   }
-  return park(msg, *deliverMs, 0);
+  return park(msg, *deliverMs, timerWakeMs(*deliverMs, nowMs, cfg.timerRollWindowMs()), 0);
 }
 
 }  // namespace rmq::store

@@ -18,6 +18,10 @@
 //  - more than timerMaxDelaySec ahead: Illegal.
 //  - else Park. Unlike 5.x the time is not rounded down to the precision: the service delivers at
 //    the millisecond.
+//  - Park farther away than the roll window (timerRollWindowMs): TIMER_WAKE_MS = an earlier time
+//    the parked copy wakes at (the unit's tags code instead of TIMER_OUT_MS); the service then
+//    re-parks it (TIMER_ROLL_TIMES + 1) in the newest commit-log file, so retention never deletes
+//    the body of a pending timer (5.x rolls the same way, its wake time in its timer log).
 #include <cstdint>
 #include <string>
 
@@ -37,6 +41,11 @@ struct TimerRewrite {
 // level / levelDelayMs: the message's DELAY level (delayLevelOf) and that level's delay in ms.
 TimerRewrite rewriteTimer(const MessageToStore& msg, const StoreConfig& cfg, int64_t nowMs, int32_t level,
                           int64_t levelDelayMs);
+
+// When a parked copy of a timer due at deliverMs wakes (5.x doEnqueue's roll rule): deliverMs
+// itself within the window; else now + the window, or now + half of it when what is left beyond
+// the window is under a third of it (the next copy is then not rolled at once again).
+int64_t timerWakeMs(int64_t deliverMs, int64_t nowMs, int64_t rollWindowMs);
 
 // The DELAY level of a properties string (0 when absent or not a positive number).
 int32_t delayLevelOf(std::string_view properties);

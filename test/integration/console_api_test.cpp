@@ -1,7 +1,7 @@
 // The console's /api/ endpoints on a real dev node with its HTTP port on: the broker in the
 // cluster view, topics created / listed / deleted, a sent message found by key, id and queue
 // offset, a consumer group's members and lag, reset offset by time, a live producer's connection,
-// brokers that never answer in the cluster view, and read-only mode.
+// brokers that never answer in the cluster view, pending timers and their lag, and read-only mode.
 #include <doctest/doctest.h>
 
 #include <asio/io_context.hpp>
@@ -11,8 +11,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "broker_calls.h"
 #include "client_fixture.h"
 #include "common/json.h"
+#include "common/timer_properties.h"
+#include "common/wall_clock.h"
 #include "dev_node.h"
 #include "http_get.h"
 #include "namesrv_client.h"
@@ -313,4 +316,32 @@ TEST_CASE("console api: brokers that never answer cost the cluster view one time
   }
   CHECK(live == 1);
   CHECK(timedOut == 4);
+}
+
+TEST_CASE("console api: the cluster view shows a broker's pending and delivered timers and their lag") {
+  ConsoleNode cn;
+  REQUIRE(cn.start());
+  std::string topic = uniqueName("ConsoleTimer");
+  REQUIRE(cn.node.createTopic(topic, 1));
+  TestClient c;
+  auto timer = [&](int64_t at, const char* body) {
+    sendOk(c, cn.node.brokerAddr, {.topic = topic, .body = body, .extraProps = {
+        {std::string(prop::TIMER_DELIVER_MS), std::to_string(at)}}});
+  };
+  timer(nowMillis() + 600'000, "later");
+  timer(nowMillis() + 500, "soon");
+  auto broker = [&] {
+    auto doc = parsed(httpGet(cn.httpPort, "/api/cluster"));
+    REQUIRE(doc["clusters"].Size() == 1);
+    rapidjson::Document b;
+    b.CopyFrom(doc["clusters"][0]["brokers"][0], b.GetAllocator());
+    return b;
+  };
+  REQUIRE(eventually([&] { return broker()["timerDelivered"].GetInt64() == 1; }, std::chrono::seconds(10)));
+  auto b = broker();
+  CHECK(b["timerPending"].GetInt64() == 1);  // "later"
+  CHECK(b["timerLagP99Ms"].GetInt64() >= 0);
+  auto runtime = parsed(httpGet(cn.httpPort, "/api/broker/runtime?addr=" + cn.node.brokerAddr));
+  CHECK(std::string(runtime["runtime"]["timerPendingCount"].GetString()) == "1");
+  CHECK(runtime["runtime"].HasMember("timerLagP99Ms"));
 }

@@ -91,13 +91,13 @@ async function loadOverview() {
   for (const cl of data.clusters) {
     for (const b of cl.brokers) {
       if (b.error) {
-        rows.push(`<tr class="error"><td>${esc(cl.name)}</td><td>${esc(b.brokerName)}</td><td>${b.brokerId}</td><td>${esc(b.role)}</td><td>${esc(b.addr)}</td><td colspan="7">unreachable: ${esc(b.error)}</td></tr>`);
+        rows.push(`<tr class="error"><td>${esc(cl.name)}</td><td>${esc(b.brokerName)}</td><td>${b.brokerId}</td><td>${esc(b.role)}</td><td>${esc(b.addr)}</td><td colspan="9">unreachable: ${esc(b.error)}</td></tr>`);
         continue;
       }
       tps[`${b.brokerName}/${b.brokerId}`] = b.putTps;
       rows.push(`<tr data-broker="${esc(b.brokerName)}"><td>${esc(cl.name)}</td><td>${esc(b.brokerName)}</td><td>${b.brokerId}</td><td>${esc(b.role)}</td><td>${esc(b.addr)}</td><td>${esc(b.version)}</td>` +
         `<td class="num">${fmtNum(b.putTps, 1)}</td><td class="num">${fmtNum(b.getTps, 1)}</td><td class="num">${fmtNum(b.msgPutTotalToday)}</td><td class="num">${fmtNum(b.msgGetTotalToday)}</td>` +
-        `<td class="num">${fmtNum(b.diskRatio * 100, 1)} %</td><td><button class="link" data-status="${esc(b.addr)}">status</button><button class="link" data-config="${esc(b.addr)}">config</button></td></tr>`);
+        `<td class="num">${fmtNum(b.diskRatio * 100, 1)} %</td><td class="num">${fmtNum(b.timerPending)}</td><td class="num">${fmtNum(b.timerLagP99Ms)} ms</td><td><button class="link" data-status="${esc(b.addr)}">status</button><button class="link" data-config="${esc(b.addr)}">config</button></td></tr>`);
     }
   }
   fillTable('#brokers-table', rows);

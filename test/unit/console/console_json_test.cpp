@@ -33,7 +33,8 @@ TEST_CASE("console cluster: brokers sorted by name then id, runtime values or th
   CHECK(views[2].brokerName == "broker-b");
   views[0].runtime = std::map<std::string, std::string>{{"brokerVersionDesc", "V4_9_7"}, {"putTps", "12.5 10.0 9.0"},
       {"getTransferedTps", "3.25 1 1"}, {"commitLogDiskRatio", "0.42"}, {"msgPutTotalTodayNow", "150"},
-      {"msgPutTotalTodayMorning", "50"}, {"commitLogMaxOffset", "4096"}};
+      {"msgPutTotalTodayMorning", "50"}, {"commitLogMaxOffset", "4096"}, {"timerPendingCount", "7"},
+      {"timerDeliveredCount", "40"}, {"timerLagP99Ms", "12"}};
   views[1].runtime = std::map<std::string, std::string>{};
   views[2].error = "connect failed";
   auto doc = parsed(clusterJson(views));
@@ -50,6 +51,10 @@ TEST_CASE("console cluster: brokers sorted by name then id, runtime values or th
   CHECK(b[0]["diskRatio"].GetDouble() == doctest::Approx(0.42));
   CHECK(b[0]["msgPutTotalToday"].GetInt64() == 100);
   CHECK(b[0]["commitLogMaxOffset"].GetInt64() == 4096);
+  CHECK(b[0]["timerPending"].GetInt64() == 7);
+  CHECK(b[0]["timerDelivered"].GetInt64() == 40);
+  CHECK(b[0]["timerLagP99Ms"].GetInt64() == 12);
+  CHECK(b[1]["timerPending"].GetInt64() == 0);
   CHECK(b[1]["putTps"].GetDouble() == 0);  // missing keys read as zero
   CHECK(std::string(b[2]["error"].GetString()) == "connect failed");
   CHECK_FALSE(b[2].HasMember("putTps"));

@@ -76,3 +76,28 @@ TEST_CASE("timer rewrite: delete markers, delivered copies and DELAY levels") {
   CHECK_FALSE(findEncodedProperty(r.properties, "DELAY"));
   CHECK(findEncodedProperty(r.properties, "TIMER_DELAY_LEVEL") == "2");
 }
+
+TEST_CASE("timer rewrite: a timer beyond the roll window wakes earlier (TIMER_WAKE_MS), as 5.x's roll rule") {
+  // Window 1000 ms: within it the wake is the time; beyond it now + window, or now + window / 2
+  // when less than a third of the window would be left after the next wake.
+  CHECK(timerWakeMs(kNow + 999, kNow, 1000) == kNow + 999);
+  CHECK(timerWakeMs(kNow + 1000, kNow, 1000) == kNow + 500);
+  CHECK(timerWakeMs(kNow + 1332, kNow, 1000) == kNow + 500);
+  CHECK(timerWakeMs(kNow + 1333, kNow, 1000) == kNow + 1000);
+  CHECK(timerWakeMs(kNow + 86'400'000, kNow, 1000) == kNow + 1000);
+
+  StoreConfig cfg;
+  cfg.timerPrecisionMs = 100;
+  cfg.timerRollWindowSlot = 10;  // 1 s
+  auto near = rewrite({{"TIMER_DELAY_MS", "900"}}, cfg);
+  REQUIRE(near.decision == TimerDecision::Park);
+  CHECK_FALSE(findEncodedProperty(near.properties, "TIMER_WAKE_MS"));
+  auto far = rewrite({{"TIMER_DELAY_SEC", "60"}}, cfg);
+  REQUIRE(far.decision == TimerDecision::Park);
+  CHECK(far.deliverMs == kNow + 60'000);
+  CHECK(findEncodedProperty(far.properties, "TIMER_OUT_MS") == std::to_string(kNow + 60'000));
+  CHECK(findEncodedProperty(far.properties, "TIMER_WAKE_MS") == std::to_string(kNow + 1'000));
+  // The default window is 2 days: a 3-day timer wakes once on the way.
+  auto threeDays = rewrite({{"TIMER_DELAY_SEC", std::to_string(3 * 24 * 3600)}});
+  CHECK(findEncodedProperty(threeDays.properties, "TIMER_WAKE_MS") == std::to_string(kNow + 2 * 86'400'000LL));
+}

@@ -1,6 +1,7 @@
 #include "roles/broker/delivery/timer_message_service.h"
 
 #include <algorithm>
+#include <charconv>
 #include <set>
 
 #include "common/timer_properties.h"
@@ -11,7 +12,9 @@
 #include "roles/broker/delivery/stored_message.h"
 #include "roles/broker/metadata/topic_config.h"
 #include "roles/broker/stats/broker_stats.h"
+#include "store/live_store_keys.h"
 #include "store/message_store.h"
+#include "store/timer_rewrite.h"
 
 namespace rmq::broker {
 
@@ -25,7 +28,16 @@ struct Loaded {
   TimerEntry entry;
   store::ByteView bytes;
   RecordView rec;
+  int64_t outMs = 0;  // TIMER_OUT_MS; above the entry's time: a wake to roll, not the delivery
+  bool rolls() const { return outMs > entry.deliverMs; }
 };
+
+int64_t timerOutMs(const RecordView& rec) {
+  auto out = findEncodedProperty(rec.properties, prop::TIMER_OUT_MS);
+  int64_t ms = 0;
+  if (!out || std::from_chars(out->data(), out->data() + out->size(), ms).ec != std::errc()) return 0;
+  return ms;
+}
 
 bool retryable(store::PutStatus s) {
   switch (s) {
@@ -45,7 +57,27 @@ std::string deliveredProperties(const RecordView& rec, int64_t now) {
   putEncodedProperties(props, rec.properties);
   props.remove(prop::REAL_TOPIC);
   props.remove(prop::REAL_QID);
+  props.remove(prop::TIMER_WAKE_MS);
   std::string enqueue = std::to_string(rec.storeTimestamp), dequeue = std::to_string(now);
+  props.put(prop::TIMER_ENQUEUE_MS, enqueue);
+  props.put(prop::TIMER_DEQUEUE_MS, dequeue);
+  std::string out;
+  appendProperties(out, props);
+  return out;
+}
+
+// A far timer's copy re-parked closer to its time (5.x convert(..., needRoll)): TIMER_ROLL_TIMES
+// + 1, TIMER_WAKE_MS = its next wake, the enqueue / dequeue times of this copy.
+std::string rolledProperties(const RecordView& rec, int64_t wakeMs, int64_t now) {
+  thread_local JavaStringMap props;
+  props.clear();
+  putEncodedProperties(props, rec.properties);
+  int64_t times = 0;
+  if (auto t = props.get(prop::TIMER_ROLL_TIMES)) std::from_chars(t->data(), t->data() + t->size(), times);
+  std::string rolls = std::to_string(times + 1), wake = std::to_string(wakeMs);
+  std::string enqueue = std::to_string(rec.storeTimestamp), dequeue = std::to_string(now);
+  props.put(prop::TIMER_ROLL_TIMES, rolls);
+  props.put(prop::TIMER_WAKE_MS, wake);
   props.put(prop::TIMER_ENQUEUE_MS, enqueue);
   props.put(prop::TIMER_DEQUEUE_MS, dequeue);
   std::string out;
@@ -69,6 +101,11 @@ TimerMessageService::~TimerMessageService() { shutdown(); }
 
 void TimerMessageService::start() {
   if (running_.exchange(true)) return;
+  const int32_t reservedHours = store::liveRead(cfg_.fileReservedTime);
+  if (cfg_.timerRollWindowMs() >= int64_t{reservedHours} * 3600 * 1000)
+    log::warn("timerRollWindowSlot x timerPrecisionMs ({} ms) is not below fileReservedTime ({} h): retention may "
+              "delete the body of a far pending timer before it is rolled", cfg_.timerRollWindowMs(),
+              reservedHours);
   {
     std::lock_guard lk(mu_);
     rebuild();
@@ -186,6 +223,11 @@ TimerMessageService::GroupResult TimerMessageService::deliverGroup(const std::ve
       log::error("timer unit {} points at no readable record; skipped", e.queueOffset);
       continue;
     }
+    l.outMs = timerOutMs(l.rec);
+    if (l.rolls()) {  // a delete marker rolls too: it meets its target at their common last wake
+      loaded.push_back(std::move(l));
+      continue;
+    }
     if (auto del = findEncodedProperty(l.rec.properties, prop::TIMER_DEL_UNIQKEY)) {
       cancels.emplace(*del);
       markers.push_back(e);
@@ -195,10 +237,12 @@ TimerMessageService::GroupResult TimerMessageService::deliverGroup(const std::ve
   }
   size_t i = 0;
   for (; i < loaded.size() && result.taken < budget; ++i) {
-    if (auto key = cancelKey(loaded[i].rec); !key.empty() && cancels.count(key)) {
+    bool retry = false;
+    if (loaded[i].rolls()) {
+      if (!rollRecord(loaded[i].rec, loaded[i].outMs, now, retry) && retry) break;
+    } else if (auto key = cancelKey(loaded[i].rec); !key.empty() && cancels.count(key)) {
       cancelled_.fetch_add(1, std::memory_order_relaxed);
     } else {
-      bool retry = false;
       if (!deliverRecord(loaded[i].rec, loaded[i].entry.deliverMs, now, retry) && retry) break;
     }
     ++result.taken;
@@ -232,6 +276,24 @@ bool TimerMessageService::deliverRecord(const RecordView& rec, int64_t deliverMs
   delivered_.fetch_add(1, std::memory_order_relaxed);
   putStats().stored(res.topic, res.msgNum, res.wroteBytes);
   noteLag(res.storeTimestamp - deliverMs);
+  return true;
+}
+
+// Re-parks a far timer's copy in the newest commit-log file (its old file may expire before the
+// time): a new unit of queue 0 at its next wake; this one is done. false as deliverRecord.
+bool TimerMessageService::rollRecord(const RecordView& rec, int64_t outMs, int64_t now, bool& retry) {
+  int64_t wake = store::timerWakeMs(outMs, now, cfg_.timerRollWindowMs());
+  std::string props = rolledProperties(rec, wake, now);
+  store::MessageToStore m = reputMessage(rec, store::kTimerTopic, store::kTimerQueueId, props);
+  m.delayDelivered = true;
+  auto res = store_.append(m);
+  if (!res.ok()) {
+    retry = retryable(res.status);
+    log::warn("timer roll of the record at {} not stored ({}): {}", rec.physicalOffset, store::toString(res.status),
+              retry ? "retried" : "dropped");
+    return false;
+  }
+  rolled_.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
 
@@ -294,6 +356,7 @@ TimerStats TimerMessageService::stats() const {
   s.pending = index_.size();
   s.delivered = delivered_.load(std::memory_order_relaxed);
   s.cancelled = cancelled_.load(std::memory_order_relaxed);
+  s.rolled = rolled_.load(std::memory_order_relaxed);
   s.indexBytes = index_.memoryBytes();
   if (!index_.empty()) s.overdueMs = std::max<int64_t>(0, nowMillis() - index_.top().deliverMs);
   s.lagSamples = lagSamples_;
@@ -312,6 +375,7 @@ std::vector<std::pair<std::string, std::string>> TimerMessageService::runtimeInf
   return {{"timerPendingCount", std::to_string(s.pending)},
           {"timerDeliveredCount", std::to_string(s.delivered)},
           {"timerCancelledCount", std::to_string(s.cancelled)},
+          {"timerRolledCount", std::to_string(s.rolled)},
           {"timerIndexBytes", std::to_string(s.indexBytes)},
           {"timerOverdueMs", std::to_string(s.overdueMs)},
           {"timerLagP50Ms", std::to_string(s.lagP50Ms)},

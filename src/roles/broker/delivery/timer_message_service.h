@@ -11,6 +11,12 @@
 // A delete marker (TIMER_DEL_UNIQKEY = <topic>+<UNIQ_KEY>, same delivery time) is parked like the
 // message it cancels; both pop in the same group (same millisecond) and the marker wins.
 //
+// A unit's time is the copy's wake (tags code): for a timer farther than the roll window
+// (timerRollWindowSlot) it is earlier than TIMER_OUT_MS, and at that wake the copy is re-parked
+// ("rolled", store/timer_rewrite.h timerWakeMs) instead of delivered, so no pending timer's body
+// sits in a commit-log file old enough for retention. The last wake of every copy is its
+// TIMER_OUT_MS, so a rolled marker still meets its target there.
+//
 // Threads: one dedicated thread (store reads/appends, never a network thread). wake() is called
 // on the dispatcher thread when a unit reaches queue 0.
 // Lifecycle: construct, start() (masters only: rebuilds, then delivers), shutdown() (idempotent).
@@ -38,6 +44,7 @@ struct TimerStats {
   uint64_t pending = 0;         // entries in the index (delete markers included)
   uint64_t delivered = 0;       // re-put to their real topic since start
   uint64_t cancelled = 0;       // dropped by a delete marker since start
+  uint64_t rolled = 0;          // far timers re-parked closer to their time since start
   uint64_t indexBytes = 0;      // RAM of the index
   int64_t overdueMs = 0;        // now - the earliest pending time when it is due (backlog), else 0
   int64_t lagP50Ms = 0, lagP99Ms = 0, lagMaxMs = 0;  // delivery lag (store time - due time), recent 8192
@@ -73,6 +80,7 @@ class TimerMessageService {
   };
   GroupResult deliverGroup(const std::vector<TimerEntry>& group, int64_t now, size_t budget);
   bool deliverRecord(const RecordView& rec, int64_t deliverMs, int64_t now, bool& retry);
+  bool rollRecord(const RecordView& rec, int64_t outMs, int64_t now, bool& retry);
   void noteLag(int64_t lagMs);
   void writeProgress(bool force);
   int64_t waitMillis(int64_t now) const;
@@ -101,6 +109,7 @@ class TimerMessageService {
   std::atomic<bool> running_{false};
   std::atomic<uint64_t> delivered_{0};
   std::atomic<uint64_t> cancelled_{0};
+  std::atomic<uint64_t> rolled_{0};
 };
 
 }  // namespace rmq::broker

@@ -300,6 +300,8 @@ void writeOwn(BrokerContext& ctx, const BrokerMetricsSources& src, int64_t store
         static_cast<double>(t.delivered));
     one("rmqnode_timer_cancelled_total", "Timer messages cancelled by a delete marker since start.", "counter",
         static_cast<double>(t.cancelled));
+    one("rmqnode_timer_rolled_total", "Far timer messages re-parked closer to their time (timerRollWindowSlot) since start.",
+        "counter", static_cast<double>(t.rolled));
     one("rmqnode_timer_overdue_ms", "How far behind its time the earliest pending timer message is (backlog).",
         "gauge", static_cast<double>(t.overdueMs));
     one("rmqnode_timer_lag_p99_ms", "Delivery lag p99 (store time - due time) of the last 8192 deliveries.", "gauge",
