@@ -86,12 +86,6 @@ inline constexpr int PUSH_REPLY_MESSAGE_TO_CLIENT = 326;
 inline constexpr int ADD_WRITE_PERM_OF_BROKER = 327;
 inline constexpr int GET_ALL_PRODUCER_INFO = 328;
 inline constexpr int DELETE_EXPIRED_COMMITLOG = 329;
-// RocketMQ 5.x POP consumption (src/roles/broker/pop).
-inline constexpr int POP_MESSAGE = 200050;
-inline constexpr int ACK_MESSAGE = 200051;
-inline constexpr int PEEK_MESSAGE = 200052;
-inline constexpr int CHANGE_MESSAGE_INVISIBLETIME = 200053;
-inline constexpr int BATCH_ACK_MESSAGE = 200151;
 // rmqnode's own codes (no RocketMQ code uses them): automatic failover's admin requests to a broker
 // (src/roles/broker/failover). Answered only with failoverEnable; elsewhere REQUEST_CODE_NOT_SUPPORTED.
 inline constexpr int RMQNODE_FAILOVER_STATUS = 9101;  // body: the broker's view of its group (JSON)

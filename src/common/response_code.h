@@ -36,9 +36,6 @@ inline constexpr int CONSUME_MSG_TIMEOUT = 207;
 inline constexpr int NO_MESSAGE = 208;
 inline constexpr int UPDATE_AND_CREATE_ACL_CONFIG_FAILED = 209;
 inline constexpr int DELETE_ACL_CONFIG_FAILED = 210;
-// 5.x reuses 209/210 for POP answers (a pop request is never an ACL request: no clash on the wire).
-inline constexpr int POLLING_FULL = 209;
-inline constexpr int POLLING_TIMEOUT = 210;
 inline constexpr int UPDATE_GLOBAL_WHITE_ADDRS_CONFIG_FAILED = 211;
 inline constexpr int FLOW_CONTROL = 215;
 // Client-side only (never on the wire): transport failures reported as values.

@@ -14,6 +14,7 @@
 #include "dev_node.h"
 #include "http_get.h"
 #include "pop_helpers.h"
+#include "roles/broker/pop/pop_codes.h"
 
 using namespace rmq;
 using namespace rmq::test;

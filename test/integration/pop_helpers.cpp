@@ -7,6 +7,7 @@
 #include "broker_calls.h"
 #include "common/request_code.h"
 #include "common/response_code.h"
+#include "roles/broker/pop/pop_codes.h"
 
 namespace rmq::test {
 

@@ -6,6 +6,7 @@
 #include "common/response_code.h"
 #include "roles/broker/broker_context.h"
 #include "roles/broker/pop/pop_service.h"
+#include "roles/broker/pop/pop_codes.h"
 #include "roles/broker/pop/popped_record.h"
 #include "roles/broker/processors/admin_support.h"
 
