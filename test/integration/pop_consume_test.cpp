@@ -294,3 +294,34 @@ TEST_CASE_FIXTURE(PopNode, "pop long poll: a parked pop wakes when a message arr
   CHECK(p.messages[0].body == "wake");
   CHECK(elapsed < 15000ms);
 }
+
+TEST_CASE("pop: a clean restart resumes from the shutdown checkpoint: messages in flight kept, no event replayed") {
+  DevNode node;
+  REQUIRE(node.start());
+  TestClient c;
+  std::string addr = node.brokerAddr, t = uniqueName("PopCkpt"), g = uniqueName("GID_ckpt");
+  REQUIRE(node.createTopic(t, 1));
+  sendDispatched(c, addr, bodies(t, 4, 1));
+  auto p = popMessages(c, addr, {.group = g, .topic = t, .maxNums = 4, .invisibleMs = 2000});
+  REQUIRE(p.messages.size() == 4);
+  REQUIRE(ackMessage(c, addr, g, t, p.messages[0]) == ResponseCode::SUCCESS);
+  REQUIRE(node.proc.stop() == 0);
+  REQUIRE(node.proc.restart());
+  std::string log = node.brokerLog();
+  auto at = log.rfind("pop: recovered");
+  REQUIRE(at != std::string::npos);
+  std::string line = log.substr(at, log.find('\n', at) - at);
+  MESSAGE(line);
+  CHECK(line.find("recovered 3 messages in flight") != std::string::npos);
+  CHECK(line.find(" 0 events replayed") != std::string::npos);
+  TestClient c2;
+  std::set<std::string> back;
+  for (int i = 0; i < 6 && back.size() < 3; ++i) {
+    auto q = popMessages(c2, addr, {.group = g, .topic = t, .pollMs = 3000});
+    for (const auto& m : q.messages) {
+      back.insert(m.body);
+      CHECK(m.reconsumeTimes == 1);
+    }
+  }
+  CHECK(back == std::set<std::string>{"m1", "m2", "m3"});
+}
