@@ -43,3 +43,16 @@ TEST_CASE("subscription group: Java's defaults for missing or mistyped fields, t
   CHECK_FALSE(SubscriptionGroupConfig::fromJson("[]"));
   CHECK_FALSE(SubscriptionGroupConfig::fromJson("{\"retryMaxTimes\":3}"));
 }
+
+TEST_CASE("subscription group: 5.x's consumeMessageOrderly is written only when true (4.x JSON unchanged) and read back") {
+  SubscriptionGroupConfig g;
+  g.groupName = "fifo";
+  CHECK(g.toJson().find("consumeMessageOrderly") == std::string::npos);
+  g.consumeMessageOrderly = true;
+  std::string json = g.toJson();
+  CHECK(json.find("\"consumeFromMinEnable\":true,\"consumeMessageOrderly\":true,\"groupName\"") != std::string::npos);
+  auto back = SubscriptionGroupConfig::fromJson(json);
+  REQUIRE(back);
+  CHECK(back->consumeMessageOrderly);
+  CHECK(*back == g);
+}
