@@ -4,7 +4,7 @@
 #include <openssl/hmac.h>
 
 #include <asio/co_spawn.hpp>
-#include <asio/use_future.hpp>
+#include <future>
 #include <atomic>
 #include <ctime>
 
@@ -17,11 +17,22 @@ namespace {
 
 constexpr std::string_view kService = "/apache.rocketmq.v2.MessagingService/";
 
+// Runs `f` on the client's io thread and waits (20 s at most). Not use_future: Result<T> has no
+// default constructor, which asio's future handler needs.
 template <class T>
 T runOn(net::IoPool& io, std::function<asio::awaitable<T>()> f) {
-  auto fut = asio::co_spawn(io.at(0), std::move(f), asio::use_future);
-  REQUIRE(fut.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
-  return fut.get();
+  auto promise = std::make_shared<std::promise<T>>();
+  auto future = promise->get_future();
+  auto body = [f, promise]() -> asio::awaitable<void> {
+    auto work = f();
+    T value = co_await std::move(work);
+    promise->set_value(std::move(value));
+  };
+  asio::co_spawn(io.at(0), std::move(body), [promise](std::exception_ptr e) {
+    if (e) promise->set_exception(e);
+  });
+  REQUIRE(future.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+  return future.get();
 }
 
 std::string dateTime() {
