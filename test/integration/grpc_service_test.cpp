@@ -15,6 +15,7 @@
 #include "grpc_client.h"
 #include "node_config.h"
 #include "test_client.h"
+#include "tools_util.h"
 
 using namespace rmq;
 using namespace rmq::test;
@@ -267,4 +268,33 @@ TEST_CASE("grpc QueryRoute from one broker lists every master of the cluster wit
   }
   CHECK(seen["broker-a"] == std::make_pair(2, static_cast<int>(node.grpcPort)));
   CHECK(seen["broker-b"] == std::make_pair(3, static_cast<int>(bGrpc)));
+}
+
+TEST_CASE("grpc topic types: rmqadmin updateTopic -a +message.type=DELAY, then -a -message.type back to NORMAL") {
+  DevNode node({.grpc = true});
+  REQUIRE(node.start());
+  std::string topic = uniqueName("GrpcAttr");
+  auto r = tools::admin(node, "updateTopic", {"-b", node.brokerAddr, "-t", topic, "-r", "2", "-w", "2", "-a",
+                                              "+message.type=DELAY"});
+  REQUIRE_MESSAGE(r.exitCode == 0, tools::describe(r));
+  GrpcTestClient g(node.grpcPort);
+  v2::QueryRouteRequest req;
+  req.mutable_topic()->set_name(topic);
+  v2::QueryRouteResponse resp;
+  REQUIRE(eventually([&] {
+    resp = g.unary<v2::QueryRouteResponse>("QueryRoute", req);
+    return resp.message_queues_size() == 2;
+  }, std::chrono::seconds(10)));
+  CHECK(resp.message_queues(0).accept_message_types(0) == v2::MessageType::DELAY);
+  // A 4.x client sees the topic as ever (no attributes in its route); perm updates keep the type.
+  r = tools::admin(node, "updateTopic", {"-b", node.brokerAddr, "-t", topic, "-r", "2", "-w", "2", "-p", "6"});
+  REQUIRE(r.exitCode == 0);
+  resp = g.unary<v2::QueryRouteResponse>("QueryRoute", req);
+  CHECK(resp.message_queues(0).accept_message_types(0) == v2::MessageType::DELAY);
+  r = tools::admin(node, "updateTopic", {"-b", node.brokerAddr, "-t", topic, "-a", "-message.type"});
+  REQUIRE(r.exitCode == 0);
+  resp = g.unary<v2::QueryRouteResponse>("QueryRoute", req);
+  CHECK(resp.message_queues(0).accept_message_types(0) == v2::MessageType::NORMAL);
+  r = tools::admin(node, "updateTopic", {"-b", node.brokerAddr, "-t", topic, "-a", "+message.type=BOGUS"});
+  CHECK(r.exitCode != 0);
 }
