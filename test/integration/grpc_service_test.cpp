@@ -50,6 +50,19 @@ const MessageExt* byUniqKey(const std::vector<MessageExt>& ms, const std::string
   return nullptr;
 }
 
+// QueryRoute until it lists `queues` queues (a new topic reaches the name server soon after its creation).
+v2::QueryRouteResponse routeOnceListed(GrpcTestClient& g, const std::string& topic, int queues) {
+  v2::QueryRouteRequest req;
+  req.mutable_topic()->set_name(topic);
+  v2::QueryRouteResponse resp;
+  bool listed = eventually([&] {
+    resp = g.unary<v2::QueryRouteResponse>("QueryRoute", req);
+    return resp.message_queues_size() == queues;
+  }, std::chrono::seconds(15));
+  CHECK_MESSAGE(listed, "route of " << topic << " has " << resp.message_queues_size() << " queues");
+  return resp;
+}
+
 v2::SendMessageResponse sendOne(GrpcTestClient& g, const v2::Message& m) {
   v2::SendMessageRequest req;
   *req.add_messages() = m;
@@ -264,13 +277,8 @@ TEST_CASE("grpc QueryRoute from one broker lists every master of the cluster wit
   REQUIRE(codeOf(c.call("127.0.0.1:" + std::to_string(bPort), createTopicRequest(topic, 3))) == 0);
 
   GrpcTestClient g(node.grpcPort);
-  v2::QueryRouteRequest req;
-  req.mutable_topic()->set_name(topic);
-  v2::QueryRouteResponse resp;
-  REQUIRE(eventually([&] {
-    resp = g.unary<v2::QueryRouteResponse>("QueryRoute", req);
-    return resp.message_queues_size() == 5;
-  }, std::chrono::seconds(15)));
+  auto resp = routeOnceListed(g, topic, 5);
+  REQUIRE(resp.message_queues_size() == 5);
   std::map<std::string, std::pair<int, int>> seen;  // broker -> (queues, gRPC port)
   for (const auto& q : resp.message_queues()) {
     auto& s = seen[q.broker().name()];
@@ -291,11 +299,8 @@ TEST_CASE("grpc topic types: rmqadmin updateTopic -a +message.type=DELAY, then -
   GrpcTestClient g(node.grpcPort);
   v2::QueryRouteRequest req;
   req.mutable_topic()->set_name(topic);
-  v2::QueryRouteResponse resp;
-  REQUIRE(eventually([&] {
-    resp = g.unary<v2::QueryRouteResponse>("QueryRoute", req);
-    return resp.message_queues_size() == 2;
-  }, std::chrono::seconds(10)));
+  auto resp = routeOnceListed(g, topic, 2);
+  REQUIRE(resp.message_queues_size() == 2);
   CHECK(resp.message_queues(0).accept_message_types(0) == v2::MessageType::DELAY);
   // A 4.x client sees the topic as ever (no attributes in its route); perm updates keep the type.
   r = tools::admin(node, "updateTopic", {"-b", node.brokerAddr, "-t", topic, "-r", "2", "-w", "2", "-p", "6"});
