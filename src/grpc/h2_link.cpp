@@ -100,9 +100,25 @@ void H2Link::terminate(uint32_t code, std::string reason, bool problem) {
   flush();
 }
 
+int H2Link::onSessionError(nghttp2_session*, int, const char* message, size_t length, void* link) {
+  static_cast<H2Link*>(link)->lastError_.assign(message, length);
+  return 0;
+}
+
+int H2Link::onInvalidFrame(nghttp2_session*, const nghttp2_frame* frame, int libErrorCode, void* link) {
+  static_cast<H2Link*>(link)->lastError_ = "invalid frame (type " + std::to_string(frame->hd.type) + ", stream " +
+                                           std::to_string(frame->hd.stream_id) + "): " + nghttp2_strerror(libErrorCode);
+  return 0;
+}
+
 // The session wants neither to read nor to write: a GOAWAY went out (ours or after the peer's).
 void H2Link::finishedByPeerOrSession() {
-  closeNow(endReason_.empty() ? "session ended (GOAWAY)" : endReason_, endProblem_);
+  if (!endReason_.empty()) return closeNow(endReason_, endProblem_);
+  if (goAwayCode_ == NGHTTP2_NO_ERROR) return closeNow("session ended (GOAWAY)", false);
+  // nghttp2 ended the session itself: a protocol error or a flood (rapid resets, too many frames).
+  closeNow(std::string("HTTP/2: sent GOAWAY(") + nghttp2_http2_strerror(goAwayCode_) + ")" +
+               (lastError_.empty() ? "" : ": " + lastError_),
+           true);
 }
 
 // ---- reading ----------------------------------------------------------------------------------

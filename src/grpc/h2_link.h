@@ -5,6 +5,8 @@
 // produces is copied into one batch and written. Everything runs on the socket's io thread.
 // Memory: reads go into the thread's scratch buffer (net/io_scratch.h); the write batch is
 // released once a write leaves nothing queued, so an idle link holds the nghttp2 session only.
+#include <nghttp2/nghttp2.h>
+
 #include <cstddef>  // before asio: its allocator choice depends on libstdc++ macros (ODR)
 #include <asio/awaitable.hpp>
 #include <asio/io_context.hpp>
@@ -16,7 +18,6 @@
 #include <string>
 #include <string_view>
 
-struct nghttp2_session;
 
 namespace rmq::net {
 class TlsSession;
@@ -47,6 +48,13 @@ class H2Link : public std::enable_shared_from_this<H2Link> {
   // Link thread: bytes a stream queued for sending (counted for backpressure) left its queue.
   void queued(size_t bytes) { queuedOutput_ += bytes; }
   void dequeued(size_t bytes);
+  // nghttp2's error_callback2 for both sides (user_data: the H2Link*): remembers nghttp2's last
+  // complaint, the reason of a session it ended with GOAWAY (for the close log line).
+  // Link thread, from a session's frame-sent callback: a GOAWAY with this error code went out.
+  void goAwaySent(uint32_t code) { goAwayCode_ = code; }
+  static int onSessionError(nghttp2_session*, int libErrorCode, const char* message, size_t length, void* link);
+  // on_invalid_frame_recv_callback: the same, for a frame nghttp2 refused.
+  static int onInvalidFrame(nghttp2_session*, const nghttp2_frame* frame, int libErrorCode, void* link);
 
  protected:
   // `what` names the side in log lines ("grpc", "grpc client"); maxPendingWriteBytes 0 = unbounded.
@@ -88,6 +96,8 @@ class H2Link : public std::enable_shared_from_this<H2Link> {
   size_t queuedOutput_ = 0, maxPending_;
   std::string endReason_;  // set by terminate(): logged when the GOAWAY is out and the link closes
   bool endProblem_ = false;
+  std::string lastError_;
+  uint32_t goAwayCode_ = 0;  // of the GOAWAY we sent (0 = none, or NO_ERROR)
 };
 
 }  // namespace rmq::grpc

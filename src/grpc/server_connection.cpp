@@ -13,9 +13,10 @@
 
 namespace rmq::grpc {
 
-// nghttp2's callbacks; user_data is the ServerConnection.
+// nghttp2's callbacks of a server session.
 struct ServerCallbacks {
-  static ServerConnection& conn(void* p) { return *static_cast<ServerConnection*>(p); }
+  // user_data is the H2Link* (shared with H2Link::onSessionError).
+  static ServerConnection& conn(void* p) { return static_cast<ServerConnection&>(*static_cast<H2Link*>(p)); }
 
   static int beginHeaders(nghttp2_session*, const nghttp2_frame* frame, void* p) {
     if (frame->hd.type == NGHTTP2_HEADERS && frame->headers.cat == NGHTTP2_HCAT_REQUEST)
@@ -59,6 +60,7 @@ struct ServerCallbacks {
   }
 
   static int frameSent(nghttp2_session*, const nghttp2_frame* frame, void* p) {
+    if (frame->hd.type == NGHTTP2_GOAWAY) conn(p).goAwaySent(frame->goaway.error_code);
     bool endsStream = (frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA) &&
                       (frame->hd.flags & NGHTTP2_FLAG_END_STREAM);
     if (!endsStream) return 0;
@@ -87,6 +89,8 @@ struct ServerCallbacks {
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, dataChunk);
     nghttp2_session_callbacks_set_on_frame_send_callback(cb, frameSent);
     nghttp2_session_callbacks_set_on_stream_close_callback(cb, streamClose);
+    nghttp2_session_callbacks_set_error_callback2(cb, H2Link::onSessionError);
+    nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(cb, H2Link::onInvalidFrame);
     return cb;
   }
 };
@@ -121,7 +125,7 @@ ServerConnection::ServerConnection(asio::ip::tcp::socket socket, std::unique_ptr
 bool ServerConnection::start() {
   static nghttp2_session_callbacks* callbacks = ServerCallbacks::make();
   auto options = sessionOptions();
-  int rc = nghttp2_session_server_new2(&session_, callbacks, this, options.get());
+  int rc = nghttp2_session_server_new2(&session_, callbacks, static_cast<H2Link*>(this), options.get());
   if (rc != 0 || submitSettings(session_, shared_->options.maxConcurrentStreams) != 0) {
     log::warn("grpc: connection {}: cannot start an HTTP/2 session: {}", peer(), nghttp2_strerror(rc));
     return false;
