@@ -68,7 +68,7 @@ class ClientLink final : public H2Link {
   bool start() {
     static nghttp2_session_callbacks* callbacks = makeCallbacks();
     auto o = sessionOptions();
-    if (nghttp2_session_client_new2(&session_, callbacks, static_cast<H2Link*>(this), o.get()) != 0) return false;
+    if (nghttp2_session_client_new3(&session_, callbacks, static_cast<H2Link*>(this), o.get(), memory_.mem()) != 0) return false;
     if (submitSettings(session_, 0) != 0) return false;
     authority_ = peer();
     startIo();
