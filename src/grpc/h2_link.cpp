@@ -11,6 +11,7 @@
 
 #include "common/log.h"
 #include "net/io_scratch.h"
+#include "net/tls_handshake.h"
 #include "net/tls_session.h"
 
 namespace rmq::grpc {
@@ -217,19 +218,8 @@ asio::awaitable<asio::error_code> H2Link::writeBatch() {
     auto [ec, n] = co_await asio::async_write(socket_, asio::buffer(out_), as_tuple(use_awaitable));
     co_return ec;
   }
-  size_t done = 0;
-  while (done < out_.size()) {  // OpenSSL sends record by record; wait when the socket is full
-    auto io = tls_->write(out_.data() + done, out_.size() - done);
-    done += io.bytes;
-    using S = net::TlsSession::Status;
-    if (io.status == S::Done) continue;
-    if (io.status == S::Closed) co_return asio::error::make_error_code(asio::error::broken_pipe);
-    if (io.status == S::Failed) co_return asio::error::make_error_code(asio::error::connection_aborted);
-    auto what = io.status == S::WantWrite ? asio::ip::tcp::socket::wait_write : asio::ip::tcp::socket::wait_read;
-    auto [ec] = co_await socket_.async_wait(what, as_tuple(use_awaitable));
-    if (ec) co_return ec;
-  }
-  co_return asio::error_code{};
+  auto ec = co_await net::writeAllTls(socket_, *tls_, out_.data(), out_.size());
+  co_return ec;
 }
 
 asio::awaitable<void> H2Link::writeLoop(std::shared_ptr<H2Link> self) {

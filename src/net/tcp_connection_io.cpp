@@ -11,6 +11,7 @@
 #include "net/frame_codec.h"
 #include "net/io_scratch.h"
 #include "net/tcp_connection.h"
+#include "net/tls_handshake.h"
 #include "net/tls_session.h"
 
 namespace rmq::net {
@@ -149,22 +150,8 @@ asio::awaitable<asio::error_code> TcpConnection::writeGatheredTls() {
 // Until all of `data` is sent. A write OpenSSL could not finish is retried with the same bytes
 // (SSL_write's rule) once the socket takes more.
 asio::awaitable<asio::error_code> TcpConnection::writeTls(const char* data, size_t size) {
-  size_t done = 0;
-  while (done < size) {
-    auto io = tls_->write(data + done, size - done);
-    if (io.bytes > 0) {
-      done += io.bytes;
-      writeSince_ = Clock::now();  // progress: the stall deadline counts from here
-    }
-    using S = TlsSession::Status;
-    if (io.status == S::Done) continue;
-    if (io.status == S::Closed) co_return asio::error::make_error_code(asio::error::broken_pipe);
-    if (io.status == S::Failed) co_return asio::error::make_error_code(asio::error::connection_aborted);
-    auto what = io.status == S::WantWrite ? asio::ip::tcp::socket::wait_write : asio::ip::tcp::socket::wait_read;
-    auto [ec] = co_await socket_.async_wait(what, as_tuple(use_awaitable));
-    if (ec) co_return ec;
-  }
-  co_return asio::error_code{};
+  auto ec = co_await writeAllTls(socket_, *tls_, data, size, &writeSince_);  // progress: the stall clock
+  co_return ec;
 }
 
 // ---- receiving ------------------------------------------------------------------------------

@@ -2,8 +2,6 @@
 // HTTP/2 connection (RssAnon over 2,000 connections that sent the preface and SETTINGS, glibc malloc)
 // and unary
 // round trips per second on one connection with 16 calls in flight.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -11,11 +9,13 @@
 #include <fstream>
 
 #include "unit/grpc/grpc_test_util.h"
+#include "node_process.h"
 #include "unit/grpc/raw_h2.h"
 
 using namespace rmq;
 using namespace rmq::grpc;
 using namespace rmq::grpc::test;
+using rmq::test::connectLoopback;
 
 namespace {
 
@@ -29,15 +29,8 @@ long rssAnonKb() {
 
 // A bare client: the preface, an empty SETTINGS and an ACK of the server's; then silence.
 int idleClient(uint16_t port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    ::close(fd);
-    return -1;
-  }
+  int fd = connectLoopback(port);
+  if (fd < 0) return -1;
   std::string hello(kPreface);
   hello += std::string("\0\0\0\x04\0\0\0\0\0", 9);      // SETTINGS
   hello += std::string("\0\0\0\x04\x01\0\0\0\0", 9);    // SETTINGS ACK

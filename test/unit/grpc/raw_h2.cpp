@@ -1,7 +1,5 @@
 #include "unit/grpc/raw_h2.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -9,6 +7,7 @@
 #include <stdexcept>
 
 #include "common/bytes.h"
+#include "node_process.h"
 
 namespace rmq::grpc::test {
 
@@ -24,13 +23,8 @@ uint32_t Frame::errorCode() const {
   return 0xFFFFFFFF;
 }
 
-RawH2::RawH2(uint16_t port) {
-  fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) throw std::runtime_error("connect");
+RawH2::RawH2(uint16_t port) : fd_(rmq::test::connectLoopback(port)) {
+  if (fd_ < 0) throw std::runtime_error("connect to 127.0.0.1:" + std::to_string(port) + " failed");
   timeval tv{5, 0};
   ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   nghttp2_hd_deflate_new(&deflater_, 4096);
