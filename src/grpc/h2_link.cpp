@@ -123,53 +123,25 @@ void H2Link::finishedByPeerOrSession() {
 
 // ---- reading ----------------------------------------------------------------------------------
 
-H2Link::ReadStatus H2Link::readSocket(char* into, size_t room, size_t& n, std::string& why, bool& problem) {
-  if (tls_) {
-    auto io = tls_->read(into, room);
-    n = io.bytes;
-    using S = net::TlsSession::Status;
-    switch (io.status) {
-      case S::Done: return ReadStatus::More;
-      case S::WantRead: return ReadStatus::Drained;
-      case S::WantWrite: return ReadStatus::WantWrite;
-      case S::Closed: why = "closed by peer"; break;
-      case S::Failed: why = "TLS: " + tls_->error(); problem = true; break;
-    }
-    return ReadStatus::Closed;
-  }
-  asio::error_code ec;
-  n = socket_.read_some(asio::buffer(into, room), ec);
-  if (ec == asio::error::would_block || ec == asio::error::try_again) return ReadStatus::Drained;
-  if (ec) {
-    n = 0;
-    problem = ec != asio::error::eof && ec != asio::error::connection_reset;
-    why = ec == asio::error::eof ? "closed by peer" : "read failed: " + ec.message();
-    return ReadStatus::Closed;
-  }
-  return n == room ? ReadStatus::More : ReadStatus::Drained;
-}
-
-H2Link::ReadStatus H2Link::readOnce() {
+net::ReadOutcome H2Link::readOnce() {
   char* into = net::scratchBuffer();
-  size_t n = 0;
-  std::string why;
-  bool problem = false;
-  auto status = readSocket(into, net::kScratchSize, n, why, problem);
+  auto got = net::readNonBlocking(socket_, tls_.get(), into, net::kScratchSize);
+  size_t n = got.bytes;
   if (n > 0 && endReason_.empty()) {  // after our GOAWAY the rest is not looked at
     lastRead_ = lastActivity_ = Clock::now();
     auto rv = nghttp2_session_mem_recv(session_, reinterpret_cast<const uint8_t*>(into), n);
     if (rv < 0) {
       // Fatal to the session (a bad preface, a callback failure, a flood): GOAWAY, then close.
       terminate(NGHTTP2_PROTOCOL_ERROR, std::string("HTTP/2: ") + nghttp2_strerror(static_cast<int>(rv)), true);
-      return ReadStatus::Drained;
+      return net::ReadOutcome::Drained;
     }
     flush();  // SETTINGS acks, PING answers, WINDOW_UPDATEs and whatever the callbacks submitted
   }
-  if (status == ReadStatus::Closed) {
-    closeNow(why, problem && isOpen());
-    return ReadStatus::Closed;
+  if (got.outcome == net::ReadOutcome::Closed) {
+    closeNow(got.why, got.problem && isOpen());
+    return net::ReadOutcome::Closed;
   }
-  return isOpen() ? status : ReadStatus::Closed;
+  return isOpen() ? got.outcome : net::ReadOutcome::Closed;
 }
 
 void H2Link::readSome() {
@@ -179,12 +151,12 @@ void H2Link::readSome() {
     return;
   }
   switch (readOnce()) {
-    case ReadStatus::Closed: return;
-    case ReadStatus::More:  // more is waiting: let the thread's other links run first
+    case net::ReadOutcome::Closed: return;
+    case net::ReadOutcome::More:  // more is waiting: let the thread's other links run first
       asio::post(executor_, [self = shared_from_this()] { self->readSome(); });
       return;
-    case ReadStatus::WantWrite: return armRead(asio::ip::tcp::socket::wait_write);  // TLS needs a record out
-    case ReadStatus::Drained: return armRead(asio::ip::tcp::socket::wait_read);
+    case net::ReadOutcome::WantWrite: return armRead(asio::ip::tcp::socket::wait_write);  // TLS needs a record out
+    case net::ReadOutcome::Drained: return armRead(asio::ip::tcp::socket::wait_read);
   }
 }
 

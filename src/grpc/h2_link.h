@@ -21,6 +21,7 @@
 
 
 #include "grpc/h2_memory.h"
+#include "net/io_scratch.h"
 
 namespace rmq::net {
 class TlsSession;
@@ -84,14 +85,12 @@ class H2Link : public std::enable_shared_from_this<H2Link> {
   std::string what_;
 
  private:
-  enum class ReadStatus { More, Drained, WantWrite, Closed };
   // The reader is a chain of handlers, not a coroutine: an idle link then holds one pending
   // wait on its socket and no coroutine frame for it.
   void readSome();
   void armRead(asio::ip::tcp::socket::wait_type what);
   asio::awaitable<void> writeLoop(std::shared_ptr<H2Link> self);
-  ReadStatus readOnce();
-  ReadStatus readSocket(char* into, size_t room, size_t& n, std::string& why, bool& problem);
+  net::ReadOutcome readOnce();
   bool fillBatch();  // mem_send into out_; false: a fatal session error (closed)
   asio::awaitable<asio::error_code> writeBatch();
   bool readPaused() const { return maxPending_ > 0 && queuedOutput_ + out_.size() > maxPending_; }
