@@ -63,7 +63,8 @@ struct ClientCall::State {
 class ClientLink final : public H2Link {
  public:
   ClientLink(asio::ip::tcp::socket socket, std::unique_ptr<net::TlsSession> tls, ChannelOptions options)
-      : H2Link(std::move(socket), std::move(tls), "grpc client", 0), options_(std::move(options)) {}
+      : H2Link(std::move(socket), std::move(tls), "grpc client", 0, std::chrono::seconds(0)),
+        options_(std::move(options)) {}
 
   bool start() {
     static nghttp2_session_callbacks* callbacks = makeCallbacks();

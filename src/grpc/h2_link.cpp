@@ -39,7 +39,7 @@ asio::io_context::executor_type ioExecutor(asio::ip::tcp::socket& socket) {
 }  // namespace
 
 H2Link::H2Link(asio::ip::tcp::socket socket, std::unique_ptr<net::TlsSession> tls, std::string what,
-               size_t maxPendingWriteBytes)
+               size_t maxPendingWriteBytes, std::chrono::seconds writeStall)
     : what_(std::move(what)),
       socket_(std::move(socket)),
       executor_(ioExecutor(socket_)),
@@ -48,6 +48,8 @@ H2Link::H2Link(asio::ip::tcp::socket socket, std::unique_ptr<net::TlsSession> tl
       peer_(endpointOf(socket_, true)),
       local_(endpointOf(socket_, false)),
       writeSignal_(executor_),
+      stallTimer_(executor_),
+      writeStall_(writeStall),
       maxPending_(maxPendingWriteBytes) {
   lastRead_ = lastActivity_ = Clock::now();
 }
@@ -87,6 +89,7 @@ void H2Link::closeNow(std::string_view reason, bool problem) {
   socket_.shutdown(asio::socket_base::shutdown_both, ec);
   socket_.close(ec);
   writeSignal_.cancel();
+  stallTimer_.cancel();
   std::string().swap(out_);
   onClosed();
 }
@@ -190,8 +193,22 @@ asio::awaitable<asio::error_code> H2Link::writeBatch() {
     auto [ec, n] = co_await asio::async_write(socket_, asio::buffer(out_), as_tuple(use_awaitable));
     co_return ec;
   }
-  auto ec = co_await net::writeAllTls(socket_, *tls_, out_.data(), out_.size());
+  auto ec = co_await net::writeAllTls(socket_, *tls_, out_.data(), out_.size(), &writeSince_);
   co_return ec;
+}
+
+void H2Link::watchStall() {
+  if (stallArmed_ || writeStall_.count() == 0) return;
+  stallArmed_ = true;
+  stallTimer_.expires_at(writeSince_ + writeStall_);
+  stallTimer_.async_wait([self = shared_from_this()](asio::error_code ec) {
+    self->stallArmed_ = false;
+    if (ec || !self->isOpen() || !self->writing_) return;
+    if (Clock::now() < self->writeSince_ + self->writeStall_) return self->watchStall();  // progress meanwhile
+    self->closeNow("peer not reading: no write progress for " + std::to_string(self->writeStall_.count()) + "s, " +
+                       std::to_string(self->out_.size() + self->queuedOutput_) + " bytes pending",
+                   true);
+  });
 }
 
 asio::awaitable<void> H2Link::writeLoop(std::shared_ptr<H2Link> self) {
@@ -219,7 +236,11 @@ asio::awaitable<void> H2Link::writeLoop(std::shared_ptr<H2Link> self) {
       continue;
     }
     released = false;
+    writing_ = true;
+    writeSince_ = Clock::now();
+    watchStall();
     auto ec = co_await writeBatch();
+    writing_ = false;
     if (ec) {
       closeNow("write failed: " + (tls_ && !tls_->error().empty() ? "TLS: " + tls_->error() : ec.message()),
                isOpen());

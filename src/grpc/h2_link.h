@@ -61,9 +61,10 @@ class H2Link : public std::enable_shared_from_this<H2Link> {
   static int onInvalidFrame(nghttp2_session*, const nghttp2_frame* frame, int libErrorCode, void* link);
 
  protected:
-  // `what` names the side in log lines ("grpc", "grpc client"); maxPendingWriteBytes 0 = unbounded.
+  // `what` names the side in log lines ("grpc", "grpc client"); maxPendingWriteBytes 0 = unbounded;
+  // writeStall: a write batch not done this long (the peer stopped reading) closes the link; 0 = never.
   H2Link(asio::ip::tcp::socket socket, std::unique_ptr<net::TlsSession> tls, std::string what,
-         size_t maxPendingWriteBytes);
+         size_t maxPendingWriteBytes, std::chrono::seconds writeStall);
   // Starts the reader and the writer (on the link thread); the session must exist (and its SETTINGS
   // be submitted).
   void startIo();
@@ -95,6 +96,7 @@ class H2Link : public std::enable_shared_from_this<H2Link> {
   asio::awaitable<asio::error_code> writeBatch();
   bool readPaused() const { return maxPending_ > 0 && queuedOutput_ + out_.size() > maxPending_; }
   void finishedByPeerOrSession();
+  void watchStall();  // while a batch is being written; at most one pending wait per stall period
 
   asio::ip::tcp::socket socket_;
   asio::io_context::executor_type executor_;
@@ -103,6 +105,10 @@ class H2Link : public std::enable_shared_from_this<H2Link> {
   std::string peer_, local_;
   std::atomic<bool> open_{true};
   asio::steady_timer writeSignal_;  // the writer sleeps on it: flush() wakes it, watch() sets it
+  asio::steady_timer stallTimer_;
+  std::chrono::seconds writeStall_;
+  Clock::time_point writeSince_;  // start of the batch being written, or the last TLS progress
+  bool writing_ = false, stallArmed_ = false;
   bool readerWaiting_ = false;
   std::string out_;  // the batch being written
   size_t queuedOutput_ = 0, maxPending_;

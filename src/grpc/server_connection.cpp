@@ -118,7 +118,8 @@ asio::awaitable<void> runHandler(CallHandler handler, std::shared_ptr<ServerStre
 
 ServerConnection::ServerConnection(asio::ip::tcp::socket socket, std::unique_ptr<net::TlsSession> tls,
                                    std::shared_ptr<ServerShared> shared)
-    : H2Link(std::move(socket), std::move(tls), "grpc", shared->options.connection.maxPendingWriteBytes),
+    : H2Link(std::move(socket), std::move(tls), "grpc", shared->options.connection.maxPendingWriteBytes,
+             shared->options.connection.writeStallTimeout),
       shared_(std::move(shared)) {}
 
 bool ServerConnection::start() {

@@ -69,7 +69,9 @@ TEST_CASE("grpc measure: memory per idle HTTP/2 connection (RssAnon, 2000 connec
                       << perConnection << " bytes each");
   // The issue's goal is 8 KB; nghttp2 1.52 alone keeps about 9 KB per session (README "Memory"),
   // so this bounds regressions of our own share rather than asserting the goal.
+#if !defined(__SANITIZE_ADDRESS__)  // ASan's allocator (redzones, quarantine) is no measure
   CHECK(perConnection <= 14 * 1024);
+#endif
   for (int fd : fds) ::close(fd);
   CHECK(eventually([&] { return f.server->connectionCount() == 0; }, 20000ms));
 }

@@ -5,6 +5,7 @@
 #include <openssl/ssl.h>
 
 #include "unit/grpc/grpc_test_util.h"
+#include "common/bytes.h"
 #include "unit/grpc/raw_h2.h"
 
 using namespace rmq;
@@ -203,4 +204,26 @@ TEST_CASE("grpc stop(): GOAWAY, open calls finish within the drain, then everyth
   CHECK(took < 2500ms);  // closed when the call ended, not at the drain limit
   CHECK(f.server->connectionCount() == 0);
   CHECK(eventually([&] { return !ch->isOpen(); }));
+}
+
+TEST_CASE("grpc write stall: a peer that grants windows but stops reading is closed, others unaffected") {
+  auto o = loopbackOptions();
+  o.connection.writeStallTimeout = std::chrono::seconds(1);
+  GrpcFixture f(o);
+  f.start();
+  auto good = f.connect();
+  RawH2 raw(f.port());
+  raw.send(kPreface);
+  std::string settings(6, '\0');  // SETTINGS_INITIAL_WINDOW_SIZE = 2^31 - 1
+  settings[1] = NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE;
+  storeBE32(settings.data() + 2, 0x7FFFFFFF);
+  raw.frame(kSettings, 0, 0, settings);
+  std::string increment(4, '\0');
+  storeBE32(increment.data(), 0x7FFFFFFF - 65535);
+  raw.frame(kWindowUpdate, 0, 0, increment);
+  raw.headers(1, RawH2::request("/test.Echo/ServerStream"), false);
+  raw.frame(kData, kEndStream, 1, grpcMessage("3000000"));  // ~40 MB of answers, never read
+  REQUIRE(eventually([&] { return f.server->connectionCount() == 2; }));
+  CHECK(eventually([&] { return f.server->connectionCount() == 1; }, 15000ms));
+  checkStillServes(f, good);
 }
