@@ -227,3 +227,22 @@ TEST_CASE("grpc write stall: a peer that grants windows but stops reading is clo
   CHECK(eventually([&] { return f.server->connectionCount() == 1; }, 15000ms));
   checkStillServes(f, good);
 }
+
+// nghttp2 answers a stream over an acknowledged SETTINGS_MAX_CONCURRENT_STREAMS as a connection
+// error (RFC 9113 5.1.2 allows either); our own client never does it (it queues, test above).
+TEST_CASE("grpc maxConcurrentStreams: a raw client opening one stream too many gets GOAWAY(PROTOCOL_ERROR)") {
+  auto o = loopbackOptions();
+  o.maxConcurrentStreams = 3;
+  GrpcFixture f(o);
+  f.start();
+  RawH2 raw(f.port());
+  raw.preface();
+  raw.frame(kSettings, kAck, 0, "");
+  for (int32_t id = 1; id <= 7; id += 2) raw.headers(id, RawH2::request("/test.Echo/Park"), false);
+  auto goaway = raw.until(kGoAway);
+  REQUIRE(goaway);
+  CHECK(goaway->errorCode() == NGHTTP2_PROTOCOL_ERROR);
+  CHECK(raw.closedByServer());
+  CHECK(f.seen->calls.load() <= 3);  // the fourth stream never reached a handler
+  CHECK(eventually([&] { return f.seen->cancels.load() == f.seen->calls.load(); }));
+}
