@@ -103,5 +103,9 @@ TEST_CASE("grpc measure: unary round trips per second, one connection, 16 in fli
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   MESSAGE((done->load() / seconds) << " unary calls/s (" << done->load() << " in " << seconds << " s, 16 in flight)");
   CHECK(failures->load() == 0);
+#if defined(__SANITIZE_ADDRESS__)
+  CHECK(done->load() > 100);  // ASan: ~1,700/s on a loaded 2-core box
+#else
   CHECK(done->load() > 1000);  // far below the measured figure: a broken pump, not a slow box
+#endif
 }
