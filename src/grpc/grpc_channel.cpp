@@ -76,6 +76,17 @@ class ClientLink final : public H2Link {
     return true;
   }
 
+  // Ready = the server's SETTINGS arrived (its stream limit is known: calls beyond it wait in
+  // nghttp2 instead of being refused), or false at the timeout / when the link closed.
+  asio::awaitable<bool> ready(std::chrono::milliseconds timeout) {
+    if (!settings_) {
+      readyWaiter_ = std::make_unique<asio::steady_timer>(executor(), timeout);
+      co_await readyWaiter_->async_wait(as_tuple(use_awaitable));
+      readyWaiter_.reset();
+    }
+    co_return settings_ && isOpen();
+  }
+
   std::shared_ptr<ClientCall::State> startCall(std::string path, Metadata metadata, std::chrono::milliseconds timeout) {
     auto self = std::static_pointer_cast<ClientLink>(shared_from_this());
     auto s = std::make_shared<ClientCall::State>(self, options_.maxInboundMessageSize);
@@ -149,6 +160,7 @@ class ClientLink final : public H2Link {
   }
 
   static int onFrameRecv(nghttp2_session*, const nghttp2_frame* frame, void* p) {
+    if (frame->hd.type == NGHTTP2_SETTINGS && !(frame->hd.flags & NGHTTP2_FLAG_ACK)) link(p).settingsArrived();
     bool ends = (frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA) &&
                 (frame->hd.flags & NGHTTP2_FLAG_END_STREAM);
     if (auto* s = link(p).call(frame->hd.stream_id); s && ends) s->inbox.end();
@@ -189,7 +201,13 @@ class ClientLink final : public H2Link {
     return cb;
   }
 
+  void settingsArrived() {
+    settings_ = true;
+    if (readyWaiter_) readyWaiter_->cancel();
+  }
+
   void onClosed() override {
+    if (readyWaiter_) readyWaiter_->cancel();
     auto calls = std::move(calls_);
     calls_.clear();
     for (auto& [id, s] : calls) s->onClose(NGHTTP2_NO_ERROR, "connection closed");
@@ -197,6 +215,8 @@ class ClientLink final : public H2Link {
 
   ChannelOptions options_;
   std::string authority_;
+  bool settings_ = false;
+  std::unique_ptr<asio::steady_timer> readyWaiter_;
   std::unordered_map<int32_t, std::shared_ptr<ClientCall::State>> calls_;
 };
 
@@ -328,8 +348,14 @@ asio::awaitable<Result<std::shared_ptr<GrpcChannel>>> GrpcChannel::connect(std::
     if (!session) co_return connectError(host, port, session.error().message);
     tls = std::move(*session);
   }
+  auto timeout = options.connectTimeout;
   auto link = std::make_shared<ClientLink>(std::move(*socket), std::move(tls), std::move(options));
   if (!link->start()) co_return connectError(host, port, "cannot start an HTTP/2 session");
+  bool ready = co_await link->ready(timeout);
+  if (!ready) {
+    link->close("no HTTP/2 SETTINGS from the server");
+    co_return connectError(host, port, "no HTTP/2 SETTINGS from the server (not an HTTP/2 server, or TLS required)");
+  }
   co_return std::shared_ptr<GrpcChannel>(new GrpcChannel(std::move(link)));
 }
 

@@ -20,6 +20,15 @@ void checkStillServes(GrpcFixture& f, const std::shared_ptr<GrpcChannel>& ch) {
   CHECK(r.response == "alive");
 }
 
+// The server answers `raw` with GOAWAY(code) and closes it; `good` (another connection) is still served.
+void expectGoAwayAndClose(RawH2& raw, uint32_t code, GrpcFixture& f, const std::shared_ptr<GrpcChannel>& good) {
+  auto goaway = raw.until(kGoAway);
+  REQUIRE(goaway);
+  CHECK(goaway->errorCode() == code);
+  CHECK(raw.closedByServer());
+  checkStillServes(f, good);
+}
+
 }  // namespace
 
 TEST_CASE("grpc garbage instead of the preface: GOAWAY(PROTOCOL_ERROR) and close, others unaffected") {
@@ -28,11 +37,7 @@ TEST_CASE("grpc garbage instead of the preface: GOAWAY(PROTOCOL_ERROR) and close
   auto good = f.connect();
   RawH2 raw(f.port());
   raw.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
-  auto goaway = raw.until(kGoAway);
-  REQUIRE(goaway);
-  CHECK(goaway->errorCode() == NGHTTP2_PROTOCOL_ERROR);
-  CHECK(raw.closedByServer());
-  checkStillServes(f, good);
+  expectGoAwayAndClose(raw, NGHTTP2_PROTOCOL_ERROR, f, good);
 }
 
 TEST_CASE("grpc garbage after the preface: GOAWAY(PROTOCOL_ERROR) and close, others unaffected") {
@@ -44,11 +49,7 @@ TEST_CASE("grpc garbage after the preface: GOAWAY(PROTOCOL_ERROR) and close, oth
   raw.headers(1, RawH2::request("/test.Echo/Unary"), false);
   raw.frame(kData, 0, 2, "not a stream of ours");  // DATA on an idle stream: a connection error
   raw.send(std::string(64, '\xff'));
-  auto goaway = raw.until(kGoAway);
-  REQUIRE(goaway);
-  CHECK(goaway->errorCode() == NGHTTP2_PROTOCOL_ERROR);
-  CHECK(raw.closedByServer());
-  checkStillServes(f, good);
+  expectGoAwayAndClose(raw, NGHTTP2_PROTOCOL_ERROR, f, good);
 }
 
 TEST_CASE("grpc HEADERS flood (rapid open + reset): the connection is told to go away") {
@@ -235,14 +236,12 @@ TEST_CASE("grpc maxConcurrentStreams: a raw client opening one stream too many g
   o.maxConcurrentStreams = 3;
   GrpcFixture f(o);
   f.start();
+  auto good = f.connect();
   RawH2 raw(f.port());
   raw.preface();
   raw.frame(kSettings, kAck, 0, "");
   for (int32_t id = 1; id <= 7; id += 2) raw.headers(id, RawH2::request("/test.Echo/Park"), false);
-  auto goaway = raw.until(kGoAway);
-  REQUIRE(goaway);
-  CHECK(goaway->errorCode() == NGHTTP2_PROTOCOL_ERROR);
-  CHECK(raw.closedByServer());
+  expectGoAwayAndClose(raw, NGHTTP2_PROTOCOL_ERROR, f, good);
   CHECK(f.seen->calls.load() <= 3);  // the fourth stream never reached a handler
   CHECK(eventually([&] { return f.seen->cancels.load() == f.seen->calls.load(); }));
 }
