@@ -63,16 +63,28 @@ struct ClientCall::State {
 class ClientLink final : public H2Link {
  public:
   ClientLink(asio::ip::tcp::socket socket, std::unique_ptr<net::TlsSession> tls, ChannelOptions options)
-      : H2Link(std::move(socket), std::move(tls), "grpc client", 0), options_(std::move(options)) {}
+      : H2Link(std::move(socket), std::move(tls), "grpc client", 0, std::chrono::seconds(0)),
+        options_(std::move(options)) {}
 
   bool start() {
     static nghttp2_session_callbacks* callbacks = makeCallbacks();
     auto o = sessionOptions();
-    if (nghttp2_session_client_new2(&session_, callbacks, this, o.get()) != 0) return false;
+    if (nghttp2_session_client_new3(&session_, callbacks, static_cast<H2Link*>(this), o.get(), memory_.mem()) != 0) return false;
     if (submitSettings(session_, 0) != 0) return false;
     authority_ = peer();
     startIo();
     return true;
+  }
+
+  // Ready = the server's SETTINGS arrived (its stream limit is known: calls beyond it wait in
+  // nghttp2 instead of being refused), or false at the timeout / when the link closed.
+  asio::awaitable<bool> ready(std::chrono::milliseconds timeout) {
+    if (!settings_) {
+      readyWaiter_ = std::make_unique<asio::steady_timer>(executor(), timeout);
+      co_await readyWaiter_->async_wait(as_tuple(use_awaitable));
+      readyWaiter_.reset();
+    }
+    co_return settings_ && isOpen();
   }
 
   std::shared_ptr<ClientCall::State> startCall(std::string path, Metadata metadata, std::chrono::milliseconds timeout) {
@@ -123,7 +135,8 @@ class ClientLink final : public H2Link {
     auto it = calls_.find(id);
     return it == calls_.end() ? nullptr : it->second.get();
   }
-  static ClientLink& link(void* p) { return *static_cast<ClientLink*>(p); }
+  // user_data is the H2Link* (shared with H2Link::onSessionError).
+  static ClientLink& link(void* p) { return static_cast<ClientLink&>(*static_cast<H2Link*>(p)); }
 
   static int onHeader(nghttp2_session*, const nghttp2_frame* frame, const uint8_t* name, size_t namelen,
                       const uint8_t* value, size_t valuelen, uint8_t, void* p) {
@@ -147,6 +160,7 @@ class ClientLink final : public H2Link {
   }
 
   static int onFrameRecv(nghttp2_session*, const nghttp2_frame* frame, void* p) {
+    if (frame->hd.type == NGHTTP2_SETTINGS && !(frame->hd.flags & NGHTTP2_FLAG_ACK)) link(p).settingsArrived();
     bool ends = (frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA) &&
                 (frame->hd.flags & NGHTTP2_FLAG_END_STREAM);
     if (auto* s = link(p).call(frame->hd.stream_id); s && ends) s->inbox.end();
@@ -182,10 +196,18 @@ class ClientLink final : public H2Link {
     nghttp2_session_callbacks_set_on_frame_recv_callback(cb, onFrameRecv);
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, onData);
     nghttp2_session_callbacks_set_on_stream_close_callback(cb, onStreamClose);
+    nghttp2_session_callbacks_set_error_callback2(cb, H2Link::onSessionError);
+    nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(cb, H2Link::onInvalidFrame);
     return cb;
   }
 
+  void settingsArrived() {
+    settings_ = true;
+    if (readyWaiter_) readyWaiter_->cancel();
+  }
+
   void onClosed() override {
+    if (readyWaiter_) readyWaiter_->cancel();
     auto calls = std::move(calls_);
     calls_.clear();
     for (auto& [id, s] : calls) s->onClose(NGHTTP2_NO_ERROR, "connection closed");
@@ -193,6 +215,8 @@ class ClientLink final : public H2Link {
 
   ChannelOptions options_;
   std::string authority_;
+  bool settings_ = false;
+  std::unique_ptr<asio::steady_timer> readyWaiter_;
   std::unordered_map<int32_t, std::shared_ptr<ClientCall::State>> calls_;
 };
 
@@ -324,8 +348,14 @@ asio::awaitable<Result<std::shared_ptr<GrpcChannel>>> GrpcChannel::connect(std::
     if (!session) co_return connectError(host, port, session.error().message);
     tls = std::move(*session);
   }
+  auto timeout = options.connectTimeout;
   auto link = std::make_shared<ClientLink>(std::move(*socket), std::move(tls), std::move(options));
   if (!link->start()) co_return connectError(host, port, "cannot start an HTTP/2 session");
+  bool ready = co_await link->ready(timeout);
+  if (!ready) {
+    link->close("no HTTP/2 SETTINGS from the server");
+    co_return connectError(host, port, "no HTTP/2 SETTINGS from the server (not an HTTP/2 server, or TLS required)");
+  }
   co_return std::shared_ptr<GrpcChannel>(new GrpcChannel(std::move(link)));
 }
 

@@ -76,6 +76,8 @@ struct UnaryResult {
 
 class GrpcChannel {
  public:
+  // Returns once the server's SETTINGS arrived (its stream limit is known), within connectTimeout
+  // (the TCP connect, the TLS handshake and the wait for SETTINGS are each bounded by it).
   static asio::awaitable<Result<std::shared_ptr<GrpcChannel>>> connect(std::string host, uint16_t port,
                                                                        ChannelOptions options);
   ~GrpcChannel();

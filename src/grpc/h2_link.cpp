@@ -11,6 +11,7 @@
 
 #include "common/log.h"
 #include "net/io_scratch.h"
+#include "net/tls_handshake.h"
 #include "net/tls_session.h"
 
 namespace rmq::grpc {
@@ -21,6 +22,7 @@ using asio::use_awaitable;
 
 constexpr size_t kWriteBatch = 256 * 1024;  // bytes of frames gathered into one write
 constexpr size_t kKeptBatch = 16 * 1024;    // a batch buffer bigger than this is freed when idle
+constexpr auto kQuiet = std::chrono::seconds(1);  // nothing to send this long: nghttp2's frame buffer goes
 
 std::atomic<uint64_t> nextLinkId{1};
 
@@ -37,7 +39,7 @@ asio::io_context::executor_type ioExecutor(asio::ip::tcp::socket& socket) {
 }  // namespace
 
 H2Link::H2Link(asio::ip::tcp::socket socket, std::unique_ptr<net::TlsSession> tls, std::string what,
-               size_t maxPendingWriteBytes)
+               size_t maxPendingWriteBytes, std::chrono::seconds writeStall)
     : what_(std::move(what)),
       socket_(std::move(socket)),
       executor_(ioExecutor(socket_)),
@@ -46,7 +48,8 @@ H2Link::H2Link(asio::ip::tcp::socket socket, std::unique_ptr<net::TlsSession> tl
       peer_(endpointOf(socket_, true)),
       local_(endpointOf(socket_, false)),
       writeSignal_(executor_),
-      readResume_(executor_),
+      stallTimer_(executor_),
+      writeStall_(writeStall),
       maxPending_(maxPendingWriteBytes) {
   lastRead_ = lastActivity_ = Clock::now();
 }
@@ -60,7 +63,7 @@ void H2Link::startIo() {
   socket_.set_option(asio::ip::tcp::no_delay(true), ec);
   socket_.non_blocking(true, ec);
   auto self = shared_from_this();
-  asio::co_spawn(executor_, readLoop(self), asio::detached);
+  asio::post(executor_, [self] { self->readSome(); });
   asio::co_spawn(executor_, writeLoop(self), asio::detached);
 }
 
@@ -86,7 +89,7 @@ void H2Link::closeNow(std::string_view reason, bool problem) {
   socket_.shutdown(asio::socket_base::shutdown_both, ec);
   socket_.close(ec);
   writeSignal_.cancel();
-  readResume_.cancel();
+  stallTimer_.cancel();
   std::string().swap(out_);
   onClosed();
 }
@@ -100,84 +103,71 @@ void H2Link::terminate(uint32_t code, std::string reason, bool problem) {
   flush();
 }
 
+int H2Link::onSessionError(nghttp2_session*, int, const char* message, size_t length, void* link) {
+  static_cast<H2Link*>(link)->lastError_.assign(message, length);
+  return 0;
+}
+
+int H2Link::onInvalidFrame(nghttp2_session*, const nghttp2_frame* frame, int libErrorCode, void* link) {
+  static_cast<H2Link*>(link)->lastError_ = "invalid frame (type " + std::to_string(frame->hd.type) + ", stream " +
+                                           std::to_string(frame->hd.stream_id) + "): " + nghttp2_strerror(libErrorCode);
+  return 0;
+}
+
 // The session wants neither to read nor to write: a GOAWAY went out (ours or after the peer's).
 void H2Link::finishedByPeerOrSession() {
-  closeNow(endReason_.empty() ? "session ended (GOAWAY)" : endReason_, endProblem_);
+  if (!endReason_.empty()) return closeNow(endReason_, endProblem_);
+  if (goAwayCode_ == NGHTTP2_NO_ERROR) return closeNow("session ended (GOAWAY)", false);
+  // nghttp2 ended the session itself: a protocol error or a flood (rapid resets, too many frames).
+  closeNow(std::string("HTTP/2: sent GOAWAY(") + nghttp2_http2_strerror(goAwayCode_) + ")" +
+               (lastError_.empty() ? "" : ": " + lastError_),
+           true);
 }
 
 // ---- reading ----------------------------------------------------------------------------------
 
-H2Link::ReadStatus H2Link::readSocket(char* into, size_t room, size_t& n, std::string& why, bool& problem) {
-  if (tls_) {
-    auto io = tls_->read(into, room);
-    n = io.bytes;
-    using S = net::TlsSession::Status;
-    switch (io.status) {
-      case S::Done: return ReadStatus::More;
-      case S::WantRead: return ReadStatus::Drained;
-      case S::WantWrite: return ReadStatus::WantWrite;
-      case S::Closed: why = "closed by peer"; break;
-      case S::Failed: why = "TLS: " + tls_->error(); problem = true; break;
-    }
-    return ReadStatus::Closed;
-  }
-  asio::error_code ec;
-  n = socket_.read_some(asio::buffer(into, room), ec);
-  if (ec == asio::error::would_block || ec == asio::error::try_again) return ReadStatus::Drained;
-  if (ec) {
-    n = 0;
-    problem = ec != asio::error::eof && ec != asio::error::connection_reset;
-    why = ec == asio::error::eof ? "closed by peer" : "read failed: " + ec.message();
-    return ReadStatus::Closed;
-  }
-  return n == room ? ReadStatus::More : ReadStatus::Drained;
-}
-
-H2Link::ReadStatus H2Link::readOnce() {
+net::ReadOutcome H2Link::readOnce() {
   char* into = net::scratchBuffer();
-  size_t n = 0;
-  std::string why;
-  bool problem = false;
-  auto status = readSocket(into, net::kScratchSize, n, why, problem);
+  auto got = net::readNonBlocking(socket_, tls_.get(), into, net::kScratchSize);
+  size_t n = got.bytes;
   if (n > 0 && endReason_.empty()) {  // after our GOAWAY the rest is not looked at
     lastRead_ = lastActivity_ = Clock::now();
     auto rv = nghttp2_session_mem_recv(session_, reinterpret_cast<const uint8_t*>(into), n);
     if (rv < 0) {
       // Fatal to the session (a bad preface, a callback failure, a flood): GOAWAY, then close.
       terminate(NGHTTP2_PROTOCOL_ERROR, std::string("HTTP/2: ") + nghttp2_strerror(static_cast<int>(rv)), true);
-      return ReadStatus::Drained;
+      return net::ReadOutcome::Drained;
     }
     flush();  // SETTINGS acks, PING answers, WINDOW_UPDATEs and whatever the callbacks submitted
   }
-  if (status == ReadStatus::Closed) {
-    closeNow(why, problem && isOpen());
-    return ReadStatus::Closed;
+  if (got.outcome == net::ReadOutcome::Closed) {
+    closeNow(got.why, got.problem && isOpen());
+    return net::ReadOutcome::Closed;
   }
-  return isOpen() ? status : ReadStatus::Closed;
+  return isOpen() ? got.outcome : net::ReadOutcome::Closed;
 }
 
-asio::awaitable<void> H2Link::readLoop(std::shared_ptr<H2Link> self) {
-  while (isOpen()) {
-    if (readPaused()) {  // backpressure: the peer's next requests stay in the socket
-      readerWaiting_ = true;
-      readResume_.expires_at(Clock::time_point::max());
-      co_await readResume_.async_wait(as_tuple(use_awaitable));
-      readerWaiting_ = false;
-      continue;
-    }
-    auto status = readOnce();
-    if (status == ReadStatus::Closed) co_return;
-    if (status == ReadStatus::More) {  // more is waiting: let the thread's other links run first
-      co_await asio::post(executor_, use_awaitable);
-      continue;
-    }
-    auto what = status == ReadStatus::WantWrite ? asio::ip::tcp::socket::wait_write : asio::ip::tcp::socket::wait_read;
-    auto [ec] = co_await socket_.async_wait(what, as_tuple(use_awaitable));
-    if (ec && isOpen()) {
-      closeNow("read failed: " + ec.message(), true);
-      co_return;
-    }
+void H2Link::readSome() {
+  if (!isOpen()) return;
+  if (readPaused()) {  // backpressure: the peer's next requests stay in the socket until output drains
+    readerWaiting_ = true;
+    return;
   }
+  switch (readOnce()) {
+    case net::ReadOutcome::Closed: return;
+    case net::ReadOutcome::More:  // more is waiting: let the thread's other links run first
+      asio::post(executor_, [self = shared_from_this()] { self->readSome(); });
+      return;
+    case net::ReadOutcome::WantWrite: return armRead(asio::ip::tcp::socket::wait_write);  // TLS needs a record out
+    case net::ReadOutcome::Drained: return armRead(asio::ip::tcp::socket::wait_read);
+  }
+}
+
+void H2Link::armRead(asio::ip::tcp::socket::wait_type what) {
+  socket_.async_wait(what, [self = shared_from_this()](asio::error_code ec) {
+    if (ec && self->isOpen()) self->closeNow("read failed: " + ec.message(), true);
+    else self->readSome();
+  });
 }
 
 // ---- writing ----------------------------------------------------------------------------------
@@ -203,22 +193,27 @@ asio::awaitable<asio::error_code> H2Link::writeBatch() {
     auto [ec, n] = co_await asio::async_write(socket_, asio::buffer(out_), as_tuple(use_awaitable));
     co_return ec;
   }
-  size_t done = 0;
-  while (done < out_.size()) {  // OpenSSL sends record by record; wait when the socket is full
-    auto io = tls_->write(out_.data() + done, out_.size() - done);
-    done += io.bytes;
-    using S = net::TlsSession::Status;
-    if (io.status == S::Done) continue;
-    if (io.status == S::Closed) co_return asio::error::make_error_code(asio::error::broken_pipe);
-    if (io.status == S::Failed) co_return asio::error::make_error_code(asio::error::connection_aborted);
-    auto what = io.status == S::WantWrite ? asio::ip::tcp::socket::wait_write : asio::ip::tcp::socket::wait_read;
-    auto [ec] = co_await socket_.async_wait(what, as_tuple(use_awaitable));
-    if (ec) co_return ec;
-  }
-  co_return asio::error_code{};
+  auto ec = co_await net::writeAllTls(socket_, *tls_, out_.data(), out_.size(), &writeSince_);
+  co_return ec;
+}
+
+void H2Link::watchStall() {
+  if (stallArmed_ || writeStall_.count() == 0) return;
+  stallArmed_ = true;
+  stallTimer_.expires_at(writeSince_ + writeStall_);
+  stallTimer_.async_wait([self = shared_from_this()](asio::error_code ec) {
+    self->stallArmed_ = false;
+    if (ec || !self->isOpen() || !self->writing_) return;
+    if (Clock::now() < self->writeSince_ + self->writeStall_) return self->watchStall();  // progress meanwhile
+    self->closeNow("peer not reading: no write progress for " + std::to_string(self->writeStall_.count()) + "s, " +
+                       std::to_string(self->out_.size() + self->queuedOutput_) + " bytes pending",
+                   true);
+  });
 }
 
 asio::awaitable<void> H2Link::writeLoop(std::shared_ptr<H2Link> self) {
+  bool released = false;
+  auto lastWrite = Clock::now();
   while (isOpen()) {
     out_.clear();
     if (!fillBatch()) co_return;
@@ -228,18 +223,34 @@ asio::awaitable<void> H2Link::writeLoop(std::shared_ptr<H2Link> self) {
         co_return;
       }
       if (out_.capacity() > kKeptBatch) std::string().swap(out_);  // idle links keep no batch
-      writeSignal_.expires_at(Clock::time_point::max());
+      auto now = Clock::now();
+      if (!released && now >= lastWrite + kQuiet) {  // quiet for a while: nothing is being written
+        memory_.releaseIdle();
+        released = true;
+      }
+      auto next = watch(now);
+      if (!isOpen()) co_return;
+      if (nghttp2_session_want_write(session_)) continue;  // watch() queued a frame (PING, GOAWAY)
+      writeSignal_.expires_at(released ? next : std::min(next, lastWrite + kQuiet));
       co_await writeSignal_.async_wait(as_tuple(use_awaitable));
       continue;
     }
+    released = false;
+    writing_ = true;
+    writeSince_ = Clock::now();
+    watchStall();
     auto ec = co_await writeBatch();
+    writing_ = false;
     if (ec) {
       closeNow("write failed: " + (tls_ && !tls_->error().empty() ? "TLS: " + tls_->error() : ec.message()),
                isOpen());
       co_return;
     }
-    lastActivity_ = Clock::now();
-    if (readerWaiting_ && !readPaused()) readResume_.cancel();
+    lastWrite = lastActivity_ = Clock::now();
+    if (readerWaiting_ && !readPaused()) {
+      readerWaiting_ = false;
+      readSome();
+    }
   }
 }
 

@@ -11,6 +11,7 @@
 #include "net/frame_codec.h"
 #include "net/io_scratch.h"
 #include "net/tcp_connection.h"
+#include "net/tls_handshake.h"
 #include "net/tls_session.h"
 
 namespace rmq::net {
@@ -149,22 +150,8 @@ asio::awaitable<asio::error_code> TcpConnection::writeGatheredTls() {
 // Until all of `data` is sent. A write OpenSSL could not finish is retried with the same bytes
 // (SSL_write's rule) once the socket takes more.
 asio::awaitable<asio::error_code> TcpConnection::writeTls(const char* data, size_t size) {
-  size_t done = 0;
-  while (done < size) {
-    auto io = tls_->write(data + done, size - done);
-    if (io.bytes > 0) {
-      done += io.bytes;
-      writeSince_ = Clock::now();  // progress: the stall deadline counts from here
-    }
-    using S = TlsSession::Status;
-    if (io.status == S::Done) continue;
-    if (io.status == S::Closed) co_return asio::error::make_error_code(asio::error::broken_pipe);
-    if (io.status == S::Failed) co_return asio::error::make_error_code(asio::error::connection_aborted);
-    auto what = io.status == S::WantWrite ? asio::ip::tcp::socket::wait_write : asio::ip::tcp::socket::wait_read;
-    auto [ec] = co_await socket_.async_wait(what, as_tuple(use_awaitable));
-    if (ec) co_return ec;
-  }
-  co_return asio::error_code{};
+  auto ec = co_await writeAllTls(socket_, *tls_, data, size, &writeSince_);  // progress: the stall clock
+  co_return ec;
 }
 
 // ---- receiving ------------------------------------------------------------------------------
@@ -173,10 +160,6 @@ asio::awaitable<asio::error_code> TcpConnection::writeTls(const char* data, size
 // into that frame's own buffer. Only the bytes of an incomplete frame stay with the connection, so
 // an idle connection or a parked long poll holds no read buffer at all.
 
-char* scratchBuffer() {
-  thread_local std::unique_ptr<char[]> buf(new char[kScratchSize]);
-  return buf.get();
-}
 
 bool TcpConnection::readPaused() const {
   const size_t maxBytes = options_->maxPendingWriteBytes(), maxRequests = options_->maxInFlightRequests();
@@ -270,28 +253,17 @@ bool TcpConnection::consume(const char* data, size_t size) {
 
 TcpConnection::ReadStatus TcpConnection::readSocket(char* into, size_t room, size_t& n, std::string& endReason,
                                                     bool& endProblem) {
-  if (tls_) {  // decrypted straight into `into`; drained only when OpenSSL saw the socket empty
-    auto io = tls_->read(into, room);
-    n = io.bytes;
-    switch (io.status) {
-      case TlsSession::Status::Done: return ReadStatus::More;
-      case TlsSession::Status::WantRead: return ReadStatus::Drained;
-      case TlsSession::Status::WantWrite: return ReadStatus::WantWrite;
-      case TlsSession::Status::Closed: endReason = "closed by peer"; break;
-      case TlsSession::Status::Failed: endReason = "TLS: " + tls_->error(); endProblem = isOpen(); break;
-    }
-    return ReadStatus::Closed;
+  auto r = readNonBlocking(socket_, tls_.get(), into, room);
+  n = r.bytes;
+  switch (r.outcome) {
+    case ReadOutcome::More: return ReadStatus::More;
+    case ReadOutcome::Drained: return ReadStatus::Drained;
+    case ReadOutcome::WantWrite: return ReadStatus::WantWrite;
+    case ReadOutcome::Closed: break;
   }
-  asio::error_code ec;
-  n = socket_.read_some(asio::buffer(into, room), ec);
-  if (ec == asio::error::would_block || ec == asio::error::try_again) return ReadStatus::Drained;
-  if (ec) {
-    n = 0;
-    endProblem = isOpen() && ec != asio::error::eof && ec != asio::error::connection_reset;
-    endReason = ec == asio::error::eof ? "closed by peer" : "read failed: " + ec.message();
-    return ReadStatus::Closed;
-  }
-  return n == room ? ReadStatus::More : ReadStatus::Drained;  // a short read took all there was
+  endReason = std::move(r.why);
+  endProblem = r.problem && isOpen();
+  return ReadStatus::Closed;
 }
 
 TcpConnection::ReadStatus TcpConnection::readAvailable() {

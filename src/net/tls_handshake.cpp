@@ -122,4 +122,24 @@ asio::awaitable<Result<std::unique_ptr<TlsSession>>> connectTls(tcp::socket& soc
   co_return std::move(*session);
 }
 
+asio::awaitable<asio::error_code> writeAllTls(tcp::socket& socket, TlsSession& tls, const char* data, size_t size,
+                                              Clock::time_point* progress) {
+  size_t done = 0;
+  while (done < size) {
+    auto io = tls.write(data + done, size - done);
+    if (io.bytes > 0) {
+      done += io.bytes;
+      if (progress) *progress = Clock::now();
+    }
+    using S = TlsSession::Status;
+    if (io.status == S::Done) continue;
+    if (io.status == S::Closed) co_return asio::error::make_error_code(asio::error::broken_pipe);
+    if (io.status == S::Failed) co_return asio::error::make_error_code(asio::error::connection_aborted);
+    auto what = io.status == S::WantWrite ? tcp::socket::wait_write : tcp::socket::wait_read;
+    auto [ec] = co_await socket.async_wait(what, as_tuple(use_awaitable));
+    if (ec) co_return ec;
+  }
+  co_return asio::error_code{};
+}
+
 }  // namespace rmq::net

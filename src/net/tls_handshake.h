@@ -42,4 +42,10 @@ asio::awaitable<Result<std::unique_ptr<TlsSession>>> admitConnection(asio::ip::t
 asio::awaitable<Result<std::unique_ptr<TlsSession>>> connectTls(asio::ip::tcp::socket& socket, const TlsContext& tls,
                                                                 std::chrono::milliseconds timeout);
 
+// Sends all of `data` through `tls` on `socket`, waiting for the socket whenever OpenSSL must (a
+// write it could not finish is retried with the same bytes: SSL_write's rule). `progress`, when
+// given, is set to now each time bytes went out (a write-stall clock). Used by every TLS writer.
+asio::awaitable<asio::error_code> writeAllTls(asio::ip::tcp::socket& socket, TlsSession& tls, const char* data,
+                                              size_t size, std::chrono::steady_clock::time_point* progress = nullptr);
+
 }  // namespace rmq::net

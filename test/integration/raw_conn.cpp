@@ -1,5 +1,7 @@
 #include "raw_conn.h"
 
+#include "node_process.h"
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -8,17 +10,7 @@
 
 namespace rmq::test {
 
-RawConn::RawConn(uint16_t port) {
-  fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (fd_ >= 0 && ::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    ::close(fd_);
-    fd_ = -1;
-  }
-}
+RawConn::RawConn(uint16_t port) : fd_(connectLoopback(port)) {}
 
 RawConn::~RawConn() {
   if (fd_ >= 0) ::close(fd_);

@@ -99,6 +99,19 @@ bool eventually(const std::function<bool()>& cond, std::chrono::milliseconds tim
 
 bool portAccepts(uint16_t port, const std::string& host) { return onSocket(port, ::connect, host.c_str()); }
 
+int connectLoopback(uint16_t port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    ::close(fd);
+    fd = -1;
+  }
+  return fd;
+}
+
 std::string readWholeFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;

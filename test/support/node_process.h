@@ -41,6 +41,8 @@ uint16_t freePort();
 uint16_t freeBrokerPort();
 // True when host:port (an IPv4 address) accepts a TCP connection.
 bool portAccepts(uint16_t port, const std::string& host = "127.0.0.1");
+// A blocking TCP socket connected to 127.0.0.1:port (the caller closes it), or -1.
+int connectLoopback(uint16_t port);
 // Polls `cond` every 50 ms until it holds (true) or `timeout` passes (false).
 bool eventually(const std::function<bool()>& cond, std::chrono::milliseconds timeout);
 std::string readWholeFile(const std::string& path);

@@ -162,3 +162,27 @@ TEST_CASE("grpc 500 concurrent streams on one connection") {
   CHECK(ok == 500);
   CHECK(f.server->connectionCount() == 1);
 }
+
+TEST_CASE("grpc maxConcurrentStreams: our client queues calls beyond it, all are served") {
+  auto o = loopbackOptions();
+  o.maxConcurrentStreams = 4;
+  GrpcFixture f(o);
+  f.start();
+  auto ch = f.connect();
+  auto ok = f.run<int>([ch]() -> asio::awaitable<int> {
+    std::vector<std::shared_ptr<ClientCall>> calls;
+    for (int i = 0; i < 40; ++i) {
+      calls.push_back(ch->start("/test.Echo/Slow", {}));
+      calls.back()->write("20");  // each holds its stream 20 ms
+      calls.back()->writesDone();
+    }
+    int good = 0;
+    for (auto& c : calls) {
+      auto m = co_await c->read();
+      auto s = co_await c->finish();
+      if (s.isOk() && m == "slept") ++good;
+    }
+    co_return good;
+  });
+  CHECK(ok == 40);
+}

@@ -17,6 +17,7 @@
 #include "grpc/grpc_channel.h"
 #include "grpc/grpc_server.h"
 #include "grpc/grpc_tls.h"
+#include "node_process.h"
 
 namespace rmq::grpc::test {
 
@@ -96,15 +97,9 @@ struct GrpcFixture {
   std::shared_ptr<Seen> seen = std::make_shared<Seen>();
 };
 
-// Polls `cond` every 5 ms for up to `limit`.
-template <class F>
-bool eventually(F cond, std::chrono::milliseconds limit = 5000ms) {
-  auto until = std::chrono::steady_clock::now() + limit;
-  while (!cond()) {
-    if (std::chrono::steady_clock::now() > until) return false;
-    std::this_thread::sleep_for(5ms);
-  }
-  return true;
+// test/support's bounded polling, with these tests' usual limit.
+inline bool eventually(const std::function<bool()>& cond, std::chrono::milliseconds limit = 5000ms) {
+  return rmq::test::eventually(cond, limit);
 }
 
 }  // namespace rmq::grpc::test
