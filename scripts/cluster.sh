@@ -15,7 +15,9 @@
 # "127.0.0.1:9876;127.0.0.1:9877"), and the brokers broker-a (10911), broker-a-s (10921),
 # broker-b (11911), broker-b-s (11921). Every node serves HTTP (/metrics, /healthz, /readyz, the
 # console) on a port of its own (httpListenPort: namesrv-1 8081, namesrv-2 8082, broker-a 8083,
-# broker-a-s 8084, broker-b 8085, broker-b-s 8086), printed by start and status as http=PORT,
+# broker-a-s 8084, broker-b 8085, broker-b-s 8086), printed by start and status as http=PORT;
+# the brokers also serve RocketMQ 5.x clients over gRPC (grpcServerPort: 18081, 18082, 18083, 18084;
+# grpc=PORT),
 # and start ends with the Prometheus scrape targets. NODE is a config file name without .toml (namesrv-1,
 # broker-a-s, ...). Without LAYOUT every command acts on the layout that was started last (the
 # first time: $RMQ_CLUSTER_LAYOUT or 2m-2s-async), so `scripts/cluster.sh stop broker-a` and
@@ -97,7 +99,8 @@ http_port_of() {  # httpListenPort, or nothing when the node serves no HTTP
 ports_text() {  # the ports a node listens on
   local p h; p=$(port_of "$1"); h=$(http_port_of "$1")
   if is_etcd "$1"; then echo "$p peer=$((p + 1))"; elif is_namesrv "$1"; then echo "$p${h:+ http=$h}"; else
-    local ha; ha=$(conf_get "$1" haListenPort); echo "$p vip=$((p - 2)) ha=${ha:-$((p + 1))}${h:+ http=$h}"
+    local ha g; ha=$(conf_get "$1" haListenPort); g=$(conf_get "$1" grpcServerPort); [ "$g" = 0 ] && g=
+    echo "$p vip=$((p - 2)) ha=${ha:-$((p + 1))}${h:+ http=$h}${g:+ grpc=$g}"
   fi
 }
 scrape_targets() {  # the started nodes' HTTP ports as a prometheus.yml targets list

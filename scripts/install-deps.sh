@@ -5,6 +5,8 @@ set -euo pipefail
 pkgs=(g++ cmake ninja-build ccache pkg-config libasio-dev libfmt-dev libtomlplusplus-dev doctest-dev
       libmimalloc-dev zlib1g-dev rapidjson-dev libcli11-dev
       libhttp-parser-dev libssl-dev libyaml-cpp-dev
+      libprotobuf-dev protobuf-compiler  # RocketMQ 5.x gRPC messages (src/proto/)
+      libnghttp2-dev  # HTTP/2 engine of the gRPC port (src/grpc)
       etcd-server etcd-client  # failover coordination: unit_coord runs a real etcd (src/coord/README.md)
       iproute2  # ip netns / veth: the failover partition test (test/integration/netns_link.h)
       chromium fonts-dejavu-core  # the console's browser test (headless, through puppeteer-core)

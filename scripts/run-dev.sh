@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs deps, builds, and starts a development node (name server + master in one process)
 # on 127.0.0.1:9876 (name server) and 127.0.0.1:10911 (broker), store under ./data; HTTP on
-# http://127.0.0.1:8080 (/metrics for Prometheus, /healthz, /readyz, the console).
+# http://127.0.0.1:8080 (/metrics for Prometheus, /healthz, /readyz, the console); RocketMQ 5.x
+# clients (gRPC, TLS or plaintext) on 127.0.0.1:8081.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh

@@ -162,6 +162,15 @@ std::optional<AclDenied> AclManager::check(const net::RemotingCommand& cmd, cons
   return validate(*rules, parsed.request);
 }
 
+std::optional<AclDenied> AclManager::check(const AccessRequest& request) const {
+  std::shared_ptr<const AclRules> rules;
+  {
+    std::lock_guard rl(rulesMu_);
+    rules = rules_;
+  }
+  return validate(*rules, request);
+}
+
 Result<bool> AclManager::editLocked(const std::string& path, const std::function<bool(AclFile&)>& edit) {
   auto& state = files_[path];
   if (!state.good) {  // a file not loaded yet (empty plain_acl.yml)

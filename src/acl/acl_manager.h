@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "acl/access_request.h"
 #include "acl/acl_file.h"
 #include "acl/acl_rules.h"
 #include "common/result.h"
@@ -37,6 +38,8 @@ class AclManager {
 
   // nullopt = allowed; else why not (remark() is what the client gets with SYSTEM_ERROR).
   std::optional<AclDenied> check(const net::RemotingCommand& cmd, const std::string& remoteAddr) const;
+  // The same rules for a request parsed elsewhere (the 5.x gRPC API's authorization header).
+  std::optional<AclDenied> check(const AccessRequest& request) const;
 
   // UPDATE_AND_CREATE_ACL_CONFIG / DELETE_ACL_CONFIG / UPDATE_GLOBAL_WHITE_ADDRS_CONFIG: an Error
   // carries Java's message (AclException text or the "... has been updated failed." remark).

@@ -28,6 +28,11 @@ struct GrpcServerOptions {
   net::ServerTls tls;
   size_t maxInboundMessageSize = 130 * 1024 * 1024;  // the 5.x proxy's grpcMaxInboundMessageSize
   uint32_t maxConcurrentStreams = 1000;               // SETTINGS_MAX_CONCURRENT_STREAMS per connection
+  // Keepalive of connections with open streams (dead peers holding Telemetry streams): silent this
+  // long -> PING; no ack within keepaliveTimeout -> closed. 0 = off. PINGs from clients are always
+  // answered (no strike policy: the 5.x C++ SDK pings every 60 s even without calls).
+  std::chrono::milliseconds keepaliveTime{60000};
+  std::chrono::milliseconds keepaliveTimeout{20000};
 };
 
 class GrpcServer {

@@ -9,6 +9,7 @@
 #include "common/bytes.h"
 #include "common/log.h"
 #include "net/frame_codec.h"
+#include "net/io_scratch.h"
 #include "net/tcp_connection.h"
 #include "net/tls_session.h"
 
@@ -19,7 +20,6 @@ using asio::experimental::as_tuple;
 using asio::use_awaitable;
 using Clock = std::chrono::steady_clock;
 
-constexpr size_t kScratchSize = 64 * 1024;      // per io thread, shared by its connections
 constexpr size_t kMaxFramesPerWrite = 64;       // coalescing bound per gathered write
 constexpr size_t kMaxIovecs = 64;               // asio passes at most 64 buffers to one sendmsg
 constexpr size_t kTlsRecord = 16 * 1024;        // TLS plaintext per record
@@ -173,14 +173,10 @@ asio::awaitable<asio::error_code> TcpConnection::writeTls(const char* data, size
 // into that frame's own buffer. Only the bytes of an incomplete frame stay with the connection, so
 // an idle connection or a parked long poll holds no read buffer at all.
 
-namespace {
-
 char* scratchBuffer() {
   thread_local std::unique_ptr<char[]> buf(new char[kScratchSize]);
   return buf.get();
 }
-
-}  // namespace
 
 bool TcpConnection::readPaused() const {
   const size_t maxBytes = options_->maxPendingWriteBytes(), maxRequests = options_->maxInFlightRequests();

@@ -43,6 +43,9 @@ int64_t nowMillis() {
 
 }  // namespace
 
+// The 5.x proxy's default gRPC port: what the dev node serves unless its config says otherwise.
+constexpr int32_t kDevGrpcPort = 8081;
+
 struct Node::Impl {
   CliOptions options;
   config::ProcessConfig process;
@@ -64,6 +67,7 @@ struct Node::Impl {
   std::unique_ptr<namesrv::NamesrvController> namesrv;
   std::unique_ptr<http::HttpServer> http;  // when httpListenPort > 0; stopped before the roles
   bool httpPortDefaulted = false;          // the dev node's 8080, not asked for by the config
+  bool grpcPortDefaulted = false;          // the dev node's gRPC 8081, likewise
   std::unique_ptr<console::Console> console;  // with the HTTP server: its clients and /api/ routes
   // Installed before any role starts, so a SIGTERM right after the ports open is not lost to the
   // default action; delivered by waitForSignal().
@@ -198,6 +202,12 @@ Result<void> Node::Impl::applyRoleRules() {
     httpPortDefaulted = true;
   }
 #if RMQ_HAS_BROKER
+  bool grpcPortSet = std::find(loadReport.written.begin(), loadReport.written.end(), "grpcServerPort") !=
+                     loadReport.written.end();
+  if (!grpcPortSet && has(options.roles, Role::Namesrv) && has(options.roles, Role::Master)) {
+    brokerConfig.grpcServerPort = kDevGrpcPort;  // dev node: RocketMQ 5.x clients connect at once
+    grpcPortDefaulted = true;
+  }
   if (!hasBroker()) {
     if (options.namesrvAddr) return usageError("-n is only meaningful with a broker role (master or slave)");
     return {};
@@ -280,6 +290,7 @@ Result<void> Node::start() {
   if (s.hasBroker()) {
     s.broker = std::make_unique<broker::BrokerController>(*s.pool, s.brokerConfig, s.storeConfig, s.configFile);
     s.broker->setTls(s.serverTls, s.clientTls);
+    s.broker->setGrpc(net::serverTlsSettings(s.tls), s.grpcPortDefaulted);
   }
 #endif
   if (auto r = s.startHttp(); !r) return r;

@@ -19,20 +19,24 @@ DevNode::DevNode(DevNodeSpec spec) {
   nsPort = freePort();
   brokerPort = freeBrokerPort();
   if (spec.http) httpPort = freePort();
+  if (spec.grpc) grpcPort = freePort();
   namesrvAddr = "127.0.0.1:" + std::to_string(nsPort);
   brokerAddr = "127.0.0.1:" + std::to_string(brokerPort);
   BrokerToml broker;
   broker.port = brokerPort;
   broker.namesrvAddr = namesrvAddr;
   broker.extraBroker = std::string("enablePropertyFilter = ") + (spec.propertyFilter ? "true" : "false") + "\n" +
-                       spec.extraBroker;
+                       // Always explicit: a dev node would otherwise take 8081 (parallel tests).
+                       "grpcServerPort = " + std::to_string(grpcPort) + "\n" + spec.extraBroker;
   broker.extraStore = "messageDelayLevel = \"" + spec.delayLevels + "\"\n" + spec.extraStore;
   std::string tls = spec.tls.empty() ? "" : "[tls]\n" + spec.tls + "\n";
   checkTls = spec.checkTls;
   proc.writeFile("node.toml", namesrvToml(proc, nsPort, "", httpPort) + brokerToml(proc, broker) + tls);
   proc.setArgs({"--role=namesrv,master", "-c", proc.path("node.toml")});
-  if (httpPort != 0) proc.waitForPorts({nsPort, brokerPort, httpPort});
-  else proc.waitForPorts({nsPort, brokerPort});
+  std::vector<uint16_t> ports{nsPort, brokerPort};
+  if (httpPort != 0) ports.push_back(httpPort);
+  if (grpcPort != 0) ports.push_back(grpcPort);
+  proc.waitForPorts(ports);
 }
 
 bool DevNode::start() {

@@ -24,6 +24,7 @@ struct DevNodeSpec {
   bool http = false;           // serve HTTP (/metrics, /readyz, console) on a free port (httpPort); else off
   std::string tls;             // lines of a [tls] TOML table ("server.mode" = "enforcing", ...)
   net::TlsContextPtr checkTls;  // start() checks the registration through TLS with this (enforcing nodes)
+  bool grpc = false;           // serve the 5.x gRPC port on a free port (grpcPort); else grpcServerPort = 0
 };
 
 class DevNode {
@@ -44,6 +45,7 @@ class DevNode {
   uint16_t nsPort = 0;
   uint16_t brokerPort = 0;
   uint16_t httpPort = 0;  // 0 unless spec.http
+  uint16_t grpcPort = 0;  // 0 unless spec.grpc
   std::string namesrvAddr;
   std::string brokerAddr;
   net::TlsContextPtr checkTls;

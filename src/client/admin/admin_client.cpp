@@ -162,6 +162,7 @@ asio::awaitable<Result<void>> AdminClient::asyncCreateTopicOnBroker(std::string 
   cmd.extFields.set("topicFilterType", spec.topicFilterType);
   cmd.extFields.set("topicSysFlag", int64_t{spec.topicSysFlag});
   cmd.extFields.setBool("order", spec.order);
+  if (!spec.attributes.empty()) cmd.extFields.set("attributes", spec.attributes);
   auto r = co_await callOk(brokerAddr, std::move(cmd));
   if (!r) co_return r.error();
   co_return Result<void>{};

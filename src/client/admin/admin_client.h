@@ -34,6 +34,7 @@ struct TopicConfigSpec {
   bool order = false;
   std::string topicFilterType = "SINGLE_TAG";
   int32_t topicSysFlag = 0;
+  std::string attributes;  // 5.x: "+message.type=FIFO" (UPDATE_AND_CREATE_TOPIC's attributes header); "" = none
 };
 
 struct TopicOffset {  // TopicStatsTable entry

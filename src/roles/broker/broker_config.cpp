@@ -105,6 +105,14 @@ void BrokerConfig::visit(config::FieldVisitor& v) {
            .description = "Where the ACL files are: conf/plain_acl.yml and conf/acl/*.yml (default: $ROCKETMQ_HOME)",
            .aliases = {"rocketmq.home.dir"}},
           rocketmqHome);
+  v.field({"grpcServerPort",
+           "gRPC port of the RocketMQ 5.x MessagingService (TLS and plaintext on one port); 0 = off. "
+           "The dev node (namesrv + master) defaults to 8081",
+           0, 65535},
+          grpcServerPort);
+  v.field({"grpcMaxInboundMessageSize", "Largest gRPC request message (bytes); larger ones end with RESOURCE_EXHAUSTED",
+           1024, 2147483647},
+          grpcMaxInboundMessageSize);
   failover.visit(v);
   v.field({"storeReplyMessageEnable", "Store reply messages in <cluster>_REPLY_TOPIC as well as pushing them"},
           storeReplyMessageEnable);

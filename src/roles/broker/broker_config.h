@@ -86,6 +86,10 @@ struct BrokerConfig {
   bool aclEnable = false;
   std::string rocketmqHome;  // ACL files: <rocketmqHome>/conf/plain_acl.yml, conf/acl/ (default $ROCKETMQ_HOME)
   bool storeReplyMessageEnable = true;  // request-reply: also store replies in <cluster>_REPLY_TOPIC
+  // RocketMQ 5.x clients (gRPC MessagingService, roles/broker/messaging/): the port (the 5.x
+  // proxy's key; 0 = off) and the largest request message it takes (bytes).
+  int32_t grpcServerPort = 0;
+  int64_t grpcMaxInboundMessageSize = 130 * 1024 * 1024;
   config::ConnectionLimits connection;  // serverChannelMaxIdleTimeSeconds, maxFrameSize, ... (both ports)
   FailoverConfig failover;              // automatic failover (failover/README.md); off by default
 

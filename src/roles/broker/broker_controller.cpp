@@ -32,6 +32,7 @@
 #include "roles/broker/delivery/schedule_message_service.h"
 #include "roles/broker/delivery/timer_message_service.h"
 #include "roles/broker/processors/end_transaction_processor.h"
+#include "roles/broker/messaging/broker_messaging.h"
 #include "roles/broker/transaction/transactional_message_service.h"
 #include "roles/broker/processors/reply_processor.h"
 #include "roles/broker/processors/send_processor.h"
@@ -53,6 +54,7 @@ BrokerController::BrokerController(net::IoPool& io, BrokerConfig config, store::
 BrokerController::~BrokerController() { shutdown(); }
 
 uint16_t BrokerController::port() const { return server_ ? server_->port() : 0; }
+uint16_t BrokerController::grpcPort() const { return messaging_ ? messaging_->port() : 0; }
 
 Result<void> BrokerController::openStoreAndManagers() {
   HostAddress storeHost;
@@ -107,6 +109,14 @@ Result<void> BrokerController::startServers() {
   if (auto r = server_->start(); !r) return r;
   if (auto r = vipServer_->start(); !r)  // kept unstarted: no connections, stop() does nothing
     log::warn("broker: VIP port {} not served: {}", vip.port, r.error().message);
+  if (config_.grpcServerPort > 0) {  // RocketMQ 5.x clients (messaging/)
+    messaging_ = std::make_unique<messaging::BrokerMessaging>(*ctx_, *send_, *registrar_, clientTls_, grpcTls_);
+    if (auto r = messaging_->start(); !r) {
+      if (!grpcPortDefaulted_) return r;
+      log::warn("{}; the dev node runs without gRPC (set grpcServerPort to choose a port, 0 = off)", r.error().message);
+      messaging_.reset();
+    }
+  }
   return {};
 }
 
@@ -297,6 +307,10 @@ void BrokerController::writeMetrics(metrics::TextWriter& w) const {
   sources.clientRuntime = clientRuntime_.get();
   sources.connections = (server_ ? server_->connectionCount() : 0) + (vipServer_ ? vipServer_->connectionCount() : 0);
   writeBrokerMetrics(*ctx_, sources, w);
+  if (messaging_) {
+    metrics::LabelList base{{"cluster", config_.brokerClusterName}, {"broker", config_.brokerName}};
+    messaging_->writeMetrics(w, base);
+  }
 }
 
 void BrokerController::persistAll() {
@@ -317,6 +331,7 @@ void BrokerController::shutdown() {
   if (addressFetcher_) addressFetcher_->stop();
   if (registrar_) registrar_->stop();
   if (acl_) acl_->stop();
+  if (messaging_) messaging_->stop();
   if (server_) server_->stop();
   if (vipServer_) vipServer_->stop();
   // After the drain (SYNC_MASTER sends in flight still get their slave ack), before the

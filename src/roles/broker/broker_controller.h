@@ -23,6 +23,7 @@
 #include "config/config_file_persister.h"
 #include "metrics/text_writer.h"
 #include "net/io_pool.h"
+#include "net/tls_context.h"
 #include "net/tls_handshake.h"
 #include "roles/broker/broker_config.h"
 #include "store/store_config.h"
@@ -38,6 +39,10 @@ class EpochFile;
 
 namespace rmq::acl {
 class AclManager;
+}
+
+namespace rmq::broker::messaging {
+class BrokerMessaging;
 }
 
 namespace rmq::broker {
@@ -76,6 +81,15 @@ class BrokerController {
     serverTls_ = std::move(server);
     clientTls_ = std::move(client);
   }
+  // The certificate of the gRPC port (grpcServerPort; tls.server.*): always permissive, a
+  // self-signed one when no certificate is configured. Before start().
+  // `portDefaulted`: the dev node's 8081, not asked for by the config: a busy port is then a
+  // warning, not a failed start.
+  void setGrpc(net::TlsServerSettings settings, bool portDefaulted) {
+    grpcTls_ = std::move(settings);
+    grpcPortDefaulted_ = portDefaulted;
+  }
+  uint16_t grpcPort() const;  // bound gRPC port, 0 = none
   Result<void> start();
   void shutdown();  // idempotent
 
@@ -128,6 +142,9 @@ class BrokerController {
   std::unique_ptr<net::RemotingServer> vipServer_;
   net::ServerTls serverTls_;
   net::TlsContextPtr clientTls_;
+  net::TlsServerSettings grpcTls_;
+  bool grpcPortDefaulted_ = false;
+  std::unique_ptr<messaging::BrokerMessaging> messaging_;  // grpcServerPort > 0 only
   std::unique_ptr<NamesrvRegistrar> registrar_;
   std::unique_ptr<NamesrvAddressFetcher> addressFetcher_;  // fetchNamesrvAddrByAddressServer without namesrvAddr
   std::unique_ptr<acl::AclManager> acl_;  // aclEnable only

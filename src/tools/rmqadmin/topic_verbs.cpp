@@ -29,6 +29,7 @@ int updateTopic(VerbContext& ctx) {
   spec.writeQueueNums = static_cast<int32_t>(ctx.args.getInt({"w", "writeQueueNums"}, 8));
   spec.perm = static_cast<int32_t>(ctx.args.getInt({"p", "perm"}, 6));
   spec.order = boolOption(ctx, {"o", "order"}, false);
+  spec.attributes = ctx.args.get({"a", "attributes"}, "");
   requireBrokerOrCluster(ctx);
   if (spec.readQueueNums < 1 || spec.writeQueueNums < 1) ctx.usageError("queue numbers must be >= 1");
   if (!validPerm(spec.perm)) ctx.usageError("-p perm must be 0..7 (2 W, 4 R, 6 RW)");
@@ -216,7 +217,8 @@ VerbRegistrar r1({"updateTopic", "Update or create topic",
                    {"-r, --readQueueNums <n>", "read queues (default 8)", ValueKind::Integer},
                    {"-w, --writeQueueNums <n>", "write queues (default 8)", ValueKind::Integer},
                    {"-p, --perm <n>", "permission: 2 W, 4 R, 6 RW (default 6)", ValueKind::Integer},
-                   {"-o, --order <true|false>", "order topic (default false)", ValueKind::Boolean}},
+                   {"-o, --order <true|false>", "order topic (default false)", ValueKind::Boolean},
+                   {"-a, --attributes <+k=v,...>", "5.x topic attributes, e.g. +message.type=FIFO"}},
                   &updateTopic});
 VerbRegistrar r2({"deleteTopic", "Delete topic from broker and NameServer",
                   {kTopic, {"-c, --clusterName <name>", "cluster to delete it from (required)"}},

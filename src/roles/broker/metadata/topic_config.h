@@ -2,6 +2,7 @@
 // Topic metadata value types shared by the broker: TopicConfig, DataVersion, permission bits
 // (PROTOCOL.md §3.2, §7.5) and the system-topic names / name rules (§8.1).
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -39,6 +40,9 @@ struct TopicConfig {
   TopicFilterType topicFilterType = TopicFilterType::SingleTag;
   int32_t topicSysFlag = 0;
   bool order = false;
+  // RocketMQ 5.x topic attributes (topics.json "attributes"), e.g. message.type = FIFO; 4.x
+  // clients never see them.
+  std::map<std::string, std::string> attributes;
   bool operator==(const TopicConfig&) const = default;
 };
 

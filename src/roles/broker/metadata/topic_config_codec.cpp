@@ -15,8 +15,13 @@ void writeTopicConfig(json::Writer& w, const TopicConfig& c) {
       .key("topicFilterType").value(topicFilterTypeName(c.topicFilterType))
       .key("topicName").value(c.topicName)
       .key("topicSysFlag").value(c.topicSysFlag)
-      .key("writeQueueNums").value(c.writeQueueNums)
-      .endObject();
+      .key("writeQueueNums").value(c.writeQueueNums);
+  if (!c.attributes.empty()) {  // 5.x's field; absent for 4.x topics, as Java 4.9 writes them
+    w.key("attributes").beginObject();
+    for (const auto& [k, v] : c.attributes) w.key(k).value(v);
+    w.endObject();
+  }
+  w.endObject();
 }
 
 }  // namespace
@@ -63,6 +68,10 @@ Result<std::pair<DataVersion, std::vector<TopicConfig>>> TopicConfigManager::dec
     parseTopicFilterType(json::getString(v, "topicFilterType", "SINGLE_TAG"), c.topicFilterType);
     c.topicSysFlag = static_cast<int32_t>(json::getInt(v, "topicSysFlag", 0));
     c.order = json::getBool(v, "order", false);
+    if (auto a = v.FindMember("attributes"); a != v.MemberEnd() && a->value.IsObject()) {
+      for (auto& kv : a->value.GetObject())
+        if (kv.value.IsString()) c.attributes[kv.name.GetString()] = kv.value.GetString();
+    }
     out.second.push_back(std::move(c));
   }
   return out;

@@ -9,7 +9,8 @@
 namespace rmq::broker {
 namespace {
 
-// Depth 1: the wrapper's keys; 2: dataVersion's fields or a topic's name; 3: a topic's fields.
+// Depth 1: the wrapper's keys; 2: dataVersion's fields or a topic's name; 3: a topic's fields;
+// 4: a topic's attributes (5.x).
 class TableHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TableHandler> {
  public:
   std::pair<DataVersion, std::vector<TopicConfig>> out;
@@ -21,9 +22,11 @@ class TableHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Tabl
       current_ = &out.second.back();
       current_->topicName = key_;  // replaced by a "topicName" field when present
     }
+    if (depth_ == 4 && current_ && key_ == "attributes") inAttributes_ = true;
     return true;
   }
   bool EndObject(rapidjson::SizeType) {
+    if (depth_ == 4) inAttributes_ = false;
     if (depth_ == 3) current_ = nullptr;
     if (depth_ == 2) section_ = Section::None;
     --depth_;
@@ -36,6 +39,10 @@ class TableHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Tabl
     return true;
   }
   bool String(const char* s, rapidjson::SizeType n, bool) {
+    if (inAttributes_ && depth_ == 4) {
+      current_->attributes[key_].assign(s, n);
+      return true;
+    }
     if (!atField()) return true;
     std::string_view v(s, n);
     if (key_ == "topicName") current_->topicName.assign(v);
@@ -77,6 +84,7 @@ class TableHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Tabl
   Section section_ = Section::None;
   std::string key_;
   TopicConfig* current_ = nullptr;
+  bool inAttributes_ = false;  // inside a topic's 5.x "attributes" object
 };
 
 }  // namespace

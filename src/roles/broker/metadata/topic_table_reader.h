@@ -2,7 +2,7 @@
 // A streaming (SAX) reader of a TopicConfigSerializeWrapper in standard JSON, the shape topics.json
 // has when Java or rmqnode wrote it: no DOM, each topic goes straight into its TopicConfig, so a
 // 100,000-topic file (20 MB) loads in a fraction of the DOM parse's time and memory. Keys it does
-// not know (5.x's attributes, topicQueueMappingInfoMap, ...) are skipped. Text that is not
+// not know (topicQueueMappingInfoMap, ...) are skipped; 5.x's "attributes" are read. Text that is not
 // standard JSON (fastjson's unquoted keys) gives nullopt: the caller then takes the tolerant path
 // (TopicConfigManager::decode).
 #include <optional>

@@ -132,11 +132,24 @@ asio::awaitable<std::optional<RemotingCommand>> SendProcessor::handle(net::Conne
   }
   auto header = decodeSendHeader(req);
   if (!header) co_return sendResponse(cfg, header.error().code, header.error().message);
-  const SendHeader& h = *header;
+  HostAddress born = peerHostAddress(conn->remoteAddress());
+  PutOutcome out = co_await put(*header, req.body, born, putStart);
+  if (out.code != ResponseCode::SUCCESS && out.msgId.empty()) co_return sendResponse(cfg, out.code, out.remark);
+  auto resp = sendResponse(cfg, out.code, out.remark.empty() ? std::nullopt : std::optional<std::string>(out.remark));
+  resp.extFields.set("msgId", std::move(out.msgId));
+  resp.extFields.set("queueId", static_cast<int64_t>(out.queueId));
+  resp.extFields.set("queueOffset", out.queueOffset);
+  co_return resp;
+}
+
+asio::awaitable<SendProcessor::PutOutcome> SendProcessor::put(const SendHeader& h, std::string_view body,
+                                                              HostAddress born,
+                                                              std::chrono::steady_clock::time_point putStart) {
+  const auto& cfg = ctx_.config;
   if (ctx_.isShuttingDown() || !ctx_.store.isWriteable() || !ctx_.role.acceptsSends())
-    co_return sendResponse(cfg, ResponseCode::SERVICE_NOT_AVAILABLE, notWriteableReason());
+    co_return PutOutcome{ResponseCode::SERVICE_NOT_AVAILABLE, notWriteableReason()};
   Target target;
-  if (auto err = resolveTarget(h, target)) co_return std::move(*err);
+  if (auto err = resolveTarget(h, target)) co_return PutOutcome{err->code, err->remark.value_or("")};
 
   thread_local std::string props;  // reused buffer: no allocation per message once warmed up
   std::optional<std::string_view> wait;
@@ -144,21 +157,20 @@ asio::awaitable<std::optional<RemotingCommand>> SendProcessor::handle(net::Conne
                            : buildStoredProperties(h.properties, cfg.brokerClusterName, props, wait);
   const bool half = tx::isHalfMessage(props);
   if (half && (cfg.rejectTransactionMessage || h.batch || !ctx_.transactions)) {
-    co_return sendResponse(cfg, ResponseCode::NO_PERMISSION,
-                           "the broker[" + cfg.brokerIP1 + "] sending transaction message is forbidden");
+    co_return PutOutcome{ResponseCode::NO_PERMISSION,
+                         "the broker[" + cfg.brokerIP1 + "] sending transaction message is forbidden"};
   }
-  HostAddress born = peerHostAddress(conn->remoteAddress());
   store::AppendResult res;
   if (h.batch) {
     store::BatchToStore b{target.topic, target.queueId, target.sysFlag, h.bornTimestamp, born,
-                          h.reconsumeTimes, req.body, props};
+                          h.reconsumeTimes, body, props};
     res = ctx_.store.appendBatch(b);
   } else {
     store::MessageToStore m;
     m.topic = target.topic;
     m.queueId = target.queueId;
     m.flag = h.flag;
-    m.body = req.body;
+    m.body = body;
     m.properties = props;
     m.sysFlag = target.sysFlag;
     m.bornTimestamp = h.bornTimestamp;
@@ -169,7 +181,7 @@ asio::awaitable<std::optional<RemotingCommand>> SendProcessor::handle(net::Conne
   }
   if (!res.ok()) {
     putStats().failed();
-    co_return sendResponse(cfg, store::toResponseCode(res.status), ctx_.store.remarkFor(res.status, res.error));
+    co_return PutOutcome{store::toResponseCode(res.status), ctx_.store.remarkFor(res.status, res.error)};
   }
   // Java: incTopicPutNums / incTopicPutSize of the topic stored to: SCHEDULE_TOPIC_XXXX for a delayed
   // message (its real topic counts when it is delivered), RMQ_SYS_TRANS_HALF_TOPIC for a half message.
@@ -180,12 +192,13 @@ asio::awaitable<std::optional<RemotingCommand>> SendProcessor::handle(net::Conne
   putStats().notePutTime(std::chrono::steady_clock::now() - putStart);
   // Failover: no SEND_OK from a master whose lease may have run out while the send waited.
   if (code == ResponseCode::SUCCESS && !ctx_.role.mayAcknowledge())
-    co_return sendResponse(cfg, ResponseCode::SERVICE_NOT_AVAILABLE, notWriteableReason());
-  auto resp = sendResponse(cfg, code);
-  resp.extFields.set("msgId", std::move(res.msgId));
-  resp.extFields.set("queueId", static_cast<int64_t>(target.queueId));
-  resp.extFields.set("queueOffset", res.queueOffset);
-  co_return resp;
+    co_return PutOutcome{ResponseCode::SERVICE_NOT_AVAILABLE, notWriteableReason()};
+  PutOutcome out{code, {}};
+  out.msgId = std::move(res.msgId);
+  out.queueId = target.queueId;
+  out.queueOffset = res.queueOffset;
+  out.physicalOffset = res.physicalOffset;
+  co_return out;
 }
 
 }  // namespace rmq::broker

@@ -8,6 +8,7 @@
 // Threads: handle() runs on the connection's network thread; append() is a short critical
 // section in the store; the durability wait completes on the same executor.
 #include <asio/awaitable.hpp>
+#include <chrono>
 #include <optional>
 #include <string>
 
@@ -38,6 +39,21 @@ class SendProcessor {
     int32_t sysFlag = 0;
   };
   std::optional<net::RemotingCommand> resolveTarget(const SendHeader& h, Target& target);
+
+  // The put path shared by remoting SEND and the 5.x gRPC SendMessage (messaging/send_service.h):
+  // writeability, resolveTarget, stored properties, half messages, append, durability wait,
+  // failover fence. `body` must stay valid until the coroutine completes. A failure has `code`
+  // != SUCCESS and an empty msgId; a durability timeout keeps the stored message's fields.
+  struct PutOutcome {
+    int code = 0;
+    std::string remark;
+    std::string msgId;  // offset message id
+    int32_t queueId = 0;
+    int64_t queueOffset = 0;
+    int64_t physicalOffset = 0;
+  };
+  asio::awaitable<PutOutcome> put(const SendHeader& h, std::string_view body, HostAddress born,
+                                  std::chrono::steady_clock::time_point putStart);
 
  private:
   std::optional<net::RemotingCommand> checkRetryTopic(const SendHeader& h, Target& target);

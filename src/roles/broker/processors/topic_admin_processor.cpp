@@ -24,6 +24,35 @@ std::optional<RemotingCommand> refuseOnSlave(const BrokerContext& ctx) {
                  "Can't modify topic or subscription group from slave broker, please execute it from master broker.");
 }
 
+// RocketMQ 5.x AttributeParser: "+key=value" sets, "-key" removes, comma-separated. Only the
+// attribute the 5.x clients need is taken: message.type (TopicMessageType's values). Returns the
+// error text, "" when applied.
+std::string applyTopicAttributes(std::string_view text, std::map<std::string, std::string>& attributes) {
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find(',', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view item = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (item.empty()) continue;
+    const char op = item.front();
+    item.remove_prefix(1);
+    size_t eq = item.find('=');
+    std::string key(item.substr(0, eq));
+    if (key != "message.type") return "unsupported attribute key: " + key;
+    if (op == '-' && eq == std::string_view::npos) {
+      attributes.erase(key);
+      continue;
+    }
+    if (op != '+' || eq == std::string_view::npos) return "attribute format error: " + std::string(text);
+    std::string value(item.substr(eq + 1));
+    if (value != "NORMAL" && value != "FIFO" && value != "DELAY" && value != "TRANSACTION" && value != "MIXED")
+      return "value is not in set: [NORMAL, FIFO, DELAY, TRANSACTION, MIXED] (message.type=" + value + ")";
+    attributes[key] = std::move(value);
+  }
+  return {};
+}
+
 Result<TopicConfig> topicFromHeader(const RemotingCommand& cmd) {
   auto topic = requireString(cmd, "topic");
   if (!topic) return topic.error();
@@ -54,6 +83,11 @@ Reply updateAndCreateTopic(BrokerContext& ctx, net::ConnectionPtr conn, Remoting
   if (auto refused = refuseOnSlave(ctx)) co_return std::move(*refused);
   auto config = topicFromHeader(cmd);
   if (!config) co_return failure(config.error());
+  // 5.x's "attributes" header ("+message.type=FIFO,-k"): applied over the topic's current ones.
+  auto existing = ctx.topics.find(config->topicName);
+  if (existing) config->attributes = existing->attributes;
+  if (auto bad = applyTopicAttributes(optString(cmd, "attributes", ""), config->attributes); !bad.empty())
+    co_return failure(ResponseCode::SYSTEM_ERROR, bad);
   std::string remark;
   if (!topics::isValidTopicName(config->topicName, &remark)) co_return failure(ResponseCode::SYSTEM_ERROR, remark);
   if (ctx.topics.isSystemTopic(config->topicName)) {

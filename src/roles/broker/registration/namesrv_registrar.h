@@ -72,6 +72,8 @@ class NamesrvRegistrar {
   // Periodic registrations left out because no name server's data version differed.
   uint64_t registrationsSkipped() const { return skipped_.load(); }
 
+  std::vector<std::string> namesrvList() const;  // namesrvAddr, else the fetched list (any thread)
+
  private:
   using PerNamesrv = std::function<asio::awaitable<void>(std::string addr)>;
   asio::awaitable<void> loop();
@@ -88,7 +90,6 @@ class NamesrvRegistrar {
   asio::awaitable<void> registerOne(std::string addr, std::string body, RegistrationIdentity id);
   std::string encodeBody(const DataVersion& version, int64_t epoch, const std::vector<TopicConfig>& topics) const;
   void applyOrderTopics(std::string_view kvTableBody);  // ORDER_TOPIC_CONFIG from the answer
-  std::vector<std::string> namesrvList() const;  // namesrvAddr, else the fetched list
 
   BrokerContext& ctx_;
   const std::string haServerAddr_;

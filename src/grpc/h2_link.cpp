@@ -1,0 +1,246 @@
+#include "grpc/h2_link.h"
+
+#include <nghttp2/nghttp2.h>
+
+#include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
+#include <asio/experimental/as_tuple.hpp>
+#include <asio/post.hpp>
+#include <asio/use_awaitable.hpp>
+#include <asio/write.hpp>
+
+#include "common/log.h"
+#include "net/io_scratch.h"
+#include "net/tls_session.h"
+
+namespace rmq::grpc {
+namespace {
+
+using asio::experimental::as_tuple;
+using asio::use_awaitable;
+
+constexpr size_t kWriteBatch = 256 * 1024;  // bytes of frames gathered into one write
+constexpr size_t kKeptBatch = 16 * 1024;    // a batch buffer bigger than this is freed when idle
+
+std::atomic<uint64_t> nextLinkId{1};
+
+std::string endpointOf(const asio::ip::tcp::socket& socket, bool remote) {
+  asio::error_code ec;
+  auto ep = remote ? socket.remote_endpoint(ec) : socket.local_endpoint(ec);
+  return ec ? "unknown" : ep.address().to_string() + ":" + std::to_string(ep.port());
+}
+
+asio::io_context::executor_type ioExecutor(asio::ip::tcp::socket& socket) {
+  return static_cast<asio::io_context&>(socket.get_executor().context()).get_executor();
+}
+
+}  // namespace
+
+H2Link::H2Link(asio::ip::tcp::socket socket, std::unique_ptr<net::TlsSession> tls, std::string what,
+               size_t maxPendingWriteBytes)
+    : what_(std::move(what)),
+      socket_(std::move(socket)),
+      executor_(ioExecutor(socket_)),
+      tls_(std::move(tls)),
+      id_(nextLinkId.fetch_add(1)),
+      peer_(endpointOf(socket_, true)),
+      local_(endpointOf(socket_, false)),
+      writeSignal_(executor_),
+      readResume_(executor_),
+      maxPending_(maxPendingWriteBytes) {
+  lastRead_ = lastActivity_ = Clock::now();
+}
+
+H2Link::~H2Link() {
+  if (session_) nghttp2_session_del(session_);
+}
+
+void H2Link::startIo() {
+  asio::error_code ec;
+  socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+  socket_.non_blocking(true, ec);
+  auto self = shared_from_this();
+  asio::co_spawn(executor_, readLoop(self), asio::detached);
+  asio::co_spawn(executor_, writeLoop(self), asio::detached);
+}
+
+void H2Link::flush() {
+  if (isOpen()) writeSignal_.cancel();
+}
+
+void H2Link::dequeued(size_t bytes) {
+  queuedOutput_ -= std::min(bytes, queuedOutput_);
+}
+
+void H2Link::close(std::string reason) {
+  auto self = shared_from_this();
+  asio::post(executor_, [self, reason = std::move(reason)] { self->closeNow(reason, false); });
+}
+
+void H2Link::closeNow(std::string_view reason, bool problem) {
+  if (!open_.exchange(false, std::memory_order_acq_rel)) return;
+  if (problem) log::warn("{}: connection {} (local {}) closed: {}", what_, peer_, local_, reason);
+  else log::debug("{}: connection {} closed: {}", what_, peer_, reason);
+  if (tls_) tls_->shutdown();
+  asio::error_code ec;
+  socket_.shutdown(asio::socket_base::shutdown_both, ec);
+  socket_.close(ec);
+  writeSignal_.cancel();
+  readResume_.cancel();
+  std::string().swap(out_);
+  onClosed();
+}
+
+void H2Link::terminate(uint32_t code, std::string reason, bool problem) {
+  if (endReason_.empty()) {
+    endReason_ = std::move(reason);
+    endProblem_ = problem;
+  }
+  nghttp2_session_terminate_session(session_, code);
+  flush();
+}
+
+// The session wants neither to read nor to write: a GOAWAY went out (ours or after the peer's).
+void H2Link::finishedByPeerOrSession() {
+  closeNow(endReason_.empty() ? "session ended (GOAWAY)" : endReason_, endProblem_);
+}
+
+// ---- reading ----------------------------------------------------------------------------------
+
+H2Link::ReadStatus H2Link::readSocket(char* into, size_t room, size_t& n, std::string& why, bool& problem) {
+  if (tls_) {
+    auto io = tls_->read(into, room);
+    n = io.bytes;
+    using S = net::TlsSession::Status;
+    switch (io.status) {
+      case S::Done: return ReadStatus::More;
+      case S::WantRead: return ReadStatus::Drained;
+      case S::WantWrite: return ReadStatus::WantWrite;
+      case S::Closed: why = "closed by peer"; break;
+      case S::Failed: why = "TLS: " + tls_->error(); problem = true; break;
+    }
+    return ReadStatus::Closed;
+  }
+  asio::error_code ec;
+  n = socket_.read_some(asio::buffer(into, room), ec);
+  if (ec == asio::error::would_block || ec == asio::error::try_again) return ReadStatus::Drained;
+  if (ec) {
+    n = 0;
+    problem = ec != asio::error::eof && ec != asio::error::connection_reset;
+    why = ec == asio::error::eof ? "closed by peer" : "read failed: " + ec.message();
+    return ReadStatus::Closed;
+  }
+  return n == room ? ReadStatus::More : ReadStatus::Drained;
+}
+
+H2Link::ReadStatus H2Link::readOnce() {
+  char* into = net::scratchBuffer();
+  size_t n = 0;
+  std::string why;
+  bool problem = false;
+  auto status = readSocket(into, net::kScratchSize, n, why, problem);
+  if (n > 0 && endReason_.empty()) {  // after our GOAWAY the rest is not looked at
+    lastRead_ = lastActivity_ = Clock::now();
+    auto rv = nghttp2_session_mem_recv(session_, reinterpret_cast<const uint8_t*>(into), n);
+    if (rv < 0) {
+      // Fatal to the session (a bad preface, a callback failure, a flood): GOAWAY, then close.
+      terminate(NGHTTP2_PROTOCOL_ERROR, std::string("HTTP/2: ") + nghttp2_strerror(static_cast<int>(rv)), true);
+      return ReadStatus::Drained;
+    }
+    flush();  // SETTINGS acks, PING answers, WINDOW_UPDATEs and whatever the callbacks submitted
+  }
+  if (status == ReadStatus::Closed) {
+    closeNow(why, problem && isOpen());
+    return ReadStatus::Closed;
+  }
+  return isOpen() ? status : ReadStatus::Closed;
+}
+
+asio::awaitable<void> H2Link::readLoop(std::shared_ptr<H2Link> self) {
+  while (isOpen()) {
+    if (readPaused()) {  // backpressure: the peer's next requests stay in the socket
+      readerWaiting_ = true;
+      readResume_.expires_at(Clock::time_point::max());
+      co_await readResume_.async_wait(as_tuple(use_awaitable));
+      readerWaiting_ = false;
+      continue;
+    }
+    auto status = readOnce();
+    if (status == ReadStatus::Closed) co_return;
+    if (status == ReadStatus::More) {  // more is waiting: let the thread's other links run first
+      co_await asio::post(executor_, use_awaitable);
+      continue;
+    }
+    auto what = status == ReadStatus::WantWrite ? asio::ip::tcp::socket::wait_write : asio::ip::tcp::socket::wait_read;
+    auto [ec] = co_await socket_.async_wait(what, as_tuple(use_awaitable));
+    if (ec && isOpen()) {
+      closeNow("read failed: " + ec.message(), true);
+      co_return;
+    }
+  }
+}
+
+// ---- writing ----------------------------------------------------------------------------------
+// nghttp2_session_mem_send hands out one frame (or a DATA payload) at a time in its own buffer,
+// valid until the next call, so the frames are copied into one batch: one write per batch.
+
+bool H2Link::fillBatch() {
+  while (out_.size() < kWriteBatch) {
+    const uint8_t* data = nullptr;
+    auto n = nghttp2_session_mem_send(session_, &data);
+    if (n < 0) {
+      closeNow(std::string("HTTP/2: ") + nghttp2_strerror(static_cast<int>(n)), true);
+      return false;
+    }
+    if (n == 0) break;
+    out_.append(reinterpret_cast<const char*>(data), static_cast<size_t>(n));
+  }
+  return isOpen();
+}
+
+asio::awaitable<asio::error_code> H2Link::writeBatch() {
+  if (!tls_) {
+    auto [ec, n] = co_await asio::async_write(socket_, asio::buffer(out_), as_tuple(use_awaitable));
+    co_return ec;
+  }
+  size_t done = 0;
+  while (done < out_.size()) {  // OpenSSL sends record by record; wait when the socket is full
+    auto io = tls_->write(out_.data() + done, out_.size() - done);
+    done += io.bytes;
+    using S = net::TlsSession::Status;
+    if (io.status == S::Done) continue;
+    if (io.status == S::Closed) co_return asio::error::make_error_code(asio::error::broken_pipe);
+    if (io.status == S::Failed) co_return asio::error::make_error_code(asio::error::connection_aborted);
+    auto what = io.status == S::WantWrite ? asio::ip::tcp::socket::wait_write : asio::ip::tcp::socket::wait_read;
+    auto [ec] = co_await socket_.async_wait(what, as_tuple(use_awaitable));
+    if (ec) co_return ec;
+  }
+  co_return asio::error_code{};
+}
+
+asio::awaitable<void> H2Link::writeLoop(std::shared_ptr<H2Link> self) {
+  while (isOpen()) {
+    out_.clear();
+    if (!fillBatch()) co_return;
+    if (out_.empty()) {
+      if (!nghttp2_session_want_read(session_) && !nghttp2_session_want_write(session_)) {
+        finishedByPeerOrSession();
+        co_return;
+      }
+      if (out_.capacity() > kKeptBatch) std::string().swap(out_);  // idle links keep no batch
+      writeSignal_.expires_at(Clock::time_point::max());
+      co_await writeSignal_.async_wait(as_tuple(use_awaitable));
+      continue;
+    }
+    auto ec = co_await writeBatch();
+    if (ec) {
+      closeNow("write failed: " + (tls_ && !tls_->error().empty() ? "TLS: " + tls_->error() : ec.message()),
+               isOpen());
+      co_return;
+    }
+    lastActivity_ = Clock::now();
+    if (readerWaiting_ && !readPaused()) readResume_.cancel();
+  }
+}
+
+}  // namespace rmq::grpc

@@ -1,0 +1,37 @@
+#pragma once
+// A 5.x message (apache.rocketmq.v2.Message) <-> the 4.x message a RocketMQ broker stores, so that
+// both generations read each other's messages (as the 5.x proxy maps them):
+//   message_id -> UNIQ_KEY, keys -> KEYS (space-joined), tag -> TAGS, message_group -> __SHARDINGKEY,
+//   delivery_timestamp -> TIMER_DELIVER_MS (the timer path, common/timer_properties.h),
+//   TRANSACTION -> TRAN_MSG=true + PGROUP=<topic> (+ CHECK_IMMUNITY_TIME_IN_SECONDS from
+//   orphaned_transaction_recovery_duration), user properties as they are (a system name refused).
+#include <string>
+#include <optional>
+#include <string_view>
+
+#include "apache/rocketmq/v2/definition.pb.h"
+#include "common/message.h"
+#include "roles/broker/messaging/v2_status.h"
+
+namespace rmq::broker::messaging {
+
+inline constexpr std::string_view kShardingKey = "__SHARDINGKEY";  // MessageConst.PROPERTY_SHARDING_KEY
+
+// True for names RocketMQ reserves for itself (MessageConst's system set, the timer properties).
+bool isSystemPropertyName(std::string_view name);
+
+struct MappedMessage {
+  Properties properties;
+  int32_t sysFlag = 0;
+  int64_t bornTimestamp = 0;
+};
+// Fills `out` from `m`; an error status (BAD_REQUEST family) when the message cannot be stored.
+std::optional<v2::Status> toStoredMessage(const v2::Message& m, MappedMessage& out);
+
+// A stored message as a 5.x client reads it (RecoverOrphanedTransactionCommand; delivery later):
+// system fields from the record and its properties, the rest as user properties, MD5 body digest.
+v2::Message toV2Message(const MessageExt& m, v2::MessageType type);
+
+std::string md5Hex(std::string_view data);
+
+}  // namespace rmq::broker::messaging

@@ -1,0 +1,52 @@
+#pragma once
+// What the MessagingService needs from the broker, as functions: the controller fills them from
+// BrokerContext (broker_messaging.cpp), unit tests with fakes (test/unit/broker/grpc_*). Every
+// function may be called on any network thread.
+#include <asio/awaitable.hpp>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "apache/rocketmq/v2/definition.pb.h"
+#include "client/route.h"
+#include "common/message.h"
+#include "common/result.h"
+#include "roles/broker/processors/request_header.h"
+#include "roles/broker/processors/send_processor.h"
+#include "roles/broker/transaction/transactional_message_service.h"
+
+namespace rmq::broker {
+class ClientManager;
+}
+
+namespace rmq::broker::messaging {
+
+// A topic as this broker's topic table has it.
+struct LocalTopic {
+  std::string messageType;  // the `message.type` attribute ("" = none: NORMAL)
+  int32_t writeQueueNums = 0;
+};
+
+// A consumer group's settings the Telemetry answer carries.
+struct GroupSettings {
+  bool orderly = false;        // consumeMessageOrderly -> subscription.fifo
+  int32_t retryMaxTimes = 16;  // -> backoff_policy.max_attempts = retryMaxTimes + 1
+};
+
+struct MessagingDeps {
+  std::function<int32_t()> maxMessageSize;  // the broker's maxMessageSize (read per call: config may change)
+  std::string clusterName, brokerName;
+  // GET_ROUTEINFO_BY_TOPIC through the name servers; an Error with code TOPIC_NOT_EXIST when none has it.
+  std::function<asio::awaitable<Result<client::TopicRouteData>>(std::string topic)> queryRoute;
+  // The gRPC port the broker at remoting address `addr` serves; 0 when it serves none (or is unreachable).
+  std::function<asio::awaitable<int>(std::string addr)> grpcPortOf;
+  std::function<std::optional<LocalTopic>(std::string_view topic)> localTopic;
+  std::function<std::optional<GroupSettings>(std::string_view group)> group;
+  // The broker's put path (SendProcessor::put).
+  std::function<asio::awaitable<SendProcessor::PutOutcome>(SendHeader h, std::string body, HostAddress born)> put;
+  std::function<TransactionalMessageService::EndResult(const EndTransactionHeader&)> endTransaction;
+  ClientManager* clients = nullptr;  // 5.x producers are listed here (admin views, transaction checks)
+};
+
+}  // namespace rmq::broker::messaging

@@ -1,0 +1,270 @@
+// The RocketMQ 5.x MessagingService of a real rmqnode (grpcServerPort on a free port) through the
+// transport's C++ gRPC client: routes, Telemetry settings, NORMAL / FIFO / DELAY / TRANSACTION
+// sends that a 4.x pull then reads with keys, tag and properties, refusals.
+#include <doctest/doctest.h>
+
+#include <map>
+#include <set>
+#include <thread>
+
+#include "broker_requests.h"
+#include "client/request_headers.h"
+#include "common/request_code.h"
+#include "common/wall_clock.h"
+#include "dev_node.h"
+#include "grpc_client.h"
+#include "node_config.h"
+#include "test_client.h"
+
+using namespace rmq;
+using namespace rmq::test;
+
+namespace {
+
+// UPDATE_AND_CREATE_TOPIC with 5.x attributes ("+message.type=FIFO"), then routable.
+bool createTopic(DevNode& node, const std::string& topic, int queues, const std::string& attributes) {
+  TestClient c;
+  auto req = createTopicRequest(topic, queues);
+  if (!attributes.empty()) req.extFields.set("attributes", attributes);
+  if (codeOf(c.call(node.brokerAddr, std::move(req))) != 0) return false;
+  return eventually([&] { return codeOf(c.call(node.namesrvAddr, client::makeRouteRequest(topic))) == 0; },
+                    std::chrono::seconds(10));
+}
+
+// Every message of the topic's queues 0..queues-1, pulled with a 4.x PULL_MESSAGE.
+std::vector<MessageExt> pullAll(DevNode& node, const std::string& topic, int queues) {
+  TestClient c;
+  std::vector<MessageExt> out;
+  for (int q = 0; q < queues; ++q) {
+    auto r = c.call(node.brokerAddr, pullRequest({.topic = topic, .queueId = q}));
+    if (r && r->code == 0)
+      for (auto& m : pulledMessages(*r)) out.push_back(std::move(m));
+  }
+  return out;
+}
+
+const MessageExt* byUniqKey(const std::vector<MessageExt>& ms, const std::string& id) {
+  for (auto& m : ms)
+    if (auto* k = m.property("UNIQ_KEY"); k && *k == id) return &m;
+  return nullptr;
+}
+
+v2::SendMessageResponse sendOne(GrpcTestClient& g, const v2::Message& m) {
+  v2::SendMessageRequest req;
+  *req.add_messages() = m;
+  return g.unary<v2::SendMessageResponse>("SendMessage", req);
+}
+
+}  // namespace
+
+TEST_CASE("grpc QueryRoute: a known topic lists the broker's gRPC endpoint and queues; unknown is 40402") {
+  DevNode node({.grpc = true});
+  REQUIRE(node.start());
+  std::string topic = uniqueName("GrpcRoute");
+  REQUIRE(createTopic(node, topic, 4, ""));
+  GrpcTestClient g(node.grpcPort);
+  v2::QueryRouteRequest req;
+  req.mutable_topic()->set_name(topic);
+  auto resp = g.unary<v2::QueryRouteResponse>("QueryRoute", req);
+  CHECK(resp.status().code() == v2::Code::OK);
+  REQUIRE(resp.message_queues_size() == 4);
+  for (int i = 0; i < 4; ++i) {
+    const auto& q = resp.message_queues(i);
+    CHECK(q.id() == i);
+    CHECK(q.permission() == v2::Permission::READ_WRITE);
+    CHECK(q.broker().name() == "broker-a");
+    CHECK(q.broker().endpoints().addresses(0).host() == "127.0.0.1");
+    CHECK(q.broker().endpoints().addresses(0).port() == node.grpcPort);
+    REQUIRE(q.accept_message_types_size() == 1);
+    CHECK(q.accept_message_types(0) == v2::MessageType::NORMAL);
+  }
+  req.mutable_topic()->set_name("NoSuchTopic_" + topic);
+  resp = g.unary<v2::QueryRouteResponse>("QueryRoute", req);
+  CHECK(static_cast<int>(resp.status().code()) == 40402);
+  CHECK(resp.status().message() == "CODE: 17  DESC: No topic route info in name server for the topic: NoSuchTopic_" + topic);
+}
+
+TEST_CASE("grpc Telemetry answers a producer's settings; a request without client id is refused") {
+  DevNode node({.grpc = true});
+  REQUIRE(node.start());
+  GrpcTestClient g(node.grpcPort);
+  v2::Settings s;
+  s.set_client_type(v2::ClientType::PRODUCER);
+  s.mutable_publishing()->add_topics()->set_name("TopicX");
+  auto reply = g.telemetry(s);
+  CHECK(reply.status().code() == v2::Code::OK);
+  REQUIRE(reply.has_settings());
+  CHECK(reply.settings().publishing().max_body_size() == 4 * 1024 * 1024);
+  CHECK(reply.settings().publishing().validate_message_type());
+  CHECK(reply.settings().backoff_policy().max_attempts() == 3);
+  CHECK(reply.settings().backoff_policy().has_exponential_backoff());
+
+  v2::QueryRouteRequest req;
+  req.mutable_topic()->set_name("TopicX");
+  auto resp = g.unary<v2::QueryRouteResponse>("QueryRoute", req, grpc::Metadata{{"x-mq-language", "CPP"}});
+  CHECK(resp.status().code() == v2::Code::CLIENT_ID_REQUIRED);
+  auto unimpl = g.unaryRaw("ReceiveMessage", "", g.metadata());
+  CHECK(unimpl.status.code == grpc::StatusCode::UNIMPLEMENTED);
+}
+
+TEST_CASE("grpc SendMessage NORMAL: a 4.x pull reads it with UNIQ_KEY, keys, tag and user properties") {
+  DevNode node({.grpc = true});
+  REQUIRE(node.start());
+  std::string topic = uniqueName("GrpcNormal");
+  REQUIRE(createTopic(node, topic, 4, ""));
+  GrpcTestClient g(node.grpcPort);
+  std::string id = newMessageId();
+  auto resp = sendOne(g, grpcMessage(topic, v2::MessageType::NORMAL, id));
+  REQUIRE(resp.status().code() == v2::Code::OK);
+  CHECK(resp.entries(0).message_id() == id);
+  auto ms = pullAll(node, topic, 4);
+  const MessageExt* m = byUniqKey(ms, id);
+  REQUIRE(m);
+  CHECK(m->body == "body of " + id);
+  CHECK(m->tags() == "TagA");
+  CHECK(m->keys() == "key-" + id + " second");
+  REQUIRE(m->property("color"));
+  CHECK(*m->property("color") == "red");
+  CHECK(m->queueOffset == resp.entries(0).offset());
+}
+
+TEST_CASE("grpc SendMessage: type refused, body over the limit, FIFO to one queue per group") {
+  DevNode node({.extraStore = "maxMessageSize = 2048\n", .grpc = true});
+  REQUIRE(node.start());
+  std::string normal = uniqueName("GrpcN");
+  std::string fifo = uniqueName("GrpcFifo");
+  REQUIRE(createTopic(node, normal, 4, ""));
+  REQUIRE(createTopic(node, fifo, 8, "+message.type=FIFO"));
+  GrpcTestClient g(node.grpcPort);
+
+  auto f = grpcMessage(normal, v2::MessageType::FIFO, newMessageId());
+  f.mutable_system_properties()->set_message_group("g1");
+  auto resp = sendOne(g, f);
+  CHECK(resp.status().code() == v2::Code::MESSAGE_PROPERTY_CONFLICT_WITH_TYPE);
+
+  auto big = grpcMessage(normal, v2::MessageType::NORMAL, newMessageId());
+  big.set_body(std::string(2049, 'x'));
+  resp = sendOne(g, big);
+  CHECK(resp.status().code() == v2::Code::MESSAGE_BODY_TOO_LARGE);
+  CHECK(pullAll(node, normal, 4).empty());
+
+  v2::QueryRouteRequest route;
+  route.mutable_topic()->set_name(fifo);
+  auto rr = g.unary<v2::QueryRouteResponse>("QueryRoute", route);
+  REQUIRE(rr.message_queues_size() == 8);
+  CHECK(rr.message_queues(0).accept_message_types(0) == v2::MessageType::FIFO);
+
+  std::vector<std::string> ids;
+  for (int i = 0; i < 6; ++i) {
+    auto m = grpcMessage(fifo, v2::MessageType::FIFO, newMessageId());
+    m.mutable_system_properties()->set_message_group(i % 2 ? "order-1" : "order-2");
+    ids.push_back(m.system_properties().message_id());
+    REQUIRE(sendOne(g, m).status().code() == v2::Code::OK);
+  }
+  auto ms = pullAll(node, fifo, 8);
+  REQUIRE(ms.size() == 6);
+  std::map<std::string, std::set<int>> queuesOf;
+  for (auto& m : ms) queuesOf[*m.property("__SHARDINGKEY")].insert(m.queueId);
+  CHECK(queuesOf["order-1"].size() == 1);  // one group, one queue, in send order
+  CHECK(queuesOf["order-2"].size() == 1);
+  std::vector<std::string> order1;
+  for (auto& m : ms)
+    if (*m.property("__SHARDINGKEY") == "order-1") order1.push_back(*m.property("UNIQ_KEY"));
+  CHECK(order1 == std::vector<std::string>{ids[1], ids[3], ids[5]});
+}
+
+TEST_CASE("grpc TRANSACTION: half message invisible until EndTransaction COMMIT; ROLLBACK drops it") {
+  DevNode node({.grpc = true});
+  REQUIRE(node.start());
+  std::string topic = uniqueName("GrpcTx");
+  REQUIRE(createTopic(node, topic, 2, "+message.type=TRANSACTION"));
+  GrpcTestClient g(node.grpcPort);
+  std::string commitId = newMessageId(), rollbackId = newMessageId();
+  auto a = sendOne(g, grpcMessage(topic, v2::MessageType::TRANSACTION, commitId));
+  auto b = sendOne(g, grpcMessage(topic, v2::MessageType::TRANSACTION, rollbackId));
+  REQUIRE(a.status().code() == v2::Code::OK);
+  REQUIRE(b.status().code() == v2::Code::OK);
+  CHECK(a.entries(0).transaction_id() == commitId);
+  CHECK(pullAll(node, topic, 2).empty());
+
+  v2::EndTransactionRequest end;
+  end.mutable_topic()->set_name(topic);
+  end.set_message_id(commitId);
+  end.set_transaction_id(a.entries(0).transaction_id());
+  end.set_resolution(v2::TransactionResolution::COMMIT);
+  end.set_source(v2::TransactionSource::SOURCE_CLIENT);
+  CHECK(g.unary<v2::EndTransactionResponse>("EndTransaction", end).status().code() == v2::Code::OK);
+  end.set_message_id(rollbackId);
+  end.set_transaction_id(b.entries(0).transaction_id());
+  end.set_resolution(v2::TransactionResolution::ROLLBACK);
+  CHECK(g.unary<v2::EndTransactionResponse>("EndTransaction", end).status().code() == v2::Code::OK);
+
+  auto ms = pullAll(node, topic, 2);
+  REQUIRE(ms.size() == 1);
+  CHECK(*ms[0].property("UNIQ_KEY") == commitId);
+  CHECK(ms[0].tags() == "TagA");
+  CHECK(ms[0].property("TRAN_MSG"));
+}
+
+TEST_CASE("grpc DELAY: delivered at its delivery timestamp through the timer, not before") {
+  DevNode node({.grpc = true});
+  REQUIRE(node.start());
+  std::string topic = uniqueName("GrpcDelay");
+  REQUIRE(createTopic(node, topic, 2, "+message.type=DELAY"));
+  GrpcTestClient g(node.grpcPort);
+  std::string id = newMessageId();
+  auto m = grpcMessage(topic, v2::MessageType::DELAY, id);
+  const int64_t at = nowMillis() + 2000;
+  m.mutable_system_properties()->mutable_delivery_timestamp()->set_seconds(at / 1000);
+  m.mutable_system_properties()->mutable_delivery_timestamp()->set_nanos(static_cast<int32_t>(at % 1000) * 1000000);
+  auto resp = sendOne(g, m);
+  REQUIRE(resp.status().code() == v2::Code::OK);
+  CHECK_FALSE(resp.entries(0).recall_handle().empty());
+  CHECK(pullAll(node, topic, 2).empty());
+  const MessageExt* got = nullptr;
+  std::vector<MessageExt> ms;
+  REQUIRE(eventually([&] {
+    ms = pullAll(node, topic, 2);
+    got = byUniqKey(ms, id);
+    return got != nullptr;
+  }, std::chrono::seconds(15)));
+  CHECK(nowMillis() >= at);
+  CHECK(got->keys() == "key-" + id + " second");
+}
+
+TEST_CASE("grpc QueryRoute from one broker lists every master of the cluster with its own gRPC port") {
+  DevNode node({.grpc = true});
+  REQUIRE(node.start());
+  NodeProcess b;
+  const uint16_t bPort = freeBrokerPort(), bGrpc = freePort();
+  BrokerToml t;
+  t.port = bPort;
+  t.namesrvAddr = node.namesrvAddr;
+  t.name = "broker-b";
+  t.extraBroker = "grpcServerPort = " + std::to_string(bGrpc) + "\n";
+  b.writeFile("b.toml", logDirToml(b) + brokerToml(b, t));
+  b.setArgs({"--role=master", "-c", b.path("b.toml")});
+  b.waitForPorts({bPort, bGrpc});
+  REQUIRE(b.start(std::chrono::seconds(30)));
+  std::string topic = uniqueName("GrpcTwo");
+  TestClient c;
+  REQUIRE(codeOf(c.call(node.brokerAddr, createTopicRequest(topic, 2))) == 0);
+  REQUIRE(codeOf(c.call("127.0.0.1:" + std::to_string(bPort), createTopicRequest(topic, 3))) == 0);
+
+  GrpcTestClient g(node.grpcPort);
+  v2::QueryRouteRequest req;
+  req.mutable_topic()->set_name(topic);
+  v2::QueryRouteResponse resp;
+  REQUIRE(eventually([&] {
+    resp = g.unary<v2::QueryRouteResponse>("QueryRoute", req);
+    return resp.message_queues_size() == 5;
+  }, std::chrono::seconds(15)));
+  std::map<std::string, std::pair<int, int>> seen;  // broker -> (queues, gRPC port)
+  for (const auto& q : resp.message_queues()) {
+    auto& s = seen[q.broker().name()];
+    ++s.first;
+    s.second = q.broker().endpoints().addresses(0).port();
+  }
+  CHECK(seen["broker-a"] == std::make_pair(2, static_cast<int>(node.grpcPort)));
+  CHECK(seen["broker-b"] == std::make_pair(3, static_cast<int>(bGrpc)));
+}
