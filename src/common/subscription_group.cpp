@@ -40,6 +40,7 @@ SubscriptionGroupConfig SubscriptionGroupConfig::fromJsonValue(const rapidjson::
   g.brokerId = json::intOr(v, "brokerId", 0);
   g.whichBrokerWhenConsumeSlowly = json::intOr(v, "whichBrokerWhenConsumeSlowly", 1);
   g.notifyConsumerIdsChangedEnable = json::boolOr(v, "notifyConsumerIdsChangedEnable", true);
+  g.consumeMessageOrderly = json::boolOr(v, "consumeMessageOrderly", false);
   return g;
 }
 

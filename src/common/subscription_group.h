@@ -23,6 +23,9 @@ struct SubscriptionGroupConfig {
   int64_t brokerId = 0;
   int64_t whichBrokerWhenConsumeSlowly = 1;
   bool notifyConsumerIdsChangedEnable = true;
+  // 5.x's field: POP consumers of the group get each queue in order (src/roles/broker/pop). Written
+  // only when true, so a 4.x group's JSON stays byte-identical to Java 4.9's.
+  bool consumeMessageOrderly = false;
   bool operator==(const SubscriptionGroupConfig&) const = default;
 
   // f(key, value) per field in fastjson's key order; value is a bool, int32_t, int64_t or std::string.
@@ -33,6 +36,7 @@ struct SubscriptionGroupConfig {
     f("consumeBroadcastEnable", consumeBroadcastEnable);
     f("consumeEnable", consumeEnable);
     f("consumeFromMinEnable", consumeFromMinEnable);
+    if (consumeMessageOrderly) f("consumeMessageOrderly", consumeMessageOrderly);
     f("groupName", groupName);
     f("notifyConsumerIdsChangedEnable", notifyConsumerIdsChangedEnable);
     f("retryMaxTimes", retryMaxTimes);

@@ -53,6 +53,9 @@ class TransactionalMessageService;  // half messages, END_TRANSACTION, check-bac
 class BrokerReplication;         // HA master / slave follower (replication/broker_replication.h)
 class PutStatsSampler;           // runtime-info totals and TPS (stats/broker_runtime_info.h)
 class RequestLatency;            // per-request-code latency histograms (stats/request_latency.h)
+namespace pop {
+class PopService;                // POP consumption (pop/pop_service.h)
+}
 
 struct BrokerContext {
   net::IoPool& io;
@@ -97,6 +100,9 @@ struct BrokerContext {
   // in component tests): runtime info's putMessageDistributeTime / putLatency99.
   std::shared_ptr<RequestLatency> latency;
   TimerMessageService* timer = nullptr;  // set by the controller (runtime info, /metrics)
+  // POP consumption (pop/pop_service.h): the gRPC endpoint's ReceiveMessage / AckMessage / ... call
+  // it. Set by the controller before any processor runs; running on a master only.
+  pop::PopService* pop = nullptr;
   // The ACL (aclEnable = true), set by the controller before any processor runs; null when off.
   acl::AclManager* acl = nullptr;
   // The --config file UPDATE_BROKER_CONFIG writes its keys into (config/config_file_persister.h);

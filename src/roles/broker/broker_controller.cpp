@@ -40,6 +40,8 @@
 #include "roles/broker/stats/client_runtime_stats.h"
 #include "roles/broker/metadata/subscription_group_manager.h"
 #include "roles/broker/metadata/topic_config_manager.h"
+#include "roles/broker/pop/pop_processor.h"
+#include "roles/broker/pop/pop_service.h"
 #include "roles/broker/stats/broker_metrics.h"
 #include "roles/broker/stats/request_latency.h"
 #include "store/message_store.h"
@@ -248,10 +250,14 @@ Result<void> BrokerController::start() {
   ctx_->transactions = transactions_.get();
   registerEndTransactionProcessor(*ctx_);
   registerAdminProcessors(*ctx_);
+  pop_ = std::make_unique<pop::PopService>(*ctx_);
+  ctx_->pop = pop_.get();
+  pop::registerPopProcessors(*ctx_, *pop_);
   if (failover) createFailover();
 
   store_->start();
   started_ = true;  // from here on shutdown() has work to undo
+  if (ctx_->role.isMaster()) pop_->start();  // recovered before the first request
   if (auto r = startServers(); !r) return r;
   if (ctx_->role.isMaster()) schedule_->start();
   if (ctx_->role.isMaster()) timer_->start();
@@ -282,9 +288,11 @@ void BrokerController::createFailover() {
     schedule_->start();
     timer_->start();  // rebuilds the pending timers from the replicated store
     transactions_->start();
+    pop_->start();  // replays the replicated pop log
     registrar_->registerSoon();
   };
   hooks.becameSlave = [this] {
+    pop_->shutdown();
     schedule_->shutdown();
     timer_->shutdown();
     transactions_->shutdown();
@@ -341,6 +349,7 @@ void BrokerController::shutdown() {
   topics_->setOnTopicCreated(nullptr);
   schedule_->shutdown();
   timer_->shutdown();
+  if (pop_) pop_->shutdown();  // its last checkpoint, before the store stops
   if (transactions_) transactions_->shutdown();
   backgroundGuard_.reset();
   background_.stop();

@@ -67,6 +67,9 @@ class BrokerReplication;
 class RequestLatency;
 class ClientRuntimeStats;
 class FailoverCoordinator;
+namespace pop {
+class PopService;
+}
 
 class BrokerController {
  public:
@@ -127,6 +130,7 @@ class BrokerController {
   std::unique_ptr<ConsumerOffsetManager> offsets_;
   std::unique_ptr<ScheduleMessageService> schedule_;
   std::unique_ptr<TimerMessageService> timer_;
+  std::unique_ptr<pop::PopService> pop_;  // POP consumption (masters run it)
   std::unique_ptr<TransactionalMessageService> transactions_;
   std::unique_ptr<ClientManager> clients_;
   std::unique_ptr<PullRequestHold> pullHold_;

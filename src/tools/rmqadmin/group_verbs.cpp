@@ -22,6 +22,7 @@ int updateSubGroup(VerbContext& ctx) {
   spec.brokerId = ctx.args.getInt({"i", "brokerId"}, 0);
   spec.whichBrokerWhenConsumeSlowly = ctx.args.getInt({"w", "whichBrokerWhenConsumeSlowly"}, 1);
   spec.notifyConsumerIdsChangedEnable = boolOption(ctx, {"a", "notifyConsumerIdsChanged"}, true);
+  spec.consumeMessageOrderly = boolOption(ctx, {"o", "consumeOrderly"}, false);
   auto call = [&](const std::string& addr) { return ctx.admin().asyncUpdateSubscriptionGroup(addr, spec); };
   int rc = forEachTargetBroker(ctx, call, [&](const std::string& addr, auto& r, size_t) {
     if (!r) return failAt(ctx, addr, r.error());
@@ -257,7 +258,8 @@ VerbRegistrar r1({"updateSubGroup", "Update or create subscription group",
                    {"-r, --retryMaxTimes <n>", "max retries (default 16)", kInt},
                    {"-i, --brokerId <id>", "consumer from which broker id (default 0)", kInt},
                    {"-w, --whichBrokerWhenConsumeSlowly <id>", "default 1", kInt},
-                   {"-a, --notifyConsumerIdsChanged <bool>", "default true", kBool}},
+                   {"-a, --notifyConsumerIdsChanged <bool>", "default true", kBool},
+                   {"-o, --consumeOrderly <bool>", "POP consumers get each queue in order (5.x; default false)", kBool}},
                   &updateSubGroup});
 VerbRegistrar r2({"deleteSubGroup", "Delete subscription group from broker",
                   {{"-g, --groupName <group>", "consumer group (required)"}, kBroker, kCluster,

@@ -114,3 +114,50 @@ TEST_CASE("thousands of parked pulls, all answered by wakeAll") {
   }));
   CHECK(hold.parkedCount() == 0);
 }
+
+namespace {
+asio::awaitable<void> parkPop(PullRequestHold& hold, std::string topic, int32_t queueId, std::string group,
+                              PullRequestHold::FilterPtr f, Parked& out) {
+  const std::function<bool()> ready = [] { return false; };
+  out.woken = co_await hold.waitPop(topic, queueId, group, std::move(f), 10s, ready);
+  out.at = std::chrono::steady_clock::now();
+}
+size_t wokenCount(const std::vector<Parked>& ps) {
+  return std::count_if(ps.begin(), ps.end(), [](const Parked& p) { return p.woken.has_value(); });
+}
+}  // namespace
+
+TEST_CASE("parked pops: one arrival wakes one pop per group (queue or whole topic), only where the filter takes it") {
+  PullRequestHold hold;
+  Loop loop;
+  auto f = filter::compileExpression(filter::ExpressionType::Tag, "TagA");
+  REQUIRE(f.ok());
+  auto tagA = std::make_shared<const filter::Filter>(std::move(*f));
+  std::vector<Parked> g1(3), g2(2), picky(1);
+  for (auto& p : g1) asio::co_spawn(loop.io, parkPop(hold, "T", PullRequestHold::kAnyQueue, "g1", nullptr, p), asio::detached);
+  for (auto& p : g2) asio::co_spawn(loop.io, parkPop(hold, "T", 2, "g2", nullptr, p), asio::detached);
+  asio::co_spawn(loop.io, parkPop(hold, "T", PullRequestHold::kAnyQueue, "g3", tagA, picky[0]), asio::detached);
+  REQUIRE(eventually([&] { return hold.parkedPopCount() == 6; }));
+  CHECK(hold.parkedCount() == 6);
+
+  hold.notifyMessageArriving("T", 2, 1, filter::javaStringHash("TagB"), {});
+  REQUIRE(eventually([&] { return wokenCount(g1) == 1 && wokenCount(g2) == 1; }));
+  std::this_thread::sleep_for(20ms);
+  CHECK(wokenCount(g1) == 1);  // not all three
+  CHECK(wokenCount(g2) == 1);
+  CHECK_FALSE(picky[0].woken.has_value());  // TagB is not for it
+  CHECK(hold.parkedPopCount() == 4);
+
+  hold.notifyMessageArriving("T", 0, 1, filter::javaStringHash("TagA"), {});  // queue 0: g2 waits on queue 2 only
+  REQUIRE(eventually([&] { return wokenCount(g1) == 2 && picky[0].woken.has_value(); }));
+  CHECK(wokenCount(g2) == 1);
+
+  hold.notifyPopDue("g2", "T", 2);  // a redelivery of g2's: one of g2, nobody else
+  REQUIRE(eventually([&] { return wokenCount(g2) == 2; }));
+  std::this_thread::sleep_for(20ms);
+  CHECK(wokenCount(g1) == 2);
+  CHECK(hold.parkedPopCount() == 1);
+  hold.wakeAll();
+  REQUIRE(eventually([&] { return wokenCount(g1) == 3; }));
+  CHECK(hold.parkedPopCount() == 0);
+}

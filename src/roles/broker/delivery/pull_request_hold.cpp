@@ -15,6 +15,8 @@ struct PullRequestHold::Waiter {
   asio::steady_timer timer;  // touched only on its executor
   int64_t offset = 0;
   FilterPtr filter;
+  bool pop = false;   // a parked POP: any arrival counts, one woken per group
+  std::string group;  // pop only
   std::atomic<bool> woken{false};
 };
 
@@ -27,6 +29,7 @@ void PullRequestHold::add(const std::string& topic, int32_t queueId, const std::
   std::lock_guard lock(mu_);
   table_[topic][queueId].push_back(w);
   parked_.fetch_add(1, std::memory_order_relaxed);
+  if (w->pop) parkedPops_.fetch_add(1, std::memory_order_relaxed);
 }
 
 template <class Pred>
@@ -43,6 +46,7 @@ void PullRequestHold::takeLocked(std::string_view topic, int32_t queueId, Pred&&
     list[i] = std::move(list.back());
     list.pop_back();
     parked_.fetch_sub(1, std::memory_order_relaxed);
+    if (out.back()->pop) parkedPops_.fetch_sub(1, std::memory_order_relaxed);
   }
   if (list.empty()) t->second.erase(q);
   if (t->second.empty()) table_.erase(t);
@@ -54,6 +58,16 @@ void PullRequestHold::remove(const std::string& topic, int32_t queueId, const st
   takeLocked(topic, queueId, [&](const std::shared_ptr<Waiter>& x) { return x == w; }, taken);
 }
 
+asio::awaitable<void> PullRequestHold::park(const std::string& topic, int32_t queueId, std::shared_ptr<Waiter> w,
+                                            const std::function<bool()>& arrivedMeanwhile) {
+  add(topic, queueId, w);
+  if (arrivedMeanwhile && arrivedMeanwhile()) wake(w);  // arrived before we parked
+  if (!w->woken.load()) {
+    co_await w->timer.async_wait(asio::experimental::as_tuple(asio::use_awaitable));
+  }
+  remove(topic, queueId, w);
+}
+
 asio::awaitable<bool> PullRequestHold::wait(std::string topic, int32_t queueId, int64_t offset,
                                             FilterPtr filter, std::chrono::milliseconds timeout,
                                             const std::function<int64_t()>& currentMaxOffset) {
@@ -62,12 +76,22 @@ asio::awaitable<bool> PullRequestHold::wait(std::string topic, int32_t queueId, 
   w->offset = offset;
   w->filter = std::move(filter);
   w->timer.expires_after(timeout);
-  add(topic, queueId, w);
-  if (currentMaxOffset && currentMaxOffset() > offset) wake(w);  // arrived before we parked
-  if (!w->woken.load()) {
-    co_await w->timer.async_wait(asio::experimental::as_tuple(asio::use_awaitable));
-  }
-  remove(topic, queueId, w);
+  const std::function<bool()> arrived = [&] { return currentMaxOffset && currentMaxOffset() > offset; };
+  co_await park(topic, queueId, w, arrived);
+  co_return w->woken.load();
+}
+
+asio::awaitable<bool> PullRequestHold::waitPop(std::string topic, int32_t queueId, std::string group,
+                                               FilterPtr filter, std::chrono::milliseconds timeout,
+                                               const std::function<bool()>& ready) {
+  auto ex = co_await asio::this_coro::executor;
+  auto w = std::make_shared<Waiter>(ex);
+  w->offset = -1;
+  w->pop = true;
+  w->group = std::move(group);
+  w->filter = std::move(filter);
+  w->timer.expires_after(timeout);
+  co_await park(topic, queueId, w, ready);
   co_return w->woken.load();
 }
 
@@ -77,14 +101,33 @@ void PullRequestHold::notifyMessageArriving(std::string_view topic, int32_t queu
   std::vector<std::shared_ptr<Waiter>> ready;
   {
     std::lock_guard lock(mu_);
+    std::vector<std::string_view> popGroups;  // one parked pop per group takes this message
     auto matches = [&](const std::shared_ptr<Waiter>& w) {
-      if (maxOffset <= w->offset) return false;
-      if (!w->filter) return true;
-      if (tagsCode && !w->filter->matchesTagsCode(*tagsCode)) return false;
-      return w->filter->type() != filter::ExpressionType::Sql92 ||
-             w->filter->matchesProperties(filter::RawProperties(properties));
+      if (w->pop ? std::find(popGroups.begin(), popGroups.end(), w->group) != popGroups.end() : maxOffset <= w->offset)
+        return false;
+      if (w->filter) {
+        if (tagsCode && !w->filter->matchesTagsCode(*tagsCode)) return false;
+        if (w->filter->type() == filter::ExpressionType::Sql92 &&
+            !w->filter->matchesProperties(filter::RawProperties(properties)))
+          return false;
+      }
+      if (w->pop) popGroups.push_back(w->group);
+      return true;
     };
     takeLocked(topic, queueId, matches, ready);
+    if (parkedPops_.load(std::memory_order_relaxed) > 0) takeLocked(topic, kAnyQueue, matches, ready);
+  }
+  for (auto& w : ready) wake(w);
+}
+
+void PullRequestHold::notifyPopDue(std::string_view group, std::string_view topic, int32_t queueId) {
+  if (parkedPops_.load(std::memory_order_relaxed) == 0) return;
+  std::vector<std::shared_ptr<Waiter>> ready;
+  {
+    std::lock_guard lock(mu_);
+    auto mine = [&](const std::shared_ptr<Waiter>& w) { return ready.empty() && w->pop && w->group == group; };
+    takeLocked(topic, queueId, mine, ready);
+    takeLocked(topic, kAnyQueue, mine, ready);
   }
   for (auto& w : ready) wake(w);
 }
@@ -98,6 +141,7 @@ void PullRequestHold::wakeAll() {
         for (auto& w : list) all.push_back(w);
     table_.clear();
     parked_.store(0, std::memory_order_relaxed);
+    parkedPops_.store(0, std::memory_order_relaxed);
   }
   for (auto& w : all) wake(w);
 }

@@ -28,6 +28,7 @@ class PullRequestHold {
  public:
   struct Waiter;
   using FilterPtr = std::shared_ptr<const filter::Filter>;  // null = match everything
+  static constexpr int32_t kAnyQueue = -1;                   // waitPop: every queue of the topic
 
   // Parks until a message at offset >= `offset` matching `filter` arrives in topic/queueId, the
   // timeout passes, or wakeAll(). `currentMaxOffset` is re-checked after parking to close the
@@ -35,6 +36,17 @@ class PullRequestHold {
   asio::awaitable<bool> wait(std::string topic, int32_t queueId, int64_t offset, FilterPtr filter,
                              std::chrono::milliseconds timeout,
                              const std::function<int64_t()>& currentMaxOffset);
+
+  // A parked POP (src/roles/broker/pop): parks for `group` on topic/queueId (-1: every queue of the
+  // topic) until an arrival its filter accepts, notifyPopDue() for its group, the timeout, wakeAll()
+  // or asio cancellation. One arrival wakes at most one parked pop per group (the one that takes
+  // it), not all of them. `ready` is re-checked after parking (closes the race with an arrival
+  // between the caller's look and the park). Returns true if woken early.
+  asio::awaitable<bool> waitPop(std::string topic, int32_t queueId, std::string group, FilterPtr filter,
+                                std::chrono::milliseconds timeout, const std::function<bool()>& ready);
+  // A popped message of group/topic/queueId became visible again: wakes one parked pop of the group.
+  void notifyPopDue(std::string_view group, std::string_view topic, int32_t queueId);
+  size_t parkedPopCount() const { return parkedPops_.load(std::memory_order_relaxed); }
 
   // From the store's dispatch: a message was appended to topic/queueId, which now ends at
   // `maxOffset` (next free logical offset). tagsCode / properties feed the waiters' filters.
@@ -54,6 +66,9 @@ class PullRequestHold {
   void add(const std::string& topic, int32_t queueId, const std::shared_ptr<Waiter>& w);
   void remove(const std::string& topic, int32_t queueId, const std::shared_ptr<Waiter>& w);
   static void wake(const std::shared_ptr<Waiter>& w);
+  // Parks `w` in topic/queueId until woken or its timer ends; removes it again.
+  asio::awaitable<void> park(const std::string& topic, int32_t queueId, std::shared_ptr<Waiter> w,
+                             const std::function<bool()>& arrivedMeanwhile);
   // Moves the waiters of topic/queueId that `pred` accepts to `out` (mu_ held); drops emptied entries.
   template <class Pred>
   void takeLocked(std::string_view topic, int32_t queueId, Pred&& pred, std::vector<std::shared_ptr<Waiter>>& out);
@@ -61,6 +76,7 @@ class PullRequestHold {
   mutable std::mutex mu_;
   std::unordered_map<std::string, QueueWaiters, StringHash, std::equal_to<>> table_;
   std::atomic<size_t> parked_{0};
+  std::atomic<size_t> parkedPops_{0};
 };
 
 }  // namespace rmq::broker

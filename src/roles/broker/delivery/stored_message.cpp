@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "common/java_string_map.h"
+#include "common/message_id.h"
 
 namespace rmq::broker {
 
@@ -77,6 +78,22 @@ std::optional<store::MessageToStore> timeupMessage(const RecordView& rec, std::s
   store::MessageToStore m = reputMessage(rec, *realTopic, queueId, properties);
   m.delayDelivered = true;
   return m;
+}
+
+std::string sendBackProperties(const RecordView& rec, std::string_view delayLevel) {
+  JavaStringMap props;
+  putEncodedProperties(props, rec.properties);
+  if (!props.get(prop::RETRY_TOPIC)) props.put(prop::RETRY_TOPIC, rec.topic);
+  props.put(prop::WAIT, "false");
+  props.put(prop::DELAY, delayLevel);
+  std::string offsetMsgId;
+  if (auto origin = props.get(prop::ORIGIN_MESSAGE_ID); !origin || origin->empty()) {
+    offsetMsgId = createOffsetMsgId(rec.storeHost, rec.physicalOffset);
+    props.put(prop::ORIGIN_MESSAGE_ID, offsetMsgId);
+  }
+  std::string encoded;
+  appendProperties(encoded, props);
+  return encoded;
 }
 
 }  // namespace rmq::broker

@@ -33,6 +33,11 @@ HostAddress peerHostAddress(const std::string& remoteAddress);
 // The result views `rec`'s bytes and `properties`: keep both alive until it is appended.
 store::MessageToStore reputMessage(const RecordView& rec, std::string_view topic, int32_t queueId,
                                    std::string_view properties);
+// The properties of a message given back after failed consumption (CONSUMER_SEND_MSG_BACK, and a
+// POP message that used up its deliveries), Java's puts in order on the stored map: RETRY_TOPIC =
+// the original topic (kept when there), WAIT=false, DELAY=`delayLevel`, ORIGIN_MESSAGE_ID = the
+// offset msgId (kept when there).
+std::string sendBackProperties(const RecordView& rec, std::string_view delayLevel);
 // A due record of SCHEDULE_TOPIC_XXXX as Java 4.9's ScheduleMessageService.messageTimeup puts it
 // back: to REAL_TOPIC / REAL_QID with the stored properties string unchanged (DELAY, REAL_TOPIC and
 // REAL_QID stay: Java builds the string before it clears DELAY), flagged so the store does not

@@ -20,6 +20,13 @@
 
 namespace rmq::broker::admin {
 
+TopicConfig ensureSendBackTopic(BrokerContext& ctx, const std::string& topic, int32_t queues, int32_t sysFlag) {
+  bool created = false;
+  auto config = ctx.topics.createTopicInSendMessageBackMethod(topic, queues, perm::READ | perm::WRITE, sysFlag, &created);
+  if (created && ctx.registerBrokerAllSoon) ctx.registerBrokerAllSoon();
+  return config;
+}
+
 RemotingCommand success(std::string body) {
   auto r = RemotingCommand::response(ResponseCode::SUCCESS);
   r.body = std::move(body);

@@ -26,6 +26,9 @@ using net::RemotingCommand;
 using Reply = asio::awaitable<std::optional<RemotingCommand>>;
 
 RemotingCommand success(std::string body = {});
+// %RETRY%<group> / %DLQ%<group> as a give-back creates them (Java's
+// createTopicInSendMessageBackMethod, read+write); a new one is registered with the name servers soon.
+TopicConfig ensureSendBackTopic(BrokerContext& ctx, const std::string& topic, int32_t queues, int32_t sysFlag);
 RemotingCommand failure(int code, std::string remark);
 inline RemotingCommand failure(const Error& e) { return failure(e.code, e.message); }
 

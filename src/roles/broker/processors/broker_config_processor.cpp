@@ -175,6 +175,8 @@ Reply cleanUnusedTopic(BrokerContext& ctx) {
     for (auto& [topic, _] : ctx.store.queues()) {
       if (topic == topics::SCHEDULE_TOPIC || ctx.topics.contains(topic)) continue;
       if (topics::isRetryTopic(topic) || topics::isDlqTopic(topic)) continue;
+      // The timer's and the pop log's queues (rmq_sys_wheel_timer, rmq_sys_pop_state) have no topic config.
+      if (topic.starts_with("rmq_sys_")) continue;
       unused.insert(topic);
     }
     if (!unused.empty()) {

@@ -31,13 +31,6 @@ int32_t randomQueue(int32_t queues) {
   return queues <= 1 ? 0 : static_cast<int32_t>(rng() % static_cast<uint32_t>(queues));
 }
 
-TopicConfig ensureTopic(BrokerContext& ctx, const std::string& topic, int32_t queues, int32_t sysFlag) {
-  bool created = false;
-  auto config = ctx.topics.createTopicInSendMessageBackMethod(topic, queues, perm::READ | perm::WRITE, sysFlag, &created);
-  if (created && ctx.registerBrokerAllSoon) ctx.registerBrokerAllSoon();
-  return config;
-}
-
 Reply consumerSendMsgBack(BrokerContext& ctx, net::ConnectionPtr conn, RemotingCommand cmd) {
   auto offset = requireInt(cmd, "offset");
   if (!offset) co_return failure(offset.error());
@@ -58,7 +51,7 @@ Reply consumerSendMsgBack(BrokerContext& ctx, net::ConnectionPtr conn, RemotingC
 
   std::string newTopic = topics::retryTopic(*group);
   int32_t sysFlag = optBool(cmd, "unitMode", false) ? kTopicSysFlagUnitSub : 0;
-  auto topicConfig = ensureTopic(ctx, newTopic, groupConfig->retryQueueNums, sysFlag);
+  auto topicConfig = ensureSendBackTopic(ctx, newTopic, groupConfig->retryQueueNums, sysFlag);
   if (!perm::isWriteable(topicConfig.perm)) {
     co_return failure(ResponseCode::NO_PERMISSION, "the topic[" + newTopic + "] sending message is forbidden");
   }
@@ -70,13 +63,6 @@ Reply consumerSendMsgBack(BrokerContext& ctx, net::ConnectionPtr conn, RemotingC
   if (parseRecord(view.bytes.data(), view.bytes.size(), rec, false) != RecordParse::Ok) {
     co_return failure(ResponseCode::SYSTEM_ERROR, "look message by offset failed, " + std::to_string(*offset));
   }
-  // Java's map of the looked-up message: its stored string parsed, then put to in this order; the
-  // stored string is the map's iteration order (HashMap order, common/java_string_map.h).
-  JavaStringMap props;
-  putEncodedProperties(props, rec.properties);
-  if (!props.get(prop::RETRY_TOPIC)) props.put(prop::RETRY_TOPIC, rec.topic);
-  props.put(prop::WAIT, "false");
-
   int32_t maxReconsumeTimes = groupConfig->retryMaxTimes;
   if (cmd.version >= kVersionWithMaxReconsumeTimes && cmd.extFields.contains("maxReconsumeTimes")) {
     maxReconsumeTimes = static_cast<int32_t>(optInt(cmd, "maxReconsumeTimes", maxReconsumeTimes));
@@ -85,20 +71,13 @@ Reply consumerSendMsgBack(BrokerContext& ctx, net::ConnectionPtr conn, RemotingC
   if (rec.reconsumeTimes >= maxReconsumeTimes || delayLevel < 0) {
     newTopic = topics::dlqTopic(*group);
     queueId = 0;
-    ensureTopic(ctx, newTopic, 1, 0);
+    ensureSendBackTopic(ctx, newTopic, 1, 0);
     log::info("message at {} of {} goes to {} after {} reconsumes", *offset, *group, newTopic, rec.reconsumeTimes);
   } else {
     if (delayLevel == 0) delayLevel = 3 + rec.reconsumeTimes;
     delayText = std::to_string(delayLevel);
   }
-  props.put(prop::DELAY, delayText);
-  std::string offsetMsgId;
-  if (auto origin = props.get(prop::ORIGIN_MESSAGE_ID); !origin || origin->empty()) {
-    offsetMsgId = createOffsetMsgId(rec.storeHost, rec.physicalOffset);
-    props.put(prop::ORIGIN_MESSAGE_ID, offsetMsgId);
-  }
-  std::string encodedProps;
-  appendProperties(encodedProps, props);
+  std::string encodedProps = sendBackProperties(rec, delayText);
 
   store::MessageToStore m = reputMessage(rec, newTopic, queueId, encodedProps);
   m.reconsumeTimes = rec.reconsumeTimes + 1;
@@ -107,7 +86,7 @@ Reply consumerSendMsgBack(BrokerContext& ctx, net::ConnectionPtr conn, RemotingC
     co_return failure(ResponseCode::SYSTEM_ERROR, std::string(store::toString(res.status)) + " " + res.error);
   }
   // Java's incSendBackNums(group, the message's original topic (RETRY_TOPIC) or its topic).
-  auto origin = props.get(prop::RETRY_TOPIC);
+  auto origin = findEncodedProperty(rec.properties, prop::RETRY_TOPIC);
   putStats().sentBack(origin ? *origin : rec.topic, *group);
   co_return success();
 }

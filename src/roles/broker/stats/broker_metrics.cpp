@@ -14,6 +14,7 @@
 #include "roles/broker/clients/client_manager.h"
 #include "roles/broker/delivery/pull_request_hold.h"
 #include "roles/broker/delivery/timer_message_service.h"
+#include "roles/broker/pop/pop_service.h"
 #include "roles/broker/processors/admin_support.h"
 #include "roles/broker/metadata/consumer_offset_manager.h"
 #include "roles/broker/metadata/topic_config.h"
@@ -306,6 +307,19 @@ void writeOwn(BrokerContext& ctx, const BrokerMetricsSources& src, int64_t store
         "gauge", static_cast<double>(t.overdueMs));
     one("rmqnode_timer_lag_p99_ms", "Delivery lag p99 (store time - due time) of the last 8192 deliveries.", "gauge",
         static_cast<double>(t.lagP99Ms));
+  }
+
+  if (ctx.pop) {
+    pop::PopStats p = ctx.pop->stats();
+    one("rmqnode_pop_inflight", "POP messages popped and not acked yet, every group (0 on a slave).", "gauge",
+        static_cast<double>(p.inFlight));
+    one("rmqnode_pop_popped_total", "POP deliveries since start (first ones and redeliveries).", "counter",
+        static_cast<double>(p.popped));
+    one("rmqnode_pop_acked_total", "POP acks since start.", "counter", static_cast<double>(p.acked));
+    one("rmqnode_pop_redelivered_total", "POP messages whose invisible time ended un-acked since start.", "counter",
+        static_cast<double>(p.redelivered));
+    one("rmqnode_pop_dead_lettered_total", "POP messages moved to %DLQ%<group> since start.", "counter",
+        static_cast<double>(p.deadLettered));
   }
 
   auto gc = ctx.store.groupCommitHistograms();

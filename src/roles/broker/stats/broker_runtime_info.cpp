@@ -16,6 +16,7 @@
 #include "roles/broker/metadata/json_text.h"
 #include "roles/broker/delivery/schedule_message_service.h"
 #include "roles/broker/delivery/timer_message_service.h"
+#include "roles/broker/pop/pop_service.h"
 #include "roles/broker/replication/broker_replication.h"
 #include "roles/broker/metadata/topic_config.h"
 #include "store/disk_space.h"
@@ -312,6 +313,12 @@ RuntimeTable runtimeInfoTable(BrokerContext& ctx, const PutStatsSampler* sampler
   }
   if (ctx.timer)
     for (auto& [k, v] : ctx.timer->runtimeInfo()) put(k, v);
+  if (ctx.pop) {
+    pop::PopStats p = ctx.pop->stats();
+    put("popInFlightCount", std::to_string(p.inFlight));
+    put("popRedeliveredCount", std::to_string(p.redelivered));
+    put("popDeadLetteredCount", std::to_string(p.deadLettered));
+  }
   if (ctx.replication) ctx.replication->appendRuntimeInfo(kv);
   return kv;
 }

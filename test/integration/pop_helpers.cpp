@@ -1,0 +1,85 @@
+#include "pop_helpers.h"
+
+#include <doctest/doctest.h>
+
+#include <fmt/format.h>
+
+#include "broker_calls.h"
+#include "common/request_code.h"
+#include "common/response_code.h"
+#include "roles/broker/pop/pop_codes.h"
+
+namespace rmq::test {
+
+Popped popMessages(TestClient& c, const std::string& addr, const PopSpec& s) {
+  auto req = request(RequestCode::POP_MESSAGE, {{"consumerGroup", s.group},
+                                                {"topic", s.topic},
+                                                {"queueId", std::to_string(s.queueId)},
+                                                {"maxMsgNums", std::to_string(s.maxNums)},
+                                                {"invisibleTime", std::to_string(s.invisibleMs)},
+                                                {"pollTime", std::to_string(s.pollMs)},
+                                                {"bornTime", "0"},
+                                                {"initMode", "0"},
+                                                {"expType", s.expType},
+                                                {"exp", s.exp},
+                                                {"order", s.order ? "true" : "false"},
+                                                {"attemptId", s.attemptId}});
+  auto r = c.call(addr, std::move(req), std::chrono::milliseconds(s.pollMs + 10000));
+  REQUIRE(r.ok());
+  Popped p;
+  p.code = r->code;
+  p.resp = *r;
+  if (r->code == ResponseCode::SUCCESS) p.messages = pulledMessages(*r);
+  return p;
+}
+
+std::string handleOf(const MessageExt& m) {
+  auto* h = m.property("POP_CK");
+  REQUIRE(h);
+  return *h;
+}
+
+int ackMessage(TestClient& c, const std::string& addr, const std::string& group, const std::string& topic,
+               const MessageExt& m, const std::string& handle) {
+  auto r = c.call(addr, RequestCode::ACK_MESSAGE,
+                  {{"consumerGroup", group},
+                   {"topic", topic},
+                   {"queueId", std::to_string(m.queueId)},
+                   {"extraInfo", handle.empty() ? handleOf(m) : handle},
+                   {"offset", std::to_string(m.queueOffset)}});
+  REQUIRE(r.ok());
+  return r->code;
+}
+
+net::RemotingCommand changeInvisible(TestClient& c, const std::string& addr, const std::string& group,
+                                     const std::string& topic, const MessageExt& m, const std::string& handle,
+                                     int64_t invisibleMs) {
+  auto r = c.call(addr, RequestCode::CHANGE_MESSAGE_INVISIBLETIME,
+                  {{"consumerGroup", group},
+                   {"topic", topic},
+                   {"queueId", std::to_string(m.queueId)},
+                   {"extraInfo", handle},
+                   {"offset", std::to_string(m.queueOffset)},
+                   {"invisibleTime", std::to_string(invisibleMs)}});
+  REQUIRE(r.ok());
+  return *r;
+}
+
+void createPopGroup(TestClient& c, const std::string& addr, const std::string& group, int retryMaxTimes, bool orderly) {
+  std::string body = fmt::format(R"({{"groupName":"{}","retryMaxTimes":{},"consumeMessageOrderly":{}}})", group,
+                                 retryMaxTimes, orderly ? "true" : "false");
+  auto r = c.call(addr, RequestCode::UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, {}, body);
+  REQUIRE(r.ok());
+  REQUIRE(r->code == ResponseCode::SUCCESS);
+}
+
+int64_t consumerOffset(TestClient& c, const std::string& addr, const std::string& group, const std::string& topic,
+                       int32_t queueId) {
+  auto r = c.call(addr, RequestCode::QUERY_CONSUMER_OFFSET,
+                  {{"consumerGroup", group}, {"topic", topic}, {"queueId", std::to_string(queueId)}});
+  REQUIRE(r.ok());
+  if (r->code != ResponseCode::SUCCESS) return -1;
+  return extInt(*r, "offset");
+}
+
+}  // namespace rmq::test
