@@ -68,7 +68,7 @@ class ClientLink final : public H2Link {
   bool start() {
     static nghttp2_session_callbacks* callbacks = makeCallbacks();
     auto o = sessionOptions();
-    if (nghttp2_session_client_new2(&session_, callbacks, this, o.get()) != 0) return false;
+    if (nghttp2_session_client_new3(&session_, callbacks, static_cast<H2Link*>(this), o.get(), memory_.mem()) != 0) return false;
     if (submitSettings(session_, 0) != 0) return false;
     authority_ = peer();
     startIo();
@@ -123,7 +123,8 @@ class ClientLink final : public H2Link {
     auto it = calls_.find(id);
     return it == calls_.end() ? nullptr : it->second.get();
   }
-  static ClientLink& link(void* p) { return *static_cast<ClientLink*>(p); }
+  // user_data is the H2Link* (shared with H2Link::onSessionError).
+  static ClientLink& link(void* p) { return static_cast<ClientLink&>(*static_cast<H2Link*>(p)); }
 
   static int onHeader(nghttp2_session*, const nghttp2_frame* frame, const uint8_t* name, size_t namelen,
                       const uint8_t* value, size_t valuelen, uint8_t, void* p) {
@@ -182,6 +183,8 @@ class ClientLink final : public H2Link {
     nghttp2_session_callbacks_set_on_frame_recv_callback(cb, onFrameRecv);
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, onData);
     nghttp2_session_callbacks_set_on_stream_close_callback(cb, onStreamClose);
+    nghttp2_session_callbacks_set_error_callback2(cb, H2Link::onSessionError);
+    nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(cb, H2Link::onInvalidFrame);
     return cb;
   }
 

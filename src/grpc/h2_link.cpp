@@ -21,6 +21,7 @@ using asio::use_awaitable;
 
 constexpr size_t kWriteBatch = 256 * 1024;  // bytes of frames gathered into one write
 constexpr size_t kKeptBatch = 16 * 1024;    // a batch buffer bigger than this is freed when idle
+constexpr auto kQuiet = std::chrono::seconds(1);  // nothing to send this long: nghttp2's frame buffer goes
 
 std::atomic<uint64_t> nextLinkId{1};
 
@@ -46,7 +47,6 @@ H2Link::H2Link(asio::ip::tcp::socket socket, std::unique_ptr<net::TlsSession> tl
       peer_(endpointOf(socket_, true)),
       local_(endpointOf(socket_, false)),
       writeSignal_(executor_),
-      readResume_(executor_),
       maxPending_(maxPendingWriteBytes) {
   lastRead_ = lastActivity_ = Clock::now();
 }
@@ -60,7 +60,7 @@ void H2Link::startIo() {
   socket_.set_option(asio::ip::tcp::no_delay(true), ec);
   socket_.non_blocking(true, ec);
   auto self = shared_from_this();
-  asio::co_spawn(executor_, readLoop(self), asio::detached);
+  asio::post(executor_, [self] { self->readSome(); });
   asio::co_spawn(executor_, writeLoop(self), asio::detached);
 }
 
@@ -86,7 +86,6 @@ void H2Link::closeNow(std::string_view reason, bool problem) {
   socket_.shutdown(asio::socket_base::shutdown_both, ec);
   socket_.close(ec);
   writeSignal_.cancel();
-  readResume_.cancel();
   std::string().swap(out_);
   onClosed();
 }
@@ -100,9 +99,25 @@ void H2Link::terminate(uint32_t code, std::string reason, bool problem) {
   flush();
 }
 
+int H2Link::onSessionError(nghttp2_session*, int, const char* message, size_t length, void* link) {
+  static_cast<H2Link*>(link)->lastError_.assign(message, length);
+  return 0;
+}
+
+int H2Link::onInvalidFrame(nghttp2_session*, const nghttp2_frame* frame, int libErrorCode, void* link) {
+  static_cast<H2Link*>(link)->lastError_ = "invalid frame (type " + std::to_string(frame->hd.type) + ", stream " +
+                                           std::to_string(frame->hd.stream_id) + "): " + nghttp2_strerror(libErrorCode);
+  return 0;
+}
+
 // The session wants neither to read nor to write: a GOAWAY went out (ours or after the peer's).
 void H2Link::finishedByPeerOrSession() {
-  closeNow(endReason_.empty() ? "session ended (GOAWAY)" : endReason_, endProblem_);
+  if (!endReason_.empty()) return closeNow(endReason_, endProblem_);
+  if (goAwayCode_ == NGHTTP2_NO_ERROR) return closeNow("session ended (GOAWAY)", false);
+  // nghttp2 ended the session itself: a protocol error or a flood (rapid resets, too many frames).
+  closeNow(std::string("HTTP/2: sent GOAWAY(") + nghttp2_http2_strerror(goAwayCode_) + ")" +
+               (lastError_.empty() ? "" : ": " + lastError_),
+           true);
 }
 
 // ---- reading ----------------------------------------------------------------------------------
@@ -156,28 +171,27 @@ H2Link::ReadStatus H2Link::readOnce() {
   return isOpen() ? status : ReadStatus::Closed;
 }
 
-asio::awaitable<void> H2Link::readLoop(std::shared_ptr<H2Link> self) {
-  while (isOpen()) {
-    if (readPaused()) {  // backpressure: the peer's next requests stay in the socket
-      readerWaiting_ = true;
-      readResume_.expires_at(Clock::time_point::max());
-      co_await readResume_.async_wait(as_tuple(use_awaitable));
-      readerWaiting_ = false;
-      continue;
-    }
-    auto status = readOnce();
-    if (status == ReadStatus::Closed) co_return;
-    if (status == ReadStatus::More) {  // more is waiting: let the thread's other links run first
-      co_await asio::post(executor_, use_awaitable);
-      continue;
-    }
-    auto what = status == ReadStatus::WantWrite ? asio::ip::tcp::socket::wait_write : asio::ip::tcp::socket::wait_read;
-    auto [ec] = co_await socket_.async_wait(what, as_tuple(use_awaitable));
-    if (ec && isOpen()) {
-      closeNow("read failed: " + ec.message(), true);
-      co_return;
-    }
+void H2Link::readSome() {
+  if (!isOpen()) return;
+  if (readPaused()) {  // backpressure: the peer's next requests stay in the socket until output drains
+    readerWaiting_ = true;
+    return;
   }
+  switch (readOnce()) {
+    case ReadStatus::Closed: return;
+    case ReadStatus::More:  // more is waiting: let the thread's other links run first
+      asio::post(executor_, [self = shared_from_this()] { self->readSome(); });
+      return;
+    case ReadStatus::WantWrite: return armRead(asio::ip::tcp::socket::wait_write);  // TLS needs a record out
+    case ReadStatus::Drained: return armRead(asio::ip::tcp::socket::wait_read);
+  }
+}
+
+void H2Link::armRead(asio::ip::tcp::socket::wait_type what) {
+  socket_.async_wait(what, [self = shared_from_this()](asio::error_code ec) {
+    if (ec && self->isOpen()) self->closeNow("read failed: " + ec.message(), true);
+    else self->readSome();
+  });
 }
 
 // ---- writing ----------------------------------------------------------------------------------
@@ -219,6 +233,8 @@ asio::awaitable<asio::error_code> H2Link::writeBatch() {
 }
 
 asio::awaitable<void> H2Link::writeLoop(std::shared_ptr<H2Link> self) {
+  bool released = false;
+  auto lastWrite = Clock::now();
   while (isOpen()) {
     out_.clear();
     if (!fillBatch()) co_return;
@@ -228,18 +244,30 @@ asio::awaitable<void> H2Link::writeLoop(std::shared_ptr<H2Link> self) {
         co_return;
       }
       if (out_.capacity() > kKeptBatch) std::string().swap(out_);  // idle links keep no batch
-      writeSignal_.expires_at(Clock::time_point::max());
+      auto now = Clock::now();
+      if (!released && now >= lastWrite + kQuiet) {  // quiet for a while: nothing is being written
+        memory_.releaseIdle();
+        released = true;
+      }
+      auto next = watch(now);
+      if (!isOpen()) co_return;
+      if (nghttp2_session_want_write(session_)) continue;  // watch() queued a frame (PING, GOAWAY)
+      writeSignal_.expires_at(released ? next : std::min(next, lastWrite + kQuiet));
       co_await writeSignal_.async_wait(as_tuple(use_awaitable));
       continue;
     }
+    released = false;
     auto ec = co_await writeBatch();
     if (ec) {
       closeNow("write failed: " + (tls_ && !tls_->error().empty() ? "TLS: " + tls_->error() : ec.message()),
                isOpen());
       co_return;
     }
-    lastActivity_ = Clock::now();
-    if (readerWaiting_ && !readPaused()) readResume_.cancel();
+    lastWrite = lastActivity_ = Clock::now();
+    if (readerWaiting_ && !readPaused()) {
+      readerWaiting_ = false;
+      readSome();
+    }
   }
 }
 

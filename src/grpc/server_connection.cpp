@@ -13,9 +13,10 @@
 
 namespace rmq::grpc {
 
-// nghttp2's callbacks; user_data is the ServerConnection.
+// nghttp2's callbacks of a server session.
 struct ServerCallbacks {
-  static ServerConnection& conn(void* p) { return *static_cast<ServerConnection*>(p); }
+  // user_data is the H2Link* (shared with H2Link::onSessionError).
+  static ServerConnection& conn(void* p) { return static_cast<ServerConnection&>(*static_cast<H2Link*>(p)); }
 
   static int beginHeaders(nghttp2_session*, const nghttp2_frame* frame, void* p) {
     if (frame->hd.type == NGHTTP2_HEADERS && frame->headers.cat == NGHTTP2_HCAT_REQUEST)
@@ -59,6 +60,7 @@ struct ServerCallbacks {
   }
 
   static int frameSent(nghttp2_session*, const nghttp2_frame* frame, void* p) {
+    if (frame->hd.type == NGHTTP2_GOAWAY) conn(p).goAwaySent(frame->goaway.error_code);
     bool endsStream = (frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA) &&
                       (frame->hd.flags & NGHTTP2_FLAG_END_STREAM);
     if (!endsStream) return 0;
@@ -74,7 +76,7 @@ struct ServerCallbacks {
     auto stream = std::move(it->second);
     c.streams_.erase(it);
     stream->onClose(errorCode);
-    if (c.streams_.empty()) c.watchTimer_.cancel();  // the idle clock starts now
+    if (c.streams_.empty()) c.rewatch();  // the idle clock starts now
     return 0;
   }
 
@@ -87,6 +89,8 @@ struct ServerCallbacks {
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, dataChunk);
     nghttp2_session_callbacks_set_on_frame_send_callback(cb, frameSent);
     nghttp2_session_callbacks_set_on_stream_close_callback(cb, streamClose);
+    nghttp2_session_callbacks_set_error_callback2(cb, H2Link::onSessionError);
+    nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(cb, H2Link::onInvalidFrame);
     return cb;
   }
 };
@@ -115,21 +119,19 @@ asio::awaitable<void> runHandler(CallHandler handler, std::shared_ptr<ServerStre
 ServerConnection::ServerConnection(asio::ip::tcp::socket socket, std::unique_ptr<net::TlsSession> tls,
                                    std::shared_ptr<ServerShared> shared)
     : H2Link(std::move(socket), std::move(tls), "grpc", shared->options.connection.maxPendingWriteBytes),
-      shared_(std::move(shared)),
-      watchTimer_(executor()) {}
+      shared_(std::move(shared)) {}
 
 bool ServerConnection::start() {
   static nghttp2_session_callbacks* callbacks = ServerCallbacks::make();
   auto options = sessionOptions();
-  int rc = nghttp2_session_server_new2(&session_, callbacks, this, options.get());
+  int rc = nghttp2_session_server_new3(&session_, callbacks, static_cast<H2Link*>(this), options.get(),
+                                       memory_.mem());
   if (rc != 0 || submitSettings(session_, shared_->options.maxConcurrentStreams) != 0) {
     log::warn("grpc: connection {}: cannot start an HTTP/2 session: {}", peer(), nghttp2_strerror(rc));
     return false;
   }
   log::debug("grpc: connection {} opened{}", peer(), isTls() ? " (TLS)" : "");
   startIo();
-  auto self = std::static_pointer_cast<ServerConnection>(shared_from_this());
-  asio::co_spawn(executor(), watchdog(self), asio::detached);
   return true;
 }
 
@@ -149,7 +151,7 @@ ServerStream* ServerConnection::stream(int32_t id) {
 }
 
 void ServerConnection::beginStream(int32_t id) {
-  if (streams_.empty()) watchTimer_.cancel();  // keepalive instead of the idle clock
+  if (streams_.empty()) rewatch();  // keepalive instead of the idle clock
   auto self = std::static_pointer_cast<ServerConnection>(shared_from_this());
   streams_.emplace(id, std::make_shared<ServerStream>(std::move(self), id));
 }
@@ -171,7 +173,6 @@ void ServerConnection::startCall(const std::shared_ptr<ServerStream>& stream) {
 }
 
 void ServerConnection::onClosed() {
-  watchTimer_.cancel();
   auto streams = std::move(streams_);
   streams_.clear();
   for (auto& [id, s] : streams) s->onClose(NGHTTP2_CANCEL);
@@ -179,34 +180,29 @@ void ServerConnection::onClosed() {
   shared_->connections.erase(id());
 }
 
-asio::awaitable<void> ServerConnection::watchdog(std::shared_ptr<ServerConnection> self) {
+H2Link::Clock::time_point ServerConnection::watch(Clock::time_point now) {
   constexpr auto never = Clock::time_point::max();
   const auto& o = shared_->options;
-  while (isOpen()) {
-    auto now = Clock::now();
-    auto idle = o.connection.idleTimeout;
-    auto idleAt = streams_.empty() && idle.count() > 0 ? lastActivity_ + idle : never;
-    bool keepalive = !streams_.empty() && o.keepaliveTime.count() > 0;
-    auto pingAt = keepalive && !pingSentAt_ ? lastRead_ + o.keepaliveTime : never;
-    auto pingDue = pingSentAt_ ? *pingSentAt_ + o.keepaliveTimeout : never;
-    if (now >= idleAt) {
-      log::info("grpc: closing connection {}: idle for {}s", peer(), idle.count());
-      terminate(NGHTTP2_NO_ERROR, "idle timeout", false);
-      co_return;
-    }
-    if (now >= pingDue) {
-      closeNow("no PING ack within " + std::to_string(o.keepaliveTimeout.count()) + " ms", true);
-      co_return;
-    }
-    if (now >= pingAt) {  // open streams, nothing heard: is the peer still there?
-      nghttp2_submit_ping(session_, NGHTTP2_FLAG_NONE, nullptr);
-      pingSentAt_ = now;
-      flush();
-      continue;
-    }
-    watchTimer_.expires_at(std::min({idleAt, pingAt, pingDue}));
-    co_await watchTimer_.async_wait(asio::experimental::as_tuple(asio::use_awaitable));
+  auto idle = o.connection.idleTimeout;
+  auto idleAt = streams_.empty() && idle.count() > 0 ? lastActivity_ + idle : never;
+  bool keepalive = !streams_.empty() && o.keepaliveTime.count() > 0;
+  auto pingAt = keepalive && !pingSentAt_ ? lastRead_ + o.keepaliveTime : never;
+  auto pingDue = pingSentAt_ ? *pingSentAt_ + o.keepaliveTimeout : never;
+  if (now >= idleAt) {
+    log::info("grpc: closing connection {}: idle for {}s", peer(), idle.count());
+    terminate(NGHTTP2_NO_ERROR, "idle timeout", false);
+    return never;
   }
+  if (now >= pingDue) {
+    closeNow("no PING ack within " + std::to_string(o.keepaliveTimeout.count()) + " ms", true);
+    return never;
+  }
+  if (now >= pingAt) {  // open streams, nothing heard: is the peer still there?
+    nghttp2_submit_ping(session_, NGHTTP2_FLAG_NONE, nullptr);
+    pingSentAt_ = now;
+    return now + o.keepaliveTimeout;
+  }
+  return std::min({idleAt, pingAt, pingDue});
 }
 
 }  // namespace rmq::grpc

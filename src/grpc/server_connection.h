@@ -31,14 +31,12 @@ class ServerConnection final : public H2Link {
  public:
   ServerConnection(asio::ip::tcp::socket socket, std::unique_ptr<net::TlsSession> tls,
                    std::shared_ptr<ServerShared> shared);
-  // Makes the session, sends SETTINGS, starts the loops and the watchdog.
+  // Makes the session, sends SETTINGS, starts the reader and the writer.
   bool start();
   // Any thread: GOAWAY (NO_ERROR): no new streams; the open ones go on.
   void goAway();
 
   ServerShared& shared() { return *shared_; }
-  // Link thread, by ServerStream: its stream closed (the last one pokes the idle watchdog).
-  void streamClosed(int32_t id);
 
  private:
   friend struct ServerCallbacks;
@@ -46,11 +44,11 @@ class ServerConnection final : public H2Link {
   void beginStream(int32_t id);
   void startCall(const std::shared_ptr<ServerStream>& stream);
   ServerStream* stream(int32_t id);
-  asio::awaitable<void> watchdog(std::shared_ptr<ServerConnection> self);
+  // Idle timeout and keepalive, run by the writer whenever it has nothing to send.
+  Clock::time_point watch(Clock::time_point now) override;
 
   std::shared_ptr<ServerShared> shared_;
   std::unordered_map<int32_t, std::shared_ptr<ServerStream>> streams_;
-  asio::steady_timer watchTimer_;
   std::optional<Clock::time_point> pingSentAt_;
 };
 

@@ -1,0 +1,112 @@
+// Figures of src/grpc/README.md, measured on real loopback sockets: the server's memory per idle
+// HTTP/2 connection (RssAnon over 2,000 connections that sent the preface and SETTINGS, glibc malloc)
+// and unary
+// round trips per second on one connection with 16 calls in flight.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <asio/detached.hpp>
+#include <fstream>
+
+#include "unit/grpc/grpc_test_util.h"
+#include "unit/grpc/raw_h2.h"
+
+using namespace rmq;
+using namespace rmq::grpc;
+using namespace rmq::grpc::test;
+
+namespace {
+
+long rssAnonKb() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("RssAnon:", 0) == 0) return std::stol(line.substr(8));
+  return -1;
+}
+
+// A bare client: the preface, an empty SETTINGS and an ACK of the server's; then silence.
+int idleClient(uint16_t port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  std::string hello(kPreface);
+  hello += std::string("\0\0\0\x04\0\0\0\0\0", 9);      // SETTINGS
+  hello += std::string("\0\0\0\x04\x01\0\0\0\0", 9);    // SETTINGS ACK
+  (void)::send(fd, hello.data(), hello.size(), MSG_NOSIGNAL);
+  return fd;
+}
+
+}  // namespace
+
+TEST_CASE("grpc measure: memory per idle HTTP/2 connection (RssAnon, 2000 connections)") {
+  GrpcFixture f;
+  f.start();
+  constexpr int kConnections = 2000;
+  {  // warm up: the io threads' scratch buffers, nghttp2's static tables, first allocations
+    std::vector<int> warm;
+    for (int i = 0; i < 50; ++i) warm.push_back(idleClient(f.port()));
+    REQUIRE(eventually([&] { return f.server->connectionCount() == 50; }));
+    std::this_thread::sleep_for(200ms);
+    for (int fd : warm) ::close(fd);
+    REQUIRE(eventually([&] { return f.server->connectionCount() == 0; }));
+  }
+  long before = rssAnonKb();
+  std::vector<int> fds;
+  for (int i = 0; i < kConnections; ++i) fds.push_back(idleClient(f.port()));
+  CHECK(std::count(fds.begin(), fds.end(), -1) == 0);
+  REQUIRE(eventually([&] { return f.server->connectionCount() == kConnections; }, 20000ms));
+  std::this_thread::sleep_for(1500ms);  // quiet links give nghttp2's frame buffer back (h2_memory.h)
+  long after = rssAnonKb(), previous = -1;
+  for (int i = 0; i < 50 && after != previous; ++i) {  // until every preface has been handled
+    std::this_thread::sleep_for(200ms);
+    previous = after;
+    after = rssAnonKb();
+  }
+  double perConnection = double(after - before) * 1024.0 / kConnections;
+  MESSAGE("RssAnon +" << (after - before) << " KiB for " << kConnections << " idle connections: "
+                      << perConnection << " bytes each");
+  // The goal is 8 KB; nghttp2 1.52 alone keeps about 9 KB per session (README "Memory"),
+  // so this bounds regressions of our own share rather than asserting the goal.
+  CHECK(perConnection <= 14 * 1024);
+  for (int fd : fds) ::close(fd);
+  CHECK(eventually([&] { return f.server->connectionCount() == 0; }, 20000ms));
+}
+
+TEST_CASE("grpc measure: unary round trips per second, one connection, 16 in flight") {
+  GrpcFixture f;
+  f.start();
+  auto ch = f.connect();
+  constexpr int kInFlight = 16;
+  auto done = std::make_shared<std::atomic<int>>(0);
+  auto failures = std::make_shared<std::atomic<int>>(0);
+  auto until = std::chrono::steady_clock::now() + 2s;
+  auto started = std::chrono::steady_clock::now();
+  auto finished = std::make_shared<std::atomic<int>>(0);
+  for (int w = 0; w < kInFlight; ++w) {
+    auto worker = [ch, done, failures, until, finished]() -> asio::awaitable<void> {
+      std::string request(100, 'r');  // a small send's size
+      Metadata metadata = {{"x-mq-client-id", "bench"}};
+      while (std::chrono::steady_clock::now() < until) {
+        auto r = co_await ch->unary("/test.Echo/Unary", metadata, request, 5000ms);
+        if (r.status.isOk()) ++*done;
+        else ++*failures;
+      }
+      ++*finished;
+    };
+    asio::co_spawn(f.clients.at(0), std::move(worker), asio::detached);
+  }
+  REQUIRE(eventually([&] { return finished->load() == kInFlight; }, 15000ms));
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  MESSAGE((done->load() / seconds) << " unary calls/s (" << done->load() << " in " << seconds << " s, 16 in flight)");
+  CHECK(failures->load() == 0);
+  CHECK(done->load() > 1000);  // far below the measured figure: a broken pump, not a slow box
+}
