@@ -248,6 +248,9 @@ TEST_CASE("pop: kill -9 with messages in flight and acked: the un-acked come bac
     }
   }
   for (int i = 0; i < 20; ++i) all.insert("m" + std::to_string(i));
+  // The topic must outlive the kill: topics.json is written shortly after UPDATE_AND_CREATE_TOPIC
+  // (broker README "Topic table durability"), the pop state is in the commit log at once.
+  REQUIRE(eventually([&] { return node.proc.readFile("store/config/topics.json").find(t) != std::string::npos; }, 10s));
   node.proc.kill();
   REQUIRE(node.proc.restart());
   TestClient c2;
@@ -257,6 +260,7 @@ TEST_CASE("pop: kill -9 with messages in flight and acked: the un-acked come bac
   for (int idle = 0; idle < 2;) {
     auto q = popMessages(c2, addr, {.group = g, .topic = t, .invisibleMs = 60000, .pollMs = 4000});
     if (q.messages.empty()) {
+      CHECK_MESSAGE(q.code == ResponseCode::POLLING_TIMEOUT, q.resp.remark.value_or(""));
       ++idle;
       continue;
     }
