@@ -254,8 +254,8 @@ test('a 4.x producer (ali-ons, a compressed body) to a 5.x consumer', { timeout:
   createGroup(group);
   const producer4 = await h.newProducer(h.uniqueName('PG4'));
   const big = 'x'.repeat(8192) + '-end';  // over ali-ons' 4 KiB compression threshold: zlib body
-  await producer4.send(h.message(topic, 'T4', Buffer.from(big), 'k4'));
-  await producer4.send(h.message(topic, 'T4', Buffer.from('small'), 'k4b'));
+  await producer4.send(h.message(topic, 'T4', Buffer.from(big), ['k4']));
+  await producer4.send(h.message(topic, 'T4', Buffer.from('small'), ['k4b']));
   const consumer = await newSimple(group, topic);
   const got = await receiveUntil(consumer, all => all.length >= 2, 30000, 10000, true);
   const bodies = got.map(v => v.body.toString()).sort();
