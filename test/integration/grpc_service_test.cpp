@@ -103,7 +103,7 @@ TEST_CASE("grpc Telemetry answers a producer's settings; a request without clien
   req.mutable_topic()->set_name("TopicX");
   auto resp = g.unary<v2::QueryRouteResponse>("QueryRoute", req, grpc::Metadata{{"x-mq-language", "CPP"}});
   CHECK(resp.status().code() == v2::Code::CLIENT_ID_REQUIRED);
-  auto unimpl = g.unaryRaw("ReceiveMessage", "", g.metadata());
+  auto unimpl = g.unaryRaw("PullMessage", "", g.metadata());
   CHECK(unimpl.status.code == grpc::StatusCode::UNIMPLEMENTED);
 }
 
