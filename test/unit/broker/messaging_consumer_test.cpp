@@ -144,6 +144,10 @@ pop::PoppedMessage popped(const std::string& record, const std::string& handle, 
   return m;
 }
 
+asio::awaitable<void> takeInto(ReceiptRenewer& r, std::string handle, std::string& out) {
+  out = co_await r.take(std::move(handle));
+}
+
 }  // namespace
 
 TEST_CASE("delivered message: MD5 digest of the body, zlib body inflated, handle and attempt") {
@@ -352,4 +356,30 @@ TEST_CASE("QueryAssignment: per readable broker (queue -1), per read queue for F
   CHECK(s.unary<v2::QueryAssignmentResponse>("QueryAssignment", q).status().code() == v2::Code::FORBIDDEN);
   q.mutable_topic()->set_name("Missing");
   CHECK(s.unary<v2::QueryAssignmentResponse>("QueryAssignment", q).status().code() == v2::Code::TOPIC_NOT_FOUND);
+}
+
+TEST_CASE("ReceiptRenewer: renews ahead of the invisible time, acks map to the latest handle, client gone -> 1 s") {
+  FakePop pop;
+  asio::io_context io;
+  ReceiptRenewer renewer(pop.deps());
+  // 10.5 s invisible: inside the 10 s renewal lead at the first tick (1 s).
+  renewer.track(io.get_executor(), {"client-1", "G", "Orders", "H-1", 10500});
+  renewer.track(io.get_executor(), {"client-2", "G", "Orders", "H-2", 60000});
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (pop.changed.empty() && std::chrono::steady_clock::now() < deadline) io.run_for(std::chrono::milliseconds(50));
+  REQUIRE(pop.changed == std::vector<std::string>{"H-1"});
+  CHECK(pop.changedMs == std::vector<int64_t>{10500});
+
+  std::string latest;
+  asio::co_spawn(io, takeInto(renewer, "H-1", latest), asio::detached);
+  io.run_for(std::chrono::milliseconds(50));
+  CHECK(latest == "H-1-next");  // the client's first handle acts on the renewal
+  CHECK(renewer.size() == 1);
+
+  renewer.clientGone("client-2");
+  while (pop.changed.size() < 2 && std::chrono::steady_clock::now() < deadline) io.run_for(std::chrono::milliseconds(50));
+  REQUIRE(pop.changed.size() == 2);
+  CHECK(pop.changed[1] == "H-2");
+  CHECK(pop.changedMs[1] == 1000);
+  CHECK(renewer.size() == 0);
 }
