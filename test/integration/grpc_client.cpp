@@ -4,7 +4,8 @@
 #include <openssl/hmac.h>
 
 #include <asio/co_spawn.hpp>
-#include <asio/use_future.hpp>
+#include <asio/detached.hpp>
+#include <future>
 #include <atomic>
 #include <ctime>
 
@@ -17,11 +18,22 @@ namespace {
 
 constexpr std::string_view kService = "/apache.rocketmq.v2.MessagingService/";
 
+// Runs `f` on the client's io thread and waits (20 s at most). Not use_future: Result<T> has no
+// default constructor, which asio's future handler needs.
 template <class T>
 T runOn(net::IoPool& io, std::function<asio::awaitable<T>()> f) {
-  auto fut = asio::co_spawn(io.at(0), std::move(f), asio::use_future);
-  REQUIRE(fut.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
-  return fut.get();
+  auto promise = std::make_shared<std::promise<T>>();
+  auto future = promise->get_future();
+  auto body = [f, promise]() -> asio::awaitable<void> {
+    auto work = f();
+    T value = co_await std::move(work);
+    promise->set_value(std::move(value));
+  };
+  asio::co_spawn(io.at(0), std::move(body), [promise](std::exception_ptr e) {
+    if (e) promise->set_exception(e);
+  });
+  REQUIRE(future.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+  return future.get();
 }
 
 std::string dateTime() {
@@ -112,6 +124,61 @@ v2::TelemetryCommand GrpcTestClient::telemetry(const v2::Settings& settings) {
   v2::TelemetryCommand reply;
   REQUIRE(reply.ParseFromString(*first));
   return reply;
+}
+
+std::unique_ptr<GrpcTestClient::Stream> GrpcTestClient::openTelemetry(const v2::Settings& settings,
+                                                                      v2::TelemetryCommand& answer) {
+  auto ch = channel_;
+  v2::TelemetryCommand cmd;
+  *cmd.mutable_settings() = settings;
+  std::string bytes = cmd.SerializeAsString();
+  auto md = metadata();
+  auto stream = std::make_unique<Stream>();
+  stream->owner_ = this;
+  stream->call_ = runOn<std::shared_ptr<grpc::ClientCall>>(
+      io_, [ch, md]() -> asio::awaitable<std::shared_ptr<grpc::ClientCall>> {
+        co_return ch->start(std::string(kService) + "Telemetry", md);
+      });
+  auto call = stream->call_;
+  auto first = runOn<std::optional<std::string>>(io_, [call, bytes]() -> asio::awaitable<std::optional<std::string>> {
+    call->write(bytes);
+    auto reply = co_await call->read();
+    co_return reply;
+  });
+  REQUIRE(first);
+  REQUIRE(answer.ParseFromString(*first));
+  return stream;
+}
+
+std::optional<v2::TelemetryCommand> GrpcTestClient::Stream::next(std::chrono::milliseconds wait) {
+  // One read at a time, started on the client thread; the test thread waits for it at most
+  // `wait`, and a read still pending is waited for again by the next call (the stream stays open).
+  if (!call_) return std::nullopt;
+  if (!pending_.valid()) {
+    auto call = call_;
+    auto promise = std::make_shared<std::promise<std::optional<std::string>>>();
+    pending_ = promise->get_future();
+    asio::co_spawn(owner_->io_.at(0), [call, promise]() -> asio::awaitable<void> {
+      auto m = co_await call->read();
+      promise->set_value(std::move(m));
+    }, asio::detached);
+  }
+  if (pending_.wait_for(wait) != std::future_status::ready) return std::nullopt;
+  auto bytes = pending_.get();
+  if (!bytes) return std::nullopt;
+  v2::TelemetryCommand cmd;
+  if (!cmd.ParseFromString(*bytes)) return std::nullopt;
+  return cmd;
+}
+
+void GrpcTestClient::Stream::close() {
+  if (!call_) return;
+  auto call = std::move(call_);
+  runOn<bool>(owner_->io_, [call]() -> asio::awaitable<bool> {
+    call->cancel();
+    co_return true;
+  });
+  if (pending_.valid()) pending_.wait_for(std::chrono::seconds(5));  // the cancelled read ends
 }
 
 std::string newMessageId() {

@@ -2,7 +2,9 @@
 // A RocketMQ 5.x client's calls for integration tests: the transport's GrpcChannel on its own io
 // thread, apache.rocketmq.v2 messages in and out, the metadata the official clients send.
 #include <chrono>
+#include <future>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "apache/rocketmq/v2/service.pb.h"
@@ -38,6 +40,22 @@ class GrpcTestClient {
   grpc::UnaryResult unaryRaw(const std::string& rpc, std::string request, grpc::Metadata md);
   // Opens Telemetry, sends `settings`, returns the first command the server answers.
   v2::TelemetryCommand telemetry(const v2::Settings& settings);
+
+  // A Telemetry stream kept open (server -> client commands): open() sends `settings` and returns
+  // the settings answer; next() the following command (nullopt: none within `wait`).
+  class Stream {
+   public:
+    std::optional<v2::TelemetryCommand> next(std::chrono::milliseconds wait);
+    void close();
+    ~Stream() { close(); }
+
+   private:
+    friend class GrpcTestClient;
+    GrpcTestClient* owner_ = nullptr;
+    std::shared_ptr<grpc::ClientCall> call_;
+    std::future<std::optional<std::string>> pending_;  // a read not answered yet (kept across next())
+  };
+  std::unique_ptr<Stream> openTelemetry(const v2::Settings& settings, v2::TelemetryCommand& answer);
 
  private:
   void checkParsed(const grpc::UnaryResult& r, bool parsed);

@@ -13,8 +13,10 @@
 #include "common/wall_clock.h"
 #include "dev_node.h"
 #include "grpc_client.h"
+#include "http_get.h"
 #include "node_config.h"
 #include "test_client.h"
+#include "tools_util.h"
 
 using namespace rmq;
 using namespace rmq::test;
@@ -47,6 +49,19 @@ const MessageExt* byUniqKey(const std::vector<MessageExt>& ms, const std::string
   for (auto& m : ms)
     if (auto* k = m.property("UNIQ_KEY"); k && *k == id) return &m;
   return nullptr;
+}
+
+// QueryRoute until it lists `queues` queues (a new topic reaches the name server soon after its creation).
+v2::QueryRouteResponse routeOnceListed(GrpcTestClient& g, const std::string& topic, int queues) {
+  v2::QueryRouteRequest req;
+  req.mutable_topic()->set_name(topic);
+  v2::QueryRouteResponse resp;
+  bool listed = eventually([&] {
+    resp = g.unary<v2::QueryRouteResponse>("QueryRoute", req);
+    return resp.message_queues_size() == queues;
+  }, std::chrono::seconds(15));
+  CHECK_MESSAGE(listed, "route of " << topic << " has " << resp.message_queues_size() << " queues");
+  return resp;
 }
 
 v2::SendMessageResponse sendOne(GrpcTestClient& g, const v2::Message& m) {
@@ -117,9 +132,12 @@ TEST_CASE("grpc SendMessage NORMAL: a 4.x pull reads it with UNIQ_KEY, keys, tag
   auto resp = sendOne(g, grpcMessage(topic, v2::MessageType::NORMAL, id));
   REQUIRE(resp.status().code() == v2::Code::OK);
   CHECK(resp.entries(0).message_id() == id);
-  auto ms = pullAll(node, topic, 4);
+  std::vector<MessageExt> ms;  // consume queues are filled by the store's dispatch, just after the append
+  REQUIRE(eventually([&] {
+    ms = pullAll(node, topic, 4);
+    return byUniqKey(ms, id) != nullptr;
+  }, std::chrono::seconds(5)));
   const MessageExt* m = byUniqKey(ms, id);
-  REQUIRE(m);
   CHECK(m->body == "body of " + id);
   CHECK(m->tags() == "TagA");
   CHECK(m->keys() == "key-" + id + " second");
@@ -161,7 +179,11 @@ TEST_CASE("grpc SendMessage: type refused, body over the limit, FIFO to one queu
     ids.push_back(m.system_properties().message_id());
     REQUIRE(sendOne(g, m).status().code() == v2::Code::OK);
   }
-  auto ms = pullAll(node, fifo, 8);
+  std::vector<MessageExt> ms;
+  REQUIRE(eventually([&] {
+    ms = pullAll(node, fifo, 8);
+    return ms.size() >= 6;
+  }, std::chrono::seconds(5)));
   REQUIRE(ms.size() == 6);
   std::map<std::string, std::set<int>> queuesOf;
   for (auto& m : ms) queuesOf[*m.property("__SHARDINGKEY")].insert(m.queueId);
@@ -199,7 +221,11 @@ TEST_CASE("grpc TRANSACTION: half message invisible until EndTransaction COMMIT;
   end.set_resolution(v2::TransactionResolution::ROLLBACK);
   CHECK(g.unary<v2::EndTransactionResponse>("EndTransaction", end).status().code() == v2::Code::OK);
 
-  auto ms = pullAll(node, topic, 2);
+  std::vector<MessageExt> ms;  // the commit record reaches the consume queue by the store's dispatch
+  REQUIRE(eventually([&] {
+    ms = pullAll(node, topic, 2);
+    return !ms.empty();
+  }, std::chrono::seconds(5)));
   REQUIRE(ms.size() == 1);
   CHECK(*ms[0].property("UNIQ_KEY") == commitId);
   CHECK(ms[0].tags() == "TagA");
@@ -252,13 +278,8 @@ TEST_CASE("grpc QueryRoute from one broker lists every master of the cluster wit
   REQUIRE(codeOf(c.call("127.0.0.1:" + std::to_string(bPort), createTopicRequest(topic, 3))) == 0);
 
   GrpcTestClient g(node.grpcPort);
-  v2::QueryRouteRequest req;
-  req.mutable_topic()->set_name(topic);
-  v2::QueryRouteResponse resp;
-  REQUIRE(eventually([&] {
-    resp = g.unary<v2::QueryRouteResponse>("QueryRoute", req);
-    return resp.message_queues_size() == 5;
-  }, std::chrono::seconds(15)));
+  auto resp = routeOnceListed(g, topic, 5);
+  REQUIRE(resp.message_queues_size() == 5);
   std::map<std::string, std::pair<int, int>> seen;  // broker -> (queues, gRPC port)
   for (const auto& q : resp.message_queues()) {
     auto& s = seen[q.broker().name()];
@@ -267,4 +288,100 @@ TEST_CASE("grpc QueryRoute from one broker lists every master of the cluster wit
   }
   CHECK(seen["broker-a"] == std::make_pair(2, static_cast<int>(node.grpcPort)));
   CHECK(seen["broker-b"] == std::make_pair(3, static_cast<int>(bGrpc)));
+}
+
+TEST_CASE("grpc topic types: rmqadmin updateTopic -a +message.type=DELAY, then -a -message.type back to NORMAL") {
+  DevNode node({.grpc = true});
+  REQUIRE(node.start());
+  std::string topic = uniqueName("GrpcAttr");
+  auto r = tools::admin(node, "updateTopic", {"-b", node.brokerAddr, "-t", topic, "-r", "2", "-w", "2", "-a",
+                                              "+message.type=DELAY"});
+  REQUIRE_MESSAGE(r.exitCode == 0, tools::describe(r));
+  GrpcTestClient g(node.grpcPort);
+  v2::QueryRouteRequest req;
+  req.mutable_topic()->set_name(topic);
+  auto resp = routeOnceListed(g, topic, 2);
+  REQUIRE(resp.message_queues_size() == 2);
+  CHECK(resp.message_queues(0).accept_message_types(0) == v2::MessageType::DELAY);
+  // A 4.x client sees the topic as ever (no attributes in its route); perm updates keep the type.
+  r = tools::admin(node, "updateTopic", {"-b", node.brokerAddr, "-t", topic, "-r", "2", "-w", "2", "-p", "6"});
+  REQUIRE(r.exitCode == 0);
+  resp = g.unary<v2::QueryRouteResponse>("QueryRoute", req);
+  CHECK(resp.message_queues(0).accept_message_types(0) == v2::MessageType::DELAY);
+  r = tools::admin(node, "updateTopic", {"-b", node.brokerAddr, "-t", topic, "-a", "-message.type"});
+  REQUIRE(r.exitCode == 0);
+  resp = g.unary<v2::QueryRouteResponse>("QueryRoute", req);
+  CHECK(resp.message_queues(0).accept_message_types(0) == v2::MessageType::NORMAL);
+  r = tools::admin(node, "updateTopic", {"-b", node.brokerAddr, "-t", topic, "-a", "+message.type=BOGUS"});
+  CHECK(r.exitCode != 0);
+}
+
+TEST_CASE("grpc TRANSACTION check-back: an orphan half message comes back on the producer's Telemetry stream") {
+  DevNode node({.extraBroker = "transactionTimeOut = 500\ntransactionCheckInterval = 500\n", .grpc = true});
+  REQUIRE(node.start());
+  std::string topic = uniqueName("GrpcOrphan");
+  REQUIRE(createTopic(node, topic, 2, "+message.type=TRANSACTION"));
+  GrpcTestClient g(node.grpcPort, false, "127.0.0.1@777@0@orphan");
+  v2::Settings s;
+  s.set_client_type(v2::ClientType::PRODUCER);
+  s.mutable_publishing()->add_topics()->set_name(topic);
+  s.mutable_user_agent()->set_language(v2::Language::NODE_JS);
+  s.mutable_user_agent()->set_version("5.0.8");
+  v2::TelemetryCommand answer;
+  auto stream = g.openTelemetry(s, answer);
+  REQUIRE(answer.has_settings());
+
+  // The console / mqadmin see the 5.x producer under group = topic, with its language and version.
+  auto conns = tools::admin(node, "producerConnection", {"-g", topic, "-t", topic});
+  CHECK_MESSAGE(conns.out.find("127.0.0.1@777@0@orphan") != std::string::npos, tools::describe(conns));
+  CHECK(conns.out.find("NODE_JS") != std::string::npos);
+  CHECK_MESSAGE(conns.out.find(" 429") != std::string::npos, conns.out);  // MQVersion V5_0_8
+
+  std::string id = newMessageId();
+  REQUIRE(sendOne(g, grpcMessage(topic, v2::MessageType::TRANSACTION, id)).status().code() == v2::Code::OK);
+  std::optional<v2::TelemetryCommand> cmd;
+  for (int i = 0; i < 20 && !(cmd && cmd->has_recover_orphaned_transaction_command()); ++i)
+    cmd = stream->next(std::chrono::seconds(1));
+  REQUIRE(cmd);
+  REQUIRE(cmd->has_recover_orphaned_transaction_command());
+  const auto& rec = cmd->recover_orphaned_transaction_command();
+  CHECK(rec.transaction_id() == id);
+  CHECK(rec.message().system_properties().message_id() == id);
+  CHECK(rec.message().topic().name() == topic);
+  CHECK(rec.message().body() == "body of " + id);
+
+  v2::EndTransactionRequest end;
+  end.mutable_topic()->set_name(topic);
+  end.set_message_id(id);
+  end.set_transaction_id(rec.transaction_id());
+  end.set_resolution(v2::TransactionResolution::COMMIT);
+  end.set_source(v2::TransactionSource::SOURCE_SERVER_CHECK);
+  CHECK(g.unary<v2::EndTransactionResponse>("EndTransaction", end).status().code() == v2::Code::OK);
+  std::vector<MessageExt> ms;
+  REQUIRE(eventually([&] {
+    ms = pullAll(node, topic, 2);
+    return byUniqKey(ms, id) != nullptr;
+  }, std::chrono::seconds(5)));
+  stream->close();
+}
+
+TEST_CASE("grpc metrics: /metrics counts calls per RPC and calls that ended with a non-OK gRPC status") {
+  DevNode node({.http = true, .grpc = true});
+  REQUIRE(node.start());
+  GrpcTestClient g(node.grpcPort);
+  v2::QueryRouteRequest req;
+  req.mutable_topic()->set_name("NoSuchTopic");
+  for (int i = 0; i < 3; ++i) g.unary<v2::QueryRouteResponse>("QueryRoute", req);
+  CHECK(g.unaryRaw("ReceiveMessage", "", g.metadata()).status.code == grpc::StatusCode::UNIMPLEMENTED);
+  const std::string labels = "{" + devBrokerLabels() + ",rpc=";
+  std::string scrape;
+  // The observer counts a call once it finished: poll until the last call is in.
+  CHECK(eventually([&] {
+    scrape = httpGet(node.httpPort, "/metrics").body;
+    return metricValueOr0(scrape, "rmqnode_grpc_requests_total" + labels + "\"ReceiveMessage\"}") == 1;
+  }, std::chrono::seconds(5)));
+  CHECK(metricValueOr0(scrape, "rmqnode_grpc_requests_total" + labels + "\"QueryRoute\"}") == 3);
+  CHECK(metricValueOr0(scrape, "rmqnode_grpc_errors_total" + labels + "\"QueryRoute\"}") == 0);  // business status only
+  CHECK(metricValueOr0(scrape, "rmqnode_grpc_errors_total" + labels + "\"ReceiveMessage\"}") == 1);
+  CHECK(metricValueOr0(scrape, "rmqnode_grpc_connections{" + devBrokerLabels() + "}") == 1);
 }

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include <asio/co_spawn.hpp>
-#include <asio/use_future.hpp>
+#include <future>
 #include <atomic>
 #include <cstdio>
 #include <ctime>
@@ -80,6 +80,22 @@ asio::awaitable<bool> sendOnce(grpc::GrpcChannel& ch, const grpc::Metadata& md, 
   co_return resp.ParseFromString(r.response) && resp.status().code() == v2::Code::OK;
 }
 
+// Runs `work` on `io` and waits for its value (Result<T> has no default constructor, which
+// asio's use_future needs).
+template <class T>
+T runOn(asio::io_context& io, asio::awaitable<T> work) {
+  auto promise = std::make_shared<std::promise<T>>();
+  auto future = promise->get_future();
+  auto body = [w = std::make_shared<asio::awaitable<T>>(std::move(work)), promise]() -> asio::awaitable<void> {
+    T value = co_await std::move(*w);
+    promise->set_value(std::move(value));
+  };
+  asio::co_spawn(io, std::move(body), [promise](std::exception_ptr e) {
+    if (e) promise->set_exception(e);
+  });
+  return future.get();
+}
+
 int runGrpcProducer(OptionValues& args) {
   GrpcProducerOptions o;
   if (!readOptions(args, o)) return 2;
@@ -96,9 +112,7 @@ int runGrpcProducer(OptionValues& args) {
   }
   std::vector<std::shared_ptr<grpc::GrpcChannel>> channels;
   for (int i = 0; i < o.connections; ++i) {
-    auto fut = asio::co_spawn(io.at(static_cast<size_t>(i)), grpc::GrpcChannel::connect(o.host, o.port, co),
-                              asio::use_future);
-    auto ch = fut.get();
+    auto ch = runOn(io.at(static_cast<size_t>(i)), grpc::GrpcChannel::connect(o.host, o.port, co));
     if (!ch) {
       std::fprintf(stderr, "rmqbench grpc-producer: connect %s:%u: %s\n", o.host.c_str(), o.port,
                    ch.error().message.c_str());
@@ -112,8 +126,7 @@ int runGrpcProducer(OptionValues& args) {
   const std::string body(static_cast<size_t>(o.bodySize), 'a');
   std::atomic<uint32_t> seq{0};
   // Warm-up: one send outside the measurement; a failure ends the run with the reason.
-  auto first = asio::co_spawn(io.at(0), sendOnce(*channels[0], md, sendRequest(o, body, seq++)), asio::use_future);
-  if (!first.get()) {
+  if (!runOn(io.at(0), sendOnce(*channels[0], md, sendRequest(o, body, seq++)))) {
     std::fprintf(stderr, "rmqbench grpc-producer: first send to %s failed (topic missing? gRPC port?)\n",
                  o.topic.c_str());
     return 1;
@@ -135,10 +148,11 @@ int runGrpcProducer(OptionValues& args) {
                  {"connections", std::to_string(o.connections)}, {"body", std::to_string(o.bodySize)}});
   for (size_t i = 0; i < channels.size(); ++i) {
     auto ch = channels[i];
-    asio::co_spawn(io.at(i), [ch]() -> asio::awaitable<void> {
-      ch->close();
-      co_return;
-    }, asio::use_future).get();
+    auto closeIt = [](std::shared_ptr<grpc::GrpcChannel> c) -> asio::awaitable<bool> {
+      c->close();
+      co_return true;
+    };
+    runOn(io.at(i), closeIt(ch));
   }
   channels.clear();
   io.stop();

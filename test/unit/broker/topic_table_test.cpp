@@ -47,8 +47,10 @@ TEST_CASE("topic table: the streaming reader reads what the manager writes, as t
   c.writeQueueNums = 5;
   c.topicSysFlag = 2;
   c.topicFilterType = TopicFilterType::MultiTag;
+  c.attributes = {{"message.type", "FIFO"}};  // 5.x: written only when set
   m.updateTopicConfig(c);
   std::string pretty = m.encode(true);
+  CHECK(pretty.find("\"attributes\"") == pretty.rfind("\"attributes\""));  // one topic has them
   auto fast = readTopicTableFast(pretty);
   REQUIRE(fast);
   CHECK(fast->first == m.dataVersion());
@@ -60,7 +62,7 @@ TEST_CASE("topic table: the streaming reader reads what the manager writes, as t
   CHECK(viaManager->second.size() == all.size());
 }
 
-TEST_CASE("topic table: unknown keys are skipped, fastjson's unquoted keys take the tolerant path") {
+TEST_CASE("topic table: unknown keys are skipped, attributes read, fastjson's unquoted keys take the tolerant path") {
   // A RocketMQ 5.x topics.json: attributes per topic, an extra root key, stateVersion.
   std::string five =
       "{\"dataVersion\":{\"counter\":3,\"stateVersion\":0,\"timestamp\":77},\"topicConfigTable\":{\"T\":{"
@@ -74,6 +76,13 @@ TEST_CASE("topic table: unknown keys are skipped, fastjson's unquoted keys take 
   REQUIRE(fast->second.size() == 1);
   CHECK(fast->second[0].topicName == "T");
   CHECK(fast->second[0].readQueueNums == 2);
+  // 5.x's attributes are kept (message.type: the 5.x gRPC service's topic type), by both readers.
+  CHECK(fast->second[0].attributes == std::map<std::string, std::string>{{"message.type", "NORMAL"}});
+  auto dom = TopicConfigManager::decode("{topicConfigTable:{\"T\":{topicName:\"T\",perm:6,"
+                                        "attributes:{\"message.type\":\"FIFO\"}}}}");
+  REQUIRE(dom.ok());
+  REQUIRE(dom->second.size() == 1);
+  CHECK(dom->second[0].attributes.at("message.type") == "FIFO");
 
   std::string unquoted = "{dataVersion:{counter:1,timestamp:2},topicConfigTable:{\"U\":{topicName:\"U\",perm:4}}}";
   CHECK_FALSE(readTopicTableFast(unquoted));

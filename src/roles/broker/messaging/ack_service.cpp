@@ -1,5 +1,6 @@
 #include "roles/broker/messaging/ack_service.h"
 
+#include "roles/broker/messaging/proto_time.h"
 #include "roles/broker/messaging/receive_service.h"
 
 namespace rmq::broker::messaging {
@@ -41,8 +42,7 @@ asio::awaitable<void> AckService::changeInvisible(const v2::ChangeInvisibleDurat
     *resp.mutable_status() = std::move(*refused);
     co_return;
   }
-  const auto& d = req.invisible_duration();
-  const int64_t ms = d.seconds() * 1000 + d.nanos() / 1000000;
+  const int64_t ms = toMillis(req.invisible_duration());
   if (ms < 0 || ms > kMaxInvisibleMs) {
     *resp.mutable_status() = makeStatus(v2::Code::ILLEGAL_INVISIBLE_TIME,
                                         "invisible_duration " + std::to_string(ms) + " ms is out of [0, 12 h]");

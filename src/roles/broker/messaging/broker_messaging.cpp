@@ -114,7 +114,8 @@ MessagingDeps BrokerMessaging::makeDeps() {
 
 asio::awaitable<Result<client::TopicRouteData>> BrokerMessaging::queryRoute(std::string topic) {
   std::string lastError = "no name server configured";
-  for (const auto& addr : registrar_.namesrvList()) {
+  const auto servers = registrar_.namesrvList();  // a named local: it lives across the awaits below
+  for (const auto& addr : servers) {
     auto request = client::makeRouteRequest(topic);
     auto r = co_await client_.invoke(addr, std::move(request), kCallTimeout);
     if (!r) {

@@ -7,19 +7,13 @@
 #include "common/message_codec.h"
 #include "common/message_id.h"
 #include "common/timer_properties.h"
+#include "roles/broker/messaging/proto_time.h"
 
 namespace rmq::broker::messaging {
 
 namespace {
 
-google::protobuf::Timestamp timestampOf(int64_t ms) {
-  google::protobuf::Timestamp t;
-  t.set_seconds(ms / 1000);
-  t.set_nanos(static_cast<int32_t>(ms % 1000) * 1000000);
-  return t;
-}
-
-int64_t millisOf(const google::protobuf::Timestamp& t) { return t.seconds() * 1000 + t.nanos() / 1000000; }
+using Timestamp = google::protobuf::Timestamp;
 
 // MessageConst.STRING_HASH_SET (4.9/5.x) plus the timer properties.
 constexpr std::array<std::string_view, 48> kSystemNames = {
@@ -71,7 +65,7 @@ std::optional<v2::Status> toStoredMessage(const v2::Message& m, MappedMessage& o
   if (!keys.empty()) setProperty(out.properties, prop::KEYS, keys);
   if (sp.message_id().empty()) return makeStatus(v2::Code::ILLEGAL_MESSAGE_ID, "message_id is empty");
   setProperty(out.properties, prop::UNIQ_KEY, sp.message_id());
-  out.bornTimestamp = sp.has_born_timestamp() ? millisOf(sp.born_timestamp()) : 0;
+  out.bornTimestamp = sp.has_born_timestamp() ? toMillis(sp.born_timestamp()) : 0;
 
   const auto type = sp.message_type();
   if (type == v2::MessageType::FIFO) {
@@ -84,7 +78,7 @@ std::optional<v2::Status> toStoredMessage(const v2::Message& m, MappedMessage& o
   if (type == v2::MessageType::DELAY) {
     if (!sp.has_delivery_timestamp())
       return makeStatus(v2::Code::ILLEGAL_DELIVERY_TIME, "a DELAY message needs a delivery_timestamp");
-    setProperty(out.properties, prop::TIMER_DELIVER_MS, std::to_string(millisOf(sp.delivery_timestamp())));
+    setProperty(out.properties, prop::TIMER_DELIVER_MS, std::to_string(toMillis(sp.delivery_timestamp())));
   } else if (sp.has_delivery_timestamp()) {
     return makeStatus(v2::Code::MESSAGE_PROPERTY_CONFLICT_WITH_TYPE, "delivery_timestamp is for DELAY messages only");
   }
@@ -124,9 +118,9 @@ v2::Message toV2Message(const MessageExt& m, v2::MessageType type) {
   sp->mutable_body_digest()->set_checksum(md5Hex(m.body));
   sp->set_body_encoding(v2::Encoding::IDENTITY);
   sp->set_message_type(type);
-  *sp->mutable_born_timestamp() = timestampOf(m.bornTimestamp);
+  *sp->mutable_born_timestamp() = fromMillis<Timestamp>(m.bornTimestamp);
   sp->set_born_host(m.bornHost.ipString());
-  *sp->mutable_store_timestamp() = timestampOf(m.storeTimestamp);
+  *sp->mutable_store_timestamp() = fromMillis<Timestamp>(m.storeTimestamp);
   sp->set_store_host(m.storeHost.toString());
   sp->set_queue_id(m.queueId);
   sp->set_queue_offset(m.queueOffset);
@@ -159,7 +153,7 @@ std::optional<v2::Message> toDeliveredMessage(const Delivery& d) {
   if (const auto* at = m->property(prop::TIMER_DELIVER_MS)) {
     char* end = nullptr;
     const long long ms = std::strtoll(at->c_str(), &end, 10);
-    if (end && *end == '\0') *sp->mutable_delivery_timestamp() = timestampOf(ms);
+    if (end && *end == '\0') *sp->mutable_delivery_timestamp() = fromMillis<Timestamp>(ms);
   }
   return out;
 }

@@ -9,6 +9,7 @@
 #include "common/response_code.h"
 #include "common/wall_clock.h"
 #include "roles/broker/messaging/message_mapping.h"
+#include "roles/broker/messaging/proto_time.h"
 
 namespace rmq::broker::messaging {
 
@@ -20,15 +21,6 @@ constexpr auto kAnswerMargin = std::chrono::milliseconds(500);
 constexpr int32_t kMaxBatch = 32;
 constexpr int64_t kReleaseMs = 1;  // "visible again at once" (a change needs a positive time)
 
-int64_t millisOf(const google::protobuf::Duration& d) { return d.seconds() * 1000 + d.nanos() / 1000000; }
-
-google::protobuf::Timestamp nowTimestamp() {
-  const int64_t ms = nowMillis();
-  google::protobuf::Timestamp t;
-  t.set_seconds(ms / 1000);
-  t.set_nanos(static_cast<int32_t>(ms % 1000) * 1000000);
-  return t;
-}
 
 // co_spawn's awaitable completion needs a default-constructible result.
 asio::awaitable<std::optional<Result<pop::PopResult>>> optionalOf(asio::awaitable<Result<pop::PopResult>> task) {
@@ -74,12 +66,12 @@ ReceivePlan planReceive(const v2::ReceiveMessageRequest& req, std::string_view b
     p.invisibleTime = kAutoRenewInvisibleMs;
   } else {
     if (!req.has_invisible_duration()) return refuse(v2::Code::ILLEGAL_INVISIBLE_TIME, "invisible_duration is required");
-    p.invisibleTime = millisOf(req.invisible_duration());
+    p.invisibleTime = toMillis(req.invisible_duration());
     if (p.invisibleTime < kMinInvisibleMs || p.invisibleTime > kMaxInvisibleMs)
       return refuse(v2::Code::ILLEGAL_INVISIBLE_TIME,
                     "invisible_duration " + std::to_string(p.invisibleTime) + " ms is out of [1 s, 12 h]");
   }
-  int64_t poll = req.has_long_polling_timeout() ? millisOf(req.long_polling_timeout()) : kMaxLongPollingMs;
+  int64_t poll = req.has_long_polling_timeout() ? toMillis(req.long_polling_timeout()) : kMaxLongPollingMs;
   poll = std::clamp<int64_t>(poll, 0, kMaxLongPollingMs);
   if (deadline != std::chrono::steady_clock::time_point::max()) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now - kAnswerMargin).count();
@@ -172,7 +164,7 @@ asio::awaitable<void> ReceiveService::receive(grpc::ServerCallPtr call, std::str
                                           plan.pop.invisibleTime});
     }
     v2::ReceiveMessageResponse ts;
-    *ts.mutable_delivery_timestamp() = nowTimestamp();
+    *ts.mutable_delivery_timestamp() = fromMillis<google::protobuf::Timestamp>(nowMillis());
     call->write(ts.SerializeAsString());
   }
   call->finish(grpc::Status::ok());

@@ -10,6 +10,7 @@
 #include "common/wall_clock.h"
 #include "coord/base64.h"
 #include "roles/broker/messaging/message_mapping.h"
+#include "roles/broker/messaging/proto_time.h"
 #include "roles/broker/messaging/route_service.h"
 #include "roles/broker/metadata/topic_config.h"
 
@@ -143,8 +144,7 @@ asio::awaitable<v2::SendResultEntry> SendService::sendOne(const v2::Message& m, 
   if (sp.message_type() == v2::MessageType::TRANSACTION)
     txs_.remember(sp.message_id(), HalfMessageRef{topic, out.physicalOffset, out.queueOffset});
   if (sp.message_type() == v2::MessageType::DELAY) {
-    int64_t deliverMs = sp.delivery_timestamp().seconds() * 1000 + sp.delivery_timestamp().nanos() / 1000000;
-    e.set_recall_handle(buildRecallHandle(topic, deps_.brokerName, deliverMs, sp.message_id()));
+    e.set_recall_handle(buildRecallHandle(topic, deps_.brokerName, toMillis(sp.delivery_timestamp()), sp.message_id()));
   }
   co_return e;
 }

@@ -1,18 +1,14 @@
 #include "roles/broker/messaging/telemetry_service.h"
 
 #include "common/log.h"
+#include "roles/broker/messaging/proto_time.h"
 #include "roles/broker/messaging/v2_status.h"
 
 namespace rmq::broker::messaging {
 
 namespace {
 
-google::protobuf::Duration millis(int64_t ms) {
-  google::protobuf::Duration d;
-  d.set_seconds(ms / 1000);
-  d.set_nanos(static_cast<int32_t>(ms % 1000) * 1000000);
-  return d;
-}
+google::protobuf::Duration millis(int64_t ms) { return fromMillis<google::protobuf::Duration>(ms); }
 
 void exponential(v2::RetryPolicy& p, int32_t attempts, int64_t initialMs, int64_t maxMs) {
   p.set_max_attempts(attempts);
