@@ -118,7 +118,7 @@ TEST_CASE("grpc Telemetry answers a producer's settings; a request without clien
   req.mutable_topic()->set_name("TopicX");
   auto resp = g.unary<v2::QueryRouteResponse>("QueryRoute", req, grpc::Metadata{{"x-mq-language", "CPP"}});
   CHECK(resp.status().code() == v2::Code::CLIENT_ID_REQUIRED);
-  auto unimpl = g.unaryRaw("ReceiveMessage", "", g.metadata());
+  auto unimpl = g.unaryRaw("PullMessage", "", g.metadata());
   CHECK(unimpl.status.code == grpc::StatusCode::UNIMPLEMENTED);
 }
 
@@ -372,16 +372,16 @@ TEST_CASE("grpc metrics: /metrics counts calls per RPC and calls that ended with
   v2::QueryRouteRequest req;
   req.mutable_topic()->set_name("NoSuchTopic");
   for (int i = 0; i < 3; ++i) g.unary<v2::QueryRouteResponse>("QueryRoute", req);
-  CHECK(g.unaryRaw("ReceiveMessage", "", g.metadata()).status.code == grpc::StatusCode::UNIMPLEMENTED);
+  CHECK(g.unaryRaw("PullMessage", "", g.metadata()).status.code == grpc::StatusCode::UNIMPLEMENTED);
   const std::string labels = "{" + devBrokerLabels() + ",rpc=";
   std::string scrape;
   // The observer counts a call once it finished: poll until the last call is in.
   CHECK(eventually([&] {
     scrape = httpGet(node.httpPort, "/metrics").body;
-    return metricValueOr0(scrape, "rmqnode_grpc_requests_total" + labels + "\"ReceiveMessage\"}") == 1;
+    return metricValueOr0(scrape, "rmqnode_grpc_requests_total" + labels + "\"PullMessage\"}") == 1;
   }, std::chrono::seconds(5)));
   CHECK(metricValueOr0(scrape, "rmqnode_grpc_requests_total" + labels + "\"QueryRoute\"}") == 3);
   CHECK(metricValueOr0(scrape, "rmqnode_grpc_errors_total" + labels + "\"QueryRoute\"}") == 0);  // business status only
-  CHECK(metricValueOr0(scrape, "rmqnode_grpc_errors_total" + labels + "\"ReceiveMessage\"}") == 1);
+  CHECK(metricValueOr0(scrape, "rmqnode_grpc_errors_total" + labels + "\"PullMessage\"}") == 1);
   CHECK(metricValueOr0(scrape, "rmqnode_grpc_connections{" + devBrokerLabels() + "}") == 1);
 }

@@ -163,10 +163,10 @@ TEST_CASE("messaging: a request without x-mq-client-id is CLIENT_ID_REQUIRED, on
   CHECK(t->template response<v2::TelemetryCommand>().status().code() == v2::Code::CLIENT_ID_REQUIRED);
 }
 
-TEST_CASE("messaging: RPCs of part 2 answer gRPC UNIMPLEMENTED") {
+TEST_CASE("messaging: the lite consumers' RPCs answer gRPC UNIMPLEMENTED") {
   Broker b;
   ServiceHarness h(b.deps());
-  for (std::string rpc : {"ReceiveMessage", "AckMessage", "QueryAssignment", "ChangeInvisibleDuration", "PullMessage"}) {
+  for (std::string rpc : {"PullMessage", "UpdateOffset", "GetOffset", "QueryOffset", "SyncLiteSubscription"}) {
     auto c = h.call(rpc);
     h.run(rpc, c);
     REQUIRE(c->status);

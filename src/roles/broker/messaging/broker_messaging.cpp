@@ -38,6 +38,28 @@ asio::awaitable<SendProcessor::PutOutcome> putOwned(SendProcessor& send, SendHea
   co_return out;
 }
 
+template <class T>
+asio::awaitable<Result<T>> notServing() {
+  co_return Error{ResponseCode::SERVICE_NOT_AVAILABLE, "POP is not running on this broker"};
+}
+
+// ctx.pop is read per call: the PopService is made after the messaging service.
+PopDeps popDeps(BrokerContext& ctx) {
+  PopDeps p;
+  p.pop = [&ctx](pop::PopRequest r) { return ctx.pop ? ctx.pop->pop(std::move(r)) : notServing<pop::PopResult>(); };
+  p.ack = [&ctx](std::string g, std::string t, std::string h) {
+    return ctx.pop ? ctx.pop->ack(std::move(g), std::move(t), std::move(h)) : notServing<void>();
+  };
+  p.changeInvisible = [&ctx](std::string g, std::string t, std::string h, int64_t ms) {
+    return ctx.pop ? ctx.pop->changeInvisible(std::move(g), std::move(t), std::move(h), ms)
+                   : notServing<std::string>();
+  };
+  p.toDeadLetter = [&ctx](std::string g, std::string t, std::string h) {
+    return ctx.pop ? ctx.pop->forwardToDeadLetter(std::move(g), std::move(t), std::move(h)) : notServing<void>();
+  };
+  return p;
+}
+
 }  // namespace
 
 BrokerMessaging::BrokerMessaging(BrokerContext& ctx, SendProcessor& send, NamesrvRegistrar& registrar,
@@ -73,7 +95,7 @@ MessagingDeps BrokerMessaging::makeDeps() {
   d.group = [&groups = ctx_.groups](std::string_view group) -> std::optional<GroupSettings> {
     auto g = groups.find(group);
     if (!g) return std::nullopt;
-    return GroupSettings{false, g->retryMaxTimes};
+    return GroupSettings{g->consumeMessageOrderly, g->retryMaxTimes};
   };
   d.put = [&send = send_](SendHeader h, std::string body, HostAddress born) {
     return putOwned(send, std::move(h), std::move(body), born);
@@ -86,6 +108,7 @@ MessagingDeps BrokerMessaging::makeDeps() {
     return ctx.transactions->endTransaction(h);
   };
   d.clients = &ctx_.clients;
+  d.pop = popDeps(ctx_);
   return d;
 }
 

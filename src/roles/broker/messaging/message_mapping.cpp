@@ -4,6 +4,7 @@
 
 #include <array>
 
+#include "common/message_codec.h"
 #include "common/message_id.h"
 #include "common/timer_properties.h"
 #include "roles/broker/messaging/proto_time.h"
@@ -124,6 +125,36 @@ v2::Message toV2Message(const MessageExt& m, v2::MessageType type) {
   sp->set_queue_id(m.queueId);
   sp->set_queue_offset(m.queueOffset);
   sp->set_delivery_attempt(m.reconsumeTimes + 1);
+  return out;
+}
+
+}  // namespace rmq::broker::messaging
+
+namespace rmq::broker::messaging {
+
+v2::MessageType typeOf(const MessageExt& m) {
+  if (const auto* tx = m.property(prop::TRAN_MSG); tx && *tx == "true") return v2::MessageType::TRANSACTION;
+  if (m.property(kShardingKey)) return v2::MessageType::FIFO;
+  if (m.property(prop::TIMER_DELIVER_MS) || m.property(prop::TIMER_DELAY_SEC) || m.property(prop::TIMER_DELAY_MS) ||
+      m.property(prop::DELAY))
+    return v2::MessageType::DELAY;
+  return v2::MessageType::NORMAL;
+}
+
+std::optional<v2::Message> toDeliveredMessage(const Delivery& d) {
+  auto m = decodeMessage(d.record, /*inflateBody=*/true);
+  if (!m) return std::nullopt;
+  v2::Message out = toV2Message(*m, typeOf(*m));
+  auto* sp = out.mutable_system_properties();
+  sp->set_receipt_handle(std::string(d.receiptHandle));
+  sp->set_delivery_attempt(d.deliveryAttempt);
+  sp->set_queue_id(d.queueId);
+  sp->set_queue_offset(d.queueOffset);
+  if (const auto* at = m->property(prop::TIMER_DELIVER_MS)) {
+    char* end = nullptr;
+    const long long ms = std::strtoll(at->c_str(), &end, 10);
+    if (end && *end == '\0') *sp->mutable_delivery_timestamp() = fromMillis<Timestamp>(ms);
+  }
   return out;
 }
 

@@ -34,4 +34,21 @@ v2::Message toV2Message(const MessageExt& m, v2::MessageType type);
 
 std::string md5Hex(std::string_view data);
 
+// The 5.x type a stored message reads as (the proxy's rule): TRAN_MSG -> TRANSACTION, a sharding
+// key -> FIFO, a timer / delay level property -> DELAY, else NORMAL.
+v2::MessageType typeOf(const MessageExt& m);
+
+// A popped record (pop_service.h PoppedMessage's fields) as ReceiveMessage hands it out: the
+// record decoded with a zlib body inflated (4.x producers compress; the 5.x clients only gunzip),
+// then toV2Message plus receipt_handle, delivery_attempt, queue id / offset. nullopt when the
+// record does not decode.
+struct Delivery {
+  std::string_view record;
+  std::string_view receiptHandle;
+  int32_t deliveryAttempt = 1;
+  int32_t queueId = 0;
+  int64_t queueOffset = 0;
+};
+std::optional<v2::Message> toDeliveredMessage(const Delivery& d);
+
 }  // namespace rmq::broker::messaging

@@ -13,6 +13,7 @@
 #include "common/message.h"
 #include "common/result.h"
 #include "roles/broker/processors/request_header.h"
+#include "roles/broker/pop/pop_service.h"
 #include "roles/broker/processors/send_processor.h"
 #include "roles/broker/transaction/transactional_message_service.h"
 
@@ -34,6 +35,17 @@ struct GroupSettings {
   int32_t retryMaxTimes = 16;  // -> backoff_policy.max_attempts = retryMaxTimes + 1
 };
 
+// The broker's POP engine (pop/pop_service.h) as functions: ReceiveMessage, AckMessage,
+// ChangeInvisibleDuration and ForwardMessageToDeadLetterQueue. Unset (unit tests of other RPCs, a
+// broker without POP) = the consumer RPCs answer INTERNAL_SERVER_ERROR "POP is not available".
+struct PopDeps {
+  std::function<asio::awaitable<Result<pop::PopResult>>(pop::PopRequest)> pop;
+  std::function<asio::awaitable<Result<void>>(std::string group, std::string topic, std::string handle)> ack;
+  std::function<asio::awaitable<Result<std::string>>(std::string group, std::string topic, std::string handle,
+                                                     int64_t invisibleMs)> changeInvisible;
+  std::function<asio::awaitable<Result<void>>(std::string group, std::string topic, std::string handle)> toDeadLetter;
+};
+
 struct MessagingDeps {
   std::function<int32_t()> maxMessageSize;  // the broker's maxMessageSize (read per call: config may change)
   std::string clusterName, brokerName;
@@ -46,6 +58,7 @@ struct MessagingDeps {
   // The broker's put path (SendProcessor::put).
   std::function<asio::awaitable<SendProcessor::PutOutcome>(SendHeader h, std::string body, HostAddress born)> put;
   std::function<TransactionalMessageService::EndResult(const EndTransactionHeader&)> endTransaction;
+  PopDeps pop;
   ClientManager* clients = nullptr;  // 5.x producers are listed here (admin views, transaction checks)
 };
 

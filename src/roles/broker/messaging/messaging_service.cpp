@@ -35,6 +35,24 @@ AclNeed aclOf(const v2::NotifyClientTerminationRequest& r) {
   return n;
 }
 AclNeed aclOf(const v2::RecallMessageRequest& r) { return {RequestCode::SEND_MESSAGE, {{r.topic().name(), acl::Perm::PUB}}}; }
+// A consumer's RPCs: the group (its retry topic) SUB and the topic SUB, as a 4.x pull.
+AclNeed consumerNeed(int code, const v2::Resource& group, const v2::Resource& topic) {
+  AclNeed n{code, {}};
+  if (!group.name().empty()) n.resources.emplace_back(retryGroup(group.name()), acl::Perm::SUB);
+  n.resources.emplace_back(topic.name(), acl::Perm::SUB);
+  return n;
+}
+AclNeed aclOf(const v2::QueryAssignmentRequest& r) { return consumerNeed(RequestCode::HEART_BEAT, r.group(), r.topic()); }
+AclNeed aclOf(const v2::ReceiveMessageRequest& r) {
+  return consumerNeed(RequestCode::PULL_MESSAGE, r.group(), r.message_queue().topic());
+}
+AclNeed aclOf(const v2::AckMessageRequest& r) { return consumerNeed(RequestCode::PULL_MESSAGE, r.group(), r.topic()); }
+AclNeed aclOf(const v2::ChangeInvisibleDurationRequest& r) {
+  return consumerNeed(RequestCode::PULL_MESSAGE, r.group(), r.topic());
+}
+AclNeed aclOf(const v2::ForwardMessageToDeadLetterQueueRequest& r) {
+  return consumerNeed(RequestCode::CONSUMER_SEND_MSG_BACK, r.group(), r.topic());
+}
 AclNeed aclOf(const v2::Settings& s) {
   AclNeed n{RequestCode::HEART_BEAT, {}};
   if (s.has_publishing())
@@ -50,15 +68,13 @@ v2::Status clientIdRequired() {
   return makeStatus(v2::Code::CLIENT_ID_REQUIRED, "the request has no x-mq-client-id metadata");
 }
 
-// Part 2 (consumers on POP) serves these.
-constexpr std::string_view kNotYet[] = {"QueryAssignment", "ReceiveMessage", "AckMessage",
-                                        "ForwardMessageToDeadLetterQueue", "PullMessage", "UpdateOffset",
-                                        "GetOffset", "QueryOffset", "ChangeInvisibleDuration",
+// The 5.x lite consumers' RPCs (offsets, pull).
+constexpr std::string_view kNotYet[] = {"PullMessage", "UpdateOffset", "GetOffset", "QueryOffset",
                                         "SyncLiteSubscription"};
 
 asio::awaitable<void> unimplemented(grpc::ServerCallPtr call) {
   call->finish({grpc::StatusCode::UNIMPLEMENTED,
-                call->path() + " is not served by rmqnode yet (RocketMQ 5.x consumers come with POP support)"});
+                call->path() + " is not served by rmqnode yet (5.x lite / pull consumers)"});
   co_return;
 }
 
@@ -71,7 +87,26 @@ MessagingService::MessagingService(MessagingDeps deps, const acl::AclManager* ac
       route_(deps_),
       telemetry_(deps_, registry_),
       send_(deps_, txs_),
-      transaction_(deps_, txs_) {}
+      transaction_(deps_, txs_),
+      renewer_(deps_.pop),
+      assignment_(deps_),
+      receive_(deps_, renewer_),
+      ack_(deps_, renewer_) {}
+
+template <class Req, class Resp>
+bool MessagingService::admitted(grpc::ServerCall& call, const Req& req, Resp& resp) {
+  if (call.metadata("x-mq-client-id").empty()) {
+    *resp.mutable_status() = clientIdRequired();
+    return false;
+  }
+  if (!acl_.enabled()) return true;
+  AclNeed need = aclOf(req);
+  if (auto denied = acl_.check(call, need.code, need.resources)) {
+    *resp.mutable_status() = std::move(*denied);
+    return false;
+  }
+  return true;
+}
 
 template <class Req, class Resp, auto Method>
 asio::awaitable<void> MessagingService::unary(grpc::ServerCallPtr call) {
@@ -79,21 +114,25 @@ asio::awaitable<void> MessagingService::unary(grpc::ServerCallPtr call) {
   bool ok = co_await readRequest(*call, req);
   if (!ok) co_return;
   Resp resp;
-  if (call->metadata("x-mq-client-id").empty()) {
-    *resp.mutable_status() = clientIdRequired();
+  if (!admitted(*call, req, resp)) {
     answer(*call, resp);
     co_return;
   }
-  if (acl_.enabled()) {
-    AclNeed need = aclOf(req);
-    if (auto denied = acl_.check(*call, need.code, need.resources)) {
-      *resp.mutable_status() = std::move(*denied);
-      answer(*call, resp);
-      co_return;
-    }
-  }
   co_await (this->*Method)(*call, req, resp);
   answer(*call, resp);
+}
+
+asio::awaitable<void> MessagingService::receive(grpc::ServerCallPtr call) {
+  v2::ReceiveMessageRequest req;
+  bool ok = co_await readRequest(*call, req);
+  if (!ok) co_return;
+  v2::ReceiveMessageResponse refused;
+  if (!admitted(*call, req, refused)) {
+    answer(*call, refused);
+    co_return;
+  }
+  std::string clientId(call->metadata("x-mq-client-id"));
+  co_await receive_.receive(std::move(call), std::move(clientId), std::move(req));
 }
 
 asio::awaitable<void> MessagingService::telemetry(grpc::ServerCallPtr call) {
@@ -110,10 +149,12 @@ asio::awaitable<void> MessagingService::telemetry(grpc::ServerCallPtr call) {
       AclNeed need = aclOf(s);
       return acl_.check(*call, need.code, need.resources);
     };
-    co_await telemetry_.run(call, std::move(clientId), std::move(check));
-    co_return;
+    co_await telemetry_.run(call, clientId, std::move(check));
+  } else {
+    co_await telemetry_.run(call, clientId, nullptr);
   }
-  co_await telemetry_.run(call, std::move(clientId), nullptr);
+  // auto_renew lasts while the client's Telemetry does (the proxy's rule).
+  renewer_.clientGone(clientId);
 }
 
 asio::awaitable<void> MessagingService::onQueryRoute(grpc::ServerCall&, const v2::QueryRouteRequest& req,
@@ -144,6 +185,27 @@ asio::awaitable<void> MessagingService::onTermination(grpc::ServerCall& call, co
   co_return;
 }
 
+asio::awaitable<void> MessagingService::onAssignment(grpc::ServerCall&, const v2::QueryAssignmentRequest& req,
+                                                     v2::QueryAssignmentResponse& resp) {
+  co_await assignment_.queryAssignment(req, resp);
+}
+
+asio::awaitable<void> MessagingService::onAck(grpc::ServerCall&, const v2::AckMessageRequest& req,
+                                              v2::AckMessageResponse& resp) {
+  co_await ack_.ack(req, resp);
+}
+
+asio::awaitable<void> MessagingService::onChangeInvisible(grpc::ServerCall&, const v2::ChangeInvisibleDurationRequest& req,
+                                                          v2::ChangeInvisibleDurationResponse& resp) {
+  co_await ack_.changeInvisible(req, resp);
+}
+
+asio::awaitable<void> MessagingService::onDeadLetter(grpc::ServerCall&,
+                                                     const v2::ForwardMessageToDeadLetterQueueRequest& req,
+                                                     v2::ForwardMessageToDeadLetterQueueResponse& resp) {
+  co_await ack_.toDeadLetter(req, resp);
+}
+
 asio::awaitable<void> MessagingService::onRecall(grpc::ServerCall& call, const v2::RecallMessageRequest& req,
                                                  v2::RecallMessageResponse& resp) {
   co_await send_.recall(req, call.peerAddress(), resp);
@@ -169,6 +231,21 @@ void MessagingService::registerTo(const Register& handle) {
   });
   handle(path("RecallMessage"), [this](grpc::ServerCallPtr c) {
     return unary<v2::RecallMessageRequest, v2::RecallMessageResponse, &MessagingService::onRecall>(std::move(c));
+  });
+  handle(path("QueryAssignment"), [this](grpc::ServerCallPtr c) {
+    return unary<v2::QueryAssignmentRequest, v2::QueryAssignmentResponse, &MessagingService::onAssignment>(std::move(c));
+  });
+  handle(path("ReceiveMessage"), [this](grpc::ServerCallPtr c) { return receive(std::move(c)); });
+  handle(path("AckMessage"), [this](grpc::ServerCallPtr c) {
+    return unary<v2::AckMessageRequest, v2::AckMessageResponse, &MessagingService::onAck>(std::move(c));
+  });
+  handle(path("ChangeInvisibleDuration"), [this](grpc::ServerCallPtr c) {
+    return unary<v2::ChangeInvisibleDurationRequest, v2::ChangeInvisibleDurationResponse,
+                 &MessagingService::onChangeInvisible>(std::move(c));
+  });
+  handle(path("ForwardMessageToDeadLetterQueue"), [this](grpc::ServerCallPtr c) {
+    return unary<v2::ForwardMessageToDeadLetterQueueRequest, v2::ForwardMessageToDeadLetterQueueResponse,
+                 &MessagingService::onDeadLetter>(std::move(c));
   });
   handle(path("Telemetry"), [this](grpc::ServerCallPtr c) { return telemetry(std::move(c)); });
   for (auto rpc : kNotYet) handle(path(rpc), [](grpc::ServerCallPtr c) { return unimplemented(std::move(c)); });

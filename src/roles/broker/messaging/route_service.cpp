@@ -7,8 +7,6 @@
 
 namespace rmq::broker::messaging {
 
-namespace {
-
 v2::Endpoints endpointsOf(std::string_view remotingAddr, int grpcPort) {
   std::string host(remotingAddr.substr(0, remotingAddr.rfind(':')));
   HostAddress parsed;
@@ -24,6 +22,8 @@ v2::Endpoints endpointsOf(std::string_view remotingAddr, int grpcPort) {
   a->set_port(grpcPort);
   return e;
 }
+
+namespace {
 
 // The proxy's split of a broker's queues: read-only first, then write-only, read-write, none.
 void addQueues(const QueueData& q, const v2::Resource& topic, const v2::Broker& broker,

@@ -17,6 +17,8 @@ namespace rmq::broker::messaging {
 // "NORMAL" / "FIFO" / "DELAY" / "TRANSACTION" / "MIXED" (all four) / "" (NORMAL) -> accepted types;
 // empty for an unknown name.
 std::vector<v2::MessageType> acceptedTypes(std::string_view messageTypeAttribute);
+// A broker's gRPC endpoint: the host of its remoting address `host:port` with `grpcPort`.
+v2::Endpoints endpointsOf(std::string_view remotingAddr, int grpcPort);
 // What the 5.x client expects for a topic no name server knows (code TOPIC_NOT_FOUND).
 std::string topicNotFoundText(std::string_view topic);
 
