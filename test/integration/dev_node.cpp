@@ -74,6 +74,11 @@ void DevNode::replaceConfigLine(const std::string& line, const std::string& repl
 bool DevNode::createTopic(const std::string& topic, int queues) {
   TestClient c;
   if (codeOf(c.call(brokerAddr, createTopicRequest(topic, queues))) != 0) return false;
+  return waitRouted(topic);
+}
+
+bool DevNode::waitRouted(const std::string& topic) {
+  TestClient c;
   return eventually([&] { return codeOf(c.call(namesrvAddr, client::makeRouteRequest(topic))) == 0; },
                     std::chrono::seconds(10));
 }

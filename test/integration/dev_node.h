@@ -36,6 +36,9 @@ class DevNode {
   client::ClientConfig clientConfig() const;
   // Creates `topic` with `queues` read/write queues on the broker and waits until it is routable.
   bool createTopic(const std::string& topic, int queues);
+  // Waits (up to 10 s) until the name server routes `topic`: after a restart the broker registers
+  // its topics shortly after its ports open.
+  bool waitRouted(const std::string& topic);
   // Before start(): replaces `line` of the node's TOML (REQUIREd present) by `replacement`, for a
   // key the fixture itself sets (e.g. "mappedFileSizeCommitLog = 67108864").
   void replaceConfigLine(const std::string& line, const std::string& replacement);

@@ -212,6 +212,7 @@ TEST_CASE("timer: clean restart and kill -9 with pending and due timers: each de
   // A clean restart before anything is due: nothing lost, nothing early.
   REQUIRE(node.proc.stop() == 0);
   REQUIRE(node.proc.restart());
+  REQUIRE(node.waitRouted(topic));
   {
     // One runtime-info answer: pending and delivered are read together.
     TestClient c;
@@ -227,6 +228,7 @@ TEST_CASE("timer: clean restart and kill -9 with pending and due timers: each de
   }
   node.proc.kill();
   REQUIRE(node.proc.restart());
+  REQUIRE(node.waitRouted(topic));
   auto pc = startPullConsumer(pullOptions(node));
   auto d = collect(*pc, topic, n, std::chrono::seconds(20));
   CHECK(d.byKey.size() == size_t(n));

@@ -161,6 +161,7 @@ test('garbage after the preface closes that connection only', { timeout: 20000 }
   const healthy = connect();
   const raw = net.connect(Number(PORT), HOST);
   raw.on('error', () => {});
+  raw.resume();  // read (and drop) the server's SETTINGS and GOAWAY, so its close is seen
   const closed = new Promise(resolve => raw.on('close', resolve));
   raw.write('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
   raw.write(Buffer.from('this is not an HTTP/2 frame at all, just bytes'));
