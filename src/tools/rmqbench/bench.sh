@@ -21,7 +21,11 @@
 # the etcd member's CPU, the on/off ratio of each pair and their median.
 # Mode `timer` (issue 22): timer-message enqueue rate vs plain sends, delivery lag at 10,000
 # timers/s, broker RSS with TIMER_PENDING (default 1,000,000) pending timers.
-# Usage: src/tools/rmqbench/bench.sh <build-dir> [seconds per run, default 5] [all|repl|failover|conns|soak|timer, default all]
+# Mode `grpc` (issue 20): one dev node serving remoting and gRPC; 1 KiB sync sends with 16 workers
+# from `rmqbench producer` (remoting, our 4.x client) and `rmqbench grpc-producer` (the 5.x
+# SendMessage over HTTP/2, 2 connections) to one 8-queue topic, alternating GRPC_ROUNDS (default 2)
+# times; prints each run and the gRPC/remoting TPS and p99 ratios (goal: TPS >= 80 %, p99 <= 1.5x).
+# Usage: src/tools/rmqbench/bench.sh <build-dir> [seconds per run, default 5] [all|repl|failover|conns|soak|timer|grpc, default all]
 # (build it first: BUILD_DIR=build/release scripts/build.sh Release rmqnode rmqadmin rmqbench)
 set -euo pipefail
 build=$(realpath "${1:?usage: bench.sh <build-dir> [seconds] [all|repl]}")
@@ -65,9 +69,9 @@ EOF
 echo "== machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # A dev node (name server + master) in $1 on fresh ports: sets ns, bp and pid, waits for its ports.
-start_dev_node() {  # dir [store-line]
+start_dev_node() {  # dir [store-line] [broker-line]
   ns=$(free_port); bp=$(free_port)
-  node_toml "$1/node.toml" "$1" "$ns" "$bp" "${2:-}"
+  node_toml "$1/node.toml" "$1" "$ns" "$bp" "${2:-}" "${3:-}"
   HOME="$1" "$node_bin" --role=namesrv,master --config "$1/node.toml" >"$1/out.txt" 2>&1 &
   pid=$!
   wait_ports "$pid" "$ns" "$bp"
@@ -108,8 +112,8 @@ start_pair() {
 }
 
 # The config of a name server + broker process (--role=namesrv,master) with its files under DIR;
-# STORE_LINE is one more [store] key.
-node_toml() {  # file dir namesrv-port broker-port store-line
+# STORE_LINE is one more [store] key, BROKER_LINE one more [broker] key.
+node_toml() {  # file dir namesrv-port broker-port store-line broker-line
   cat >"$1" <<EOF
 logDir = "$2/logs"
 [namesrv]
@@ -122,6 +126,7 @@ brokerName = "bench-broker"
 brokerIP1 = "127.0.0.1"
 listenPort = $4
 namesrvAddr = "127.0.0.1:$3"
+${6:-}
 [store]
 storePathRootDir = "$2/store"
 $5
@@ -268,6 +273,28 @@ if [ "$mode" = soak ]; then
   grep -h SUMMARY "$dir/producer.txt" "$dir/consumer.txt" "$dir/conns.txt"
   awk 'NR==1 {f=$2; mn=$2; mx=$2} {if ($2<mn) mn=$2; if ($2>mx) mx=$2; l=$2; if ($1>=60 && !m) m=$2} END {printf "SUMMARY soak %d samples: broker RssAnon first %d KiB, at 1 min %d KiB, min %d, max %d, last %d KiB\n", NR, f, m, mn, mx, l}' "$dir/rss.txt"
   cp "$dir/rss.txt" "${SOAK_RSS_OUT:-/dev/null}" 2>/dev/null || true
+  stop_node
+  exit 0
+fi
+
+if [ "$mode" = grpc ]; then
+  dir="$work/grpc"; mkdir -p "$dir"
+  gp=$(free_port)
+  start_dev_node "$dir" "" "grpcServerPort = $gp"
+  wait_ports "$pid" "$gp"
+  "$admin" updateTopic -n "127.0.0.1:$ns" -b "127.0.0.1:$bp" -t BenchTopic8Q -r 8 -w 8 >/dev/null
+  sleep 1
+  tps() { sed -E 's/.*TPS ([0-9.]+).*/\1/' <<<"$1"; }
+  p99() { sed -E 's/.* p99 ([0-9.]+) .*/\1/' <<<"$1"; }
+  for round in $(seq 1 "${GRPC_ROUNDS:-2}"); do
+    remoting=$("$bench" producer -n "127.0.0.1:$ns" --topic BenchTopic8Q -t 16 -s 1024 -d "$secs" | grep SUMMARY)
+    grpc=$("$bench" grpc-producer --endpoint "127.0.0.1:$gp" --topic BenchTopic8Q -t 16 -s 1024 -d "$secs" --connections 2 | grep SUMMARY)
+    echo "round $round remoting: $remoting"
+    echo "round $round gRPC:     $grpc"
+    awk -v r="$round" -v a="$(tps "$remoting")" -v b="$(tps "$grpc")" -v pa="$(p99 "$remoting")" -v pb="$(p99 "$grpc")" \
+      'BEGIN {printf "SUMMARY grpc round %d: gRPC %.0f TPS = %.1f %% of remoting %.0f TPS (goal >= 80 %%); p99 %s vs %s ms = %.2fx (goal <= 1.5x)\n", r, b, 100 * b / a, a, pb, pa, (pa > 0 ? pb / pa : 0)}'
+  done
+  echo "broker RssAnon $(awk '/RssAnon/ {print $2}' /proc/$pid/status) KiB"
   stop_node
   exit 0
 fi
