@@ -117,15 +117,20 @@ std::optional<std::chrono::nanoseconds> parseTimeout(std::string_view text) {
     if (c < '0' || c > '9') return std::nullopt;
     n = n * 10 + (c - '0');
   }
+  int64_t unitNs = 0;
   switch (text.back()) {
-    case 'H': return hours(n);
-    case 'M': return minutes(n);
-    case 'S': return seconds(n);
-    case 'm': return milliseconds(n);
-    case 'u': return microseconds(n);
-    case 'n': return nanoseconds(n);
+    case 'H': unitNs = 3600000000000LL; break;
+    case 'M': unitNs = 60000000000LL; break;
+    case 'S': unitNs = 1000000000LL; break;
+    case 'm': unitNs = 1000000LL; break;
+    case 'u': unitNs = 1000LL; break;
+    case 'n': unitNs = 1; break;
     default: return std::nullopt;
   }
+  // 8 digits of hours (up to ~11,400 years) do not fit in int64 nanoseconds, nor would a deadline
+  // that far from now: such a timeout is capped at kMaxTimeout (no deadline in practice).
+  if (n > kMaxTimeout.count() / unitNs) return kMaxTimeout;
+  return nanoseconds(n * unitNs);
 }
 
 std::string formatTimeout(std::chrono::nanoseconds timeout) {

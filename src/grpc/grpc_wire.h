@@ -47,7 +47,10 @@ std::optional<std::string> inflateMessage(std::string_view data, std::string_vie
 // gzip container (tests and clients that want to send compressed requests).
 std::string gzipMessage(std::string_view data);
 
-// "<n><unit>" with n at most 8 digits and unit one of H M S m u n; nullopt when malformed.
+// The longest grpc-timeout taken as it is: 100 years (a longer one is capped to it).
+inline constexpr std::chrono::nanoseconds kMaxTimeout = std::chrono::hours(24 * 365 * 100);
+// "<n><unit>" with n at most 8 digits and unit one of H M S m u n; nullopt when malformed; values
+// beyond kMaxTimeout are kMaxTimeout.
 std::optional<std::chrono::nanoseconds> parseTimeout(std::string_view text);
 // The shortest exact-or-rounded-up form with at most 8 digits ("250m", "3S").
 std::string formatTimeout(std::chrono::nanoseconds timeout);
