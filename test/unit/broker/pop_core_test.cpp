@@ -72,7 +72,8 @@ TEST_CASE("pop receipt handle: Java's 9-field text round-trips; the 8-field POP_
   CHECK(java->queueOffset == 15);
 
   for (const char* bad : {"", "garbage", "1 2 3 4 5 b 6", "1 x 3 4 5 b 6 7", "1 2 3 4 5 b 6 7 8 9", "1 0 3 4 5 b 6 7",
-                          "1 2 3 4 5 b -1 7"}) {
+                          "1 2 3 4 5 b -1 7",
+                          "0 1000 60000 0 0 -a 3 1172 -456"}) {  // fuzz: a negative 9th field would re-encode as 8
     auto r = decodeReceiptHandle(bad);
     CHECK_MESSAGE(!r, bad);
     if (!r) CHECK(r.error().code == ResponseCode::NO_MESSAGE);

@@ -33,6 +33,9 @@ Result<ReceiptHandle> decodeReceiptHandle(std::string_view text) {
             parseNumber(f[7], h.queueOffset) && (f.size() == 8 || parseNumber(f[8], h.commitLogOffset));
   if (!ok) return garbled(text, "not a number");
   if (h.queueOffset < 0 || h.queueId < 0 || h.popTime <= 0) return garbled(text, "out of range");
+  // A ninth field is a commit-log offset (>= 0): a negative one would re-encode as an 8-field
+  // handle, i.e. another handle (fuzz receipt_handle).
+  if (f.size() == 9 && h.commitLogOffset < 0) return garbled(text, "out of range");
   return h;
 }
 
