@@ -3,6 +3,8 @@
 // of PopState, and PopLog recovery (snapshot + replay) over a real store in a temp dir.
 #include <doctest/doctest.h>
 
+#include "unit/broker/temp_store.h"
+
 #include <filesystem>
 #include <random>
 #include <thread>
@@ -195,28 +197,8 @@ TEST_CASE("pop log: a snapshot split into parts rebuilds the same state") {
 }
 
 namespace {
-struct PopStore {
-  fs::path dir;
-  store::StoreConfig cfg;
-  std::unique_ptr<store::MessageStore> store;
-  PopStore() {
-    std::random_device rd;
-    dir = fs::temp_directory_path() / ("rmq_pop_ut_" + std::to_string(rd()) + std::to_string(rd()));
-    cfg.storePathRootDir = dir.string();
-    cfg.mappedFileSizeCommitLog = 1 << 20;
-    cfg.mappedFileSizeConsumeQueue = 20 * 1000;
-    open();
-  }
-  void open() {
-    store = std::make_unique<store::MessageStore>(cfg, HostAddress::ipv4(0x7F000001, 10911));
-    REQUIRE(store->open());
-    store->start();
-  }
-  ~PopStore() {
-    store->shutdown();
-    store.reset();
-    fs::remove_all(dir);
-  }
+struct PopStore : rmq::test::TempStore {
+  PopStore() : TempStore("rmq_pop_ut_") {}
   // Waits (bounded) until the pop log's queue holds `count` records.
   void dispatched(int32_t queueId, int64_t count) {
     for (int i = 0; i < 2000 && store->maxOffsetInQueue(kPopLogTopic, queueId) < count; ++i)

@@ -2,6 +2,8 @@
 // 5.x properties, cancel by delete marker, progress records and the rebuild after a restart.
 #include <doctest/doctest.h>
 
+#include "unit/broker/temp_store.h"
+
 #include <chrono>
 #include <filesystem>
 #include <random>
@@ -20,32 +22,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TimerStore {
-  fs::path dir;
-  store::StoreConfig cfg;
-  std::unique_ptr<store::MessageStore> store;
-  TimerStore() {
-    std::random_device rd;
-    dir = fs::temp_directory_path() / ("rmq_timer_ut_" + std::to_string(rd()) + std::to_string(rd()));
-    cfg.storePathRootDir = dir.string();
-    cfg.mappedFileSizeCommitLog = 1 << 20;
-    cfg.mappedFileSizeConsumeQueue = 20 * 1000;
-    open();
-  }
-  void open() {
-    store = std::make_unique<store::MessageStore>(cfg, HostAddress::ipv4(0x7F000001, 10911));
-    REQUIRE(store->open());
-    store->start();
-  }
-  void reopen() {
-    store->shutdown();
-    open();
-  }
-  ~TimerStore() {
-    store->shutdown();
-    store.reset();
-    fs::remove_all(dir);
-  }
+struct TimerStore : rmq::test::TempStore {
+  TimerStore() : TempStore("rmq_timer_ut_") {}
   store::AppendResult send(const Properties& p, std::string body = "b") {
     std::string props = encodeProperties(p);
     store::MessageToStore m;
