@@ -40,7 +40,7 @@ struct Broker {
       return it->second;
     };
     d.group = [](std::string_view) { return std::optional<GroupSettings>(GroupSettings{false, 5}); };
-    d.put = [this](SendHeader h, std::string body, HostAddress) { return put(this, std::move(h), std::move(body)); };
+    d.put = [this](SendHeader h, std::string_view body, HostAddress) { return put(this, std::move(h), std::string(body)); };
     d.endTransaction = [this](const EndTransactionHeader& h) {
       ends.push_back(h);
       return TransactionalMessageService::EndResult{ResponseCode::SUCCESS, ""};

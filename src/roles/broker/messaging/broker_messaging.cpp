@@ -30,9 +30,9 @@ constexpr std::string_view kRpcs[] = {
     "ForwardMessageToDeadLetterQueue", "PullMessage", "UpdateOffset", "GetOffset", "QueryOffset", "EndTransaction",
     "Telemetry", "NotifyClientTermination", "ChangeInvisibleDuration", "RecallMessage", "SyncLiteSubscription"};
 
-// The put path with the request's body owned by this frame (the service's message outlives the
-// call anyway; the copy keeps MessagingDeps::put simple for fakes).
-asio::awaitable<SendProcessor::PutOutcome> putOwned(SendProcessor& send, SendHeader h, std::string body,
+// The put path with the header owned by this frame; the body stays in the request message, which
+// outlives the call (MessagingDeps::put).
+asio::awaitable<SendProcessor::PutOutcome> putOwned(SendProcessor& send, SendHeader h, std::string_view body,
                                                     HostAddress born) {
   auto out = co_await send.put(h, body, born, std::chrono::steady_clock::now());
   co_return out;
@@ -97,8 +97,8 @@ MessagingDeps BrokerMessaging::makeDeps() {
     if (!g) return std::nullopt;
     return GroupSettings{g->consumeMessageOrderly, g->retryMaxTimes};
   };
-  d.put = [&send = send_](SendHeader h, std::string body, HostAddress born) {
-    return putOwned(send, std::move(h), std::move(body), born);
+  d.put = [&send = send_](SendHeader h, std::string_view body, HostAddress born) {
+    return putOwned(send, std::move(h), body, born);
   };
   d.endTransaction = [&ctx = ctx_](const EndTransactionHeader& h) {
     if (!ctx.transactions) return TransactionalMessageService::EndResult{ResponseCode::SYSTEM_ERROR, "transactions not ready"};

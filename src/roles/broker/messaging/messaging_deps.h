@@ -55,8 +55,9 @@ struct MessagingDeps {
   std::function<asio::awaitable<int>(std::string addr)> grpcPortOf;
   std::function<std::optional<LocalTopic>(std::string_view topic)> localTopic;
   std::function<std::optional<GroupSettings>(std::string_view group)> group;
-  // The broker's put path (SendProcessor::put).
-  std::function<asio::awaitable<SendProcessor::PutOutcome>(SendHeader h, std::string body, HostAddress born)> put;
+  // The broker's put path (SendProcessor::put). `body` is not copied: it must stay valid until the
+  // returned awaitable completes (the request message it points into outlives the call).
+  std::function<asio::awaitable<SendProcessor::PutOutcome>(SendHeader h, std::string_view body, HostAddress born)> put;
   std::function<TransactionalMessageService::EndResult(const EndTransactionHeader&)> endTransaction;
   PopDeps pop;
   ClientManager* clients = nullptr;  // 5.x producers are listed here (admin views, transaction checks)

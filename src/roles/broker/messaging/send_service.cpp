@@ -132,8 +132,7 @@ asio::awaitable<v2::SendResultEntry> SendService::sendOne(const v2::Message& m, 
   const auto& sp = m.system_properties();
   if (sp.message_type() == v2::MessageType::FIFO && writeQueues > 0)
     h.queueId = consistentHash(javaStringHash(sp.message_group()), writeQueues);
-  std::string body = m.body();
-  auto out = co_await deps_.put(std::move(h), std::move(body), born);
+  auto out = co_await deps_.put(std::move(h), m.body(), born);  // m outlives the put: no body copy
 
   v2::SendResultEntry e;
   *e.mutable_status() = out.code == ResponseCode::SUCCESS ? okStatus() : makeStatus(codeOfResponse(out.code), out.remark);
@@ -198,9 +197,9 @@ asio::awaitable<void> SendService::recall(const v2::RecallMessageRequest& req, s
   h.queueId = 0;
   h.bornTimestamp = nowMillis();
   h.properties = encodeProperties(p);
-  std::string body = "0";  // the marker's body, as RocketMQ's RecallMessageProcessor
+  const std::string_view body = "0";  // the marker's body, as RocketMQ's RecallMessageProcessor
   HostAddress born = bornHostOf(peer);
-  auto out = co_await deps_.put(std::move(h), std::move(body), born);
+  auto out = co_await deps_.put(std::move(h), body, born);
   if (out.msgId.empty()) {
     *resp.mutable_status() = makeStatus(codeOfResponse(out.code), "recall failed: " + out.remark);
     co_return;
