@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -62,12 +63,27 @@ int ephemeralLow() {
   return low;
 }
 
-// A port in [10000, ephemeral low) bindable now and not handed out before, with the ports
+// The part of [10000, ephemeral low) this process picks from: all of it, or with RMQ_TEST_SHARD=K/N
+// (integration shards run side by side, test/unit/doctest_main.cpp) the K-th of N slices, so two
+// shards never pick the same port between a pick and the node's bind.
+std::pair<int, int> portRange() {
+  int low = 10000, high = ephemeralLow();
+  int k = 0, n = 0;
+  const char* shard = std::getenv("RMQ_TEST_SHARD");
+  if (shard != nullptr && std::sscanf(shard, "%d/%d", &k, &n) == 2 && n >= 1 && k >= 1 && k <= n) {
+    const int width = (high - low) / n;
+    low += (k - 1) * width;
+    high = low + width;
+  }
+  return {low, high};
+}
+
+// A port in portRange() bindable now and not handed out before, with the ports
 // [p - below, p + above] bindable and never handed out too; the whole block is then recorded.
 uint16_t pickPort(int below, int above) {
-  static const int high = ephemeralLow();
+  static const auto [low, high] = portRange();
   static std::mt19937 random{std::random_device{}()};
-  std::uniform_int_distribution<int> candidate(10000 + below, high - 1 - above);
+  std::uniform_int_distribution<int> candidate(low + below, high - 1 - above);
   std::lock_guard lock(handedMutex);
   for (int attempt = 0; attempt < 1000; ++attempt) {
     const int p = candidate(random);
