@@ -3,9 +3,10 @@
 //   skipped            left un-acked on purpose (--skip-every): comes back after its invisible time
 //   late               acked after its invisible time on purpose (--late-every): the broker refuses
 //                      the ack (INVALID_RECEIPT_HANDLE) and redelivers
-//   in_flight_at_kill  delivered, then a fault (kill -9) before its ack was even sent
-//   ack_lost_at_kill   its ack was sent but not answered OK (LOST or an error) and a fault began in
-//                      between: the ack was not durable (or not stored at all) when the broker died
+//   in_flight_at_kill  delivered, then a fault (kill -9) began before its ack was sent (the ack,
+//                      if any, went to the dead or restarting broker and failed)
+//   ack_lost_at_kill   its ack was sent before the fault began but not answered OK (LOST or an
+//                      error): it was not durable (or not stored at all) when the broker died
 //   ack_too_late       its ack was refused without a fault (the consumer was slower than the
 //                      invisible time)
 //   acked_redelivered  its ack was answered OK and it came again anyway: a violation
@@ -68,22 +69,25 @@ PopLog readPopLog(const std::string& path) {
   return log;
 }
 
-// The answer to the ack of delivery `d` of `id` sent before `until`: "OK" if any was, else the
-// last one's result, "" when none was sent.
-std::string ackOf(const PopLog& log, const std::string& id, const Delivery& d, int64_t until) {
+// The answer to the ack of delivery `d` of `id` sent before `until`: an OK one if any was, else the
+// last one; result "" when none was sent.
+AckAnswer ackOf(const PopLog& log, const std::string& id, const Delivery& d, int64_t until) {
   auto it = log.acks.find({id, d.attempt});
-  if (it == log.acks.end()) return "";
-  std::string out;
+  if (it == log.acks.end()) return {};
+  AckAnswer out;
   for (const auto& a : it->second) {
     if (a.sent < d.ms || a.sent > until) continue;
-    if (a.result == "OK") return "OK";
-    out = a.result;
+    if (a.result == "OK") return a;
+    out = a;
   }
   return out;
 }
 
-bool faultBetween(const std::vector<DrillFault>& faults, int64_t from, int64_t to) {
-  return std::any_of(faults.begin(), faults.end(), [&](const DrillFault& f) { return f.start >= from && f.start <= to; });
+// The start of the first fault that began between `from` and `to`, -1 if none did.
+int64_t faultBetween(const std::vector<DrillFault>& faults, int64_t from, int64_t to) {
+  for (const auto& f : faults)
+    if (f.start >= from && f.start <= to) return f.start;
+  return -1;
 }
 
 int64_t percentile(std::vector<int64_t>& v, double p) {
@@ -109,21 +113,26 @@ int64_t checkPopLog(const std::string& path, const std::unordered_map<std::strin
     for (size_t i = 0; i < ds.size(); ++i) {
       const Delivery& d = ds[i];
       const int64_t until = i + 1 < ds.size() ? ds[i + 1].ms : INT64_MAX;
-      std::string ack = ackOf(log, id, d, until);
+      const AckAnswer answer = ackOf(log, id, d, until);
+      const std::string& ack = answer.result;
       if (d.plan == "late") {  // its late ack may follow the redelivery
-        std::string any = ackOf(log, id, d, INT64_MAX);
+        std::string any = ackOf(log, id, d, INT64_MAX).result;
         if (!any.empty()) (any == "OK" ? lateOk : lateRefused)++;
       }
       if (i + 1 == ds.size()) {
         if (ack != "OK") ++unfinished;
         continue;
       }
-      const bool fault = faultBetween(faults, d.ms, until);
-      std::string cls = ack == "OK"         ? "acked_redelivered"
-                        : d.plan == "skip"  ? "skipped"
-                        : d.plan == "late"  ? "late"
-                        : fault && ack.empty() ? "in_flight_at_kill"
-                        : fault             ? "ack_lost_at_kill"
+      const int64_t faultStart = faultBetween(faults, d.ms, until);
+      const bool fault = faultStart >= 0;
+      // An ack sent before the fault began and not answered OK was on its way (or not yet durable)
+      // when the broker died; one not sent by then leaves the message in flight at the kill.
+      const bool ackBeforeFault = !ack.empty() && answer.sent < faultStart;
+      std::string cls = ack == "OK"                   ? "acked_redelivered"
+                        : d.plan == "skip"            ? "skipped"
+                        : d.plan == "late"            ? "late"
+                        : fault && ackBeforeFault     ? "ack_lost_at_kill"
+                        : fault                       ? "in_flight_at_kill"
                         : !ack.empty() && ack != "LOST" ? "ack_too_late"
                                                         : "unexplained";
       ++classes[cls];
