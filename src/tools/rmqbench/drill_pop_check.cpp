@@ -83,10 +83,12 @@ AckAnswer ackOf(const PopLog& log, const std::string& id, const Delivery& d, int
   return out;
 }
 
-// The start of the first fault that began between `from` and `to`, -1 if none did.
+// The start of the first fault whose window [start, end] overlaps [from, to], -1 if none does.
+// Overlap, not "began in between": the drill takes a fault's start just before the signal, so a
+// delivery logged a few ms after that start may still come from the broker about to die.
 int64_t faultBetween(const std::vector<DrillFault>& faults, int64_t from, int64_t to) {
   for (const auto& f : faults)
-    if (f.start >= from && f.start <= to) return f.start;
+    if (f.start <= to && f.end >= from) return f.start;
   return -1;
 }
 
