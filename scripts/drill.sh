@@ -5,6 +5,7 @@
 #                    [--tps N] [--faults "kill9 stop restart diskfull slaveloss"] [--hold S] [--out DIR] [--smoke]
 #   scripts/drill.sh --failover [--faults "failover-kill failover-stop failover-etcd-leader"] [--stop-hold S]
 #                    [--java DIR] ...
+#   scripts/drill.sh --pop [--faults "kill9 restart kill9"] ...
 #
 # Runs a name server, a master (broker-a) and its slave (broker-a-s) on 127.0.0.1 through
 # scripts/cluster.sh (a layout generated under DIR, ports 29876 / 30911 / 30921 by default:
@@ -50,23 +51,32 @@
 # fault ended). Prints one table row; everything is kept in DIR (logs, stores, send/recv logs).
 # Exit code: the checker's (0 = nothing acknowledged lost, no order violation).
 # --smoke: 20 s, 2 faults (stop, kill9), 3 s holds — a quick check that the machinery works.
+# POP drill (--pop; issue 21): the master also serves gRPC (port DRILL_PORT_BASE + 8081) and
+# `rmqbench drill-pop-consume` runs beside the pull consumer: 4 RocketMQ 5.x POP consumers (gRPC
+# ReceiveMessage + AckMessage, invisible 3 s) acking what they receive 100 ms later, except every 50th first
+# delivery (never acked) and every 20th (acked 0.5 s after its invisible time: refused, redelivered).
+# Default faults "kill9 restart kill9" (--smoke: kill9 only). `drill-check --pop` then proves every
+# acknowledged send was delivered to the POP group at least once, that no message whose ack was
+# answered OK came again, and explains every redelivery (skipped, late, in flight at the kill, ack
+# lost at the kill, ack too late); one more table row (pop.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
 flush=ASYNC_FLUSH role="" seconds=150 tps=200 hold=8 stop_hold=15
 faults="kill9 stop restart diskfull slaveloss"
 failover_faults="failover-kill failover-stop failover-etcd-leader"
-out="" failover="" java_ref=${RMQ_JAVA_REFERENCE:-}
+out="" failover="" pop="" faults_given="" java_ref=${RMQ_JAVA_REFERENCE:-}
 while [ $# -gt 0 ]; do
   case $1 in
     --flush) flush=$2; shift 2 ;;
     --role) role=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
     --tps) tps=$2; shift 2 ;;
-    --faults) faults=$2; shift 2 ;;
+    --faults) faults=$2; faults_given=1; shift 2 ;;
     --hold) hold=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    --smoke) seconds=20; faults="stop kill9"; hold=3; shift ;;
+    --smoke) seconds=20; faults="stop kill9"; hold=3; smoke=1; shift ;;
+    --pop) pop=1; shift ;;
     --failover) failover=1; faults=$failover_faults; shift ;;
     --stop-hold) stop_hold=$2; shift 2 ;;
     --java) java_ref=$2; shift 2 ;;
@@ -74,6 +84,9 @@ while [ $# -gt 0 ]; do
     *) echo "drill.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
+if [ -n "$pop" ] && [ -z "$faults_given" ]; then
+  if [ -n "${smoke:-}" ]; then faults="kill9"; else faults="kill9 restart kill9"; fi
+fi
 case $flush in ASYNC_FLUSH|SYNC_FLUSH) ;; *) echo "drill.sh: --flush ASYNC_FLUSH|SYNC_FLUSH" >&2; exit 2 ;; esac
 if [[ " $faults" == *" failover-"* ]]; then
   failover=1
@@ -81,9 +94,10 @@ if [[ " $faults" == *" failover-"* ]]; then
     case $f in failover-*) ;; *) echo "drill.sh: $f cannot run with failover drills (their layout has failover on)" >&2; exit 2 ;; esac
   done
 fi
+[ -z "$pop" ] || [ -z "$failover" ] || { echo "drill.sh: --pop does not go with failover drills" >&2; exit 2; }
 role=${role:-${failover:+SYNC_MASTER}}; role=${role:-ASYNC_MASTER}
 case $role in ASYNC_MASTER|SYNC_MASTER) ;; *) echo "drill.sh: --role ASYNC_MASTER|SYNC_MASTER" >&2; exit 2 ;; esac
-out=${out:-$repo/data/drill/${failover:+failover-}$flush-$role}
+out=${out:-$repo/data/drill/${failover:+failover-}${pop:+pop-}$flush-$role}
 if [ -n "$java_ref" ]; then
   [ -n "$failover" ] || { echo "drill.sh: --java goes with failover drills" >&2; exit 2; }
   ls "$java_ref"/lib/rocketmq-client-*.jar >/dev/null 2>&1 || { echo "drill.sh: no rocketmq-client jar in $java_ref/lib" >&2; exit 2; }
@@ -94,7 +108,7 @@ admin=${RMQADMIN_BIN:-$repo/build/release/rmqadmin}
 bench=${RMQBENCH_BIN:-$repo/build/release/rmqbench}
 for b in "$bin" "$admin" "$bench"; do [ -x "$b" ] || { echo "drill.sh: $b missing (scripts/build.sh Release rmqnode rmqadmin rmqbench)" >&2; exit 2; }; done
 base=${DRILL_PORT_BASE:-20000}
-ns_port=$((base + 9876)) master_port=$((base + 10911)) slave_port=$((base + 10921))
+ns_port=$((base + 9876)) master_port=$((base + 10911)) slave_port=$((base + 10921)) grpc_port=$((base + 8081))
 export NAMESRV_ADDR=127.0.0.1:$ns_port
 etcd_endpoints="127.0.0.1:$((base + 2379));127.0.0.1:$((base + 12379));127.0.0.1:$((base + 22379))"
 
@@ -109,8 +123,9 @@ bindAddress = "127.0.0.1"
 kvConfigPath = "$out/namesrv-1/kvConfig.json"
 configStorePath = "$out/namesrv-1/namesrv.properties"
 EOF
-broker_toml() {  # name id role port
-  local failover_lines=""
+broker_toml() {  # name id role port [grpc port]
+  local failover_lines="" grpc_line=""
+  [ -z "${5:-}" ] || grpc_line="grpcServerPort = $5"
   [ -z "$failover" ] || failover_lines="failoverEnable = true
 failoverEtcdEndpoints = \"$etcd_endpoints\""
   cat <<EOF
@@ -127,6 +142,7 @@ namesrvAddr = "$NAMESRV_ADDR"
 autoCreateTopicEnable = true
 autoCreateSubscriptionGroup = true
 $failover_lines
+$grpc_line
 [store]
 storePathRootDir = "$out/$1/store"
 brokerRole = "$3"
@@ -138,7 +154,7 @@ EOF
 # Failover: every broker has its own id > 0 (the master registers as 0 while it is master).
 master_id=0 slave_id=1
 [ -z "$failover" ] || { master_id=1; slave_id=2; }
-broker_toml broker-a "$master_id" "$role" "$master_port" >"$layout_dir/broker-a.toml"
+broker_toml broker-a "$master_id" "$role" "$master_port" "${pop:+$grpc_port}" >"$layout_dir/broker-a.toml"
 broker_toml broker-a-s "$slave_id" SLAVE "$slave_port" >"$layout_dir/broker-a-s.toml"
 export RMQ_CLUSTER_CONFIG=$out/config RMQ_CLUSTER_STATE=$out/state STOP_WAIT_SECS=15
 cluster() {  # command (the node in $node, or all)
@@ -150,6 +166,7 @@ cleanup() {
   set +e
   [ -n "${producer_pid:-}" ] && kill "$producer_pid" 2>/dev/null
   [ -n "${consumer_pid:-}" ] && kill "$consumer_pid" 2>/dev/null
+  [ -n "${pop_pid:-}" ] && kill "$pop_pid" 2>/dev/null
   [ -n "${java_pid:-}" ] && kill "$java_pid" 2>/dev/null
   for p in $(cat "$out"/state/drill/*.pid 2>/dev/null); do kill -CONT "$p" 2>/dev/null; done
   node="" cluster stop
@@ -334,6 +351,12 @@ if [ -n "$java_ref" ]; then
 fi
 "$bench" drill-consume --log "$out/recv.log" --stop-file "$out/stop" -d $((seconds + 240)) >"$out/consumer.out" 2>&1 &
 consumer_pid=$!
+pop_pid=""
+if [ -n "$pop" ]; then
+  "$bench" drill-pop-consume --endpoint "127.0.0.1:$grpc_port" --log "$out/pop.log" --stop-file "$out/stop" -t 4 \
+    --invisible 3000 --skip-every 50 --late-every 20 --process-ms 100 -d $((seconds + 240)) >"$out/pop-consumer.out" 2>&1 &
+  pop_pid=$!
+fi
 "$bench" drill-produce --log "$out/send.log" -t 4 --tps "$tps" -d "$seconds" --run drill >"$out/producer.out" 2>&1 &
 producer_pid=$!
 set -- $faults
@@ -347,6 +370,7 @@ wait "$producer_pid" || true; producer_pid=""
 [ -z "$java_pid" ] || { wait "$java_pid" || true; java_pid=""; }
 touch "$out/stop"
 wait "$consumer_pid" || true; consumer_pid=""
+[ -z "$pop_pid" ] || { wait "$pop_pid" || true; pop_pid=""; }
 
 if [ -n "$failover" ]; then
   # What is consumable afterwards: a fresh pass over every queue from offset 0 (the live consumer
@@ -380,9 +404,14 @@ if [ -n "$failover" ]; then
 fi
 
 rc=0
-"$bench" drill-check --send "$out/send.log" --recv "$out/recv.log" --faults "$out/faults.log" >"$out/check.txt" || rc=$?
+"$bench" drill-check --send "$out/send.log" --recv "$out/recv.log" --faults "$out/faults.log" ${pop:+--pop "$out/pop.log"} \
+  >"$out/check.txt" || rc=$?
 cat "$out/check.txt"
 v() { sed -n "s/^$1=//p" "$out/check.txt"; }
+if [ -n "$pop" ]; then
+  delay=$(sed -n 's/^pop_redelivery_delay_ms .*p99=\([0-9]*\).*/\1/p' "$out/check.txt")
+  echo "| POP ($flush, $role, $faults) | sent $(v sent) | acked $(v acked) | POP lost $(v pop_lost) | deliveries $(v pop_deliveries) | redelivered $(v pop_redeliveries): skipped $(v pop_redelivered_skipped), late $(v pop_redelivered_late), in flight at kill $(v pop_redelivered_in_flight_at_kill), ack lost at kill $(v pop_redelivered_ack_lost_at_kill), ack too late $(v pop_redelivered_ack_too_late) | acked then redelivered $(v pop_redelivered_acked_redelivered) | unexplained $(v pop_redelivered_unexplained) | redelivery p99 $delay ms |" | tee "$out/pop.md"
+fi
 rec=$(sed -n 's/^recovery_ms \([a-z0-9]*\)=\([^ ]*\).*/\1 \2/p' "$out/check.txt" | tr '\n' ',' | sed 's/,$//; s/,/, /g')
 echo "| $flush | $role | $(v sent) | $(v acked) | $(v lost) | $(v duplicates) | $(v order_violations) | $(v unacked_received) | $(v max_ack_gap_ms) | $rec |" | tee "$out/row.md"
 exit $rc

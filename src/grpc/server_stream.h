@@ -62,7 +62,6 @@ class ServerStream final : public ServerCall, public std::enable_shared_from_thi
   void submitTrailersOnly(int httpStatus, const Status& status);
   void queueEnd(Status status);
   void markDone(bool cancelled);
-  asio::awaitable<void> watchDeadline(std::shared_ptr<ServerStream> self);
 
   std::shared_ptr<ServerConnection> conn_;
   int32_t id_;

@@ -11,7 +11,7 @@
 
 namespace rmq::test {
 
-Popped popMessages(TestClient& c, const std::string& addr, const PopSpec& s) {
+std::optional<Popped> tryPop(TestClient& c, const std::string& addr, const PopSpec& s) {
   auto req = request(RequestCode::POP_MESSAGE, {{"consumerGroup", s.group},
                                                 {"topic", s.topic},
                                                 {"queueId", std::to_string(s.queueId)},
@@ -25,7 +25,7 @@ Popped popMessages(TestClient& c, const std::string& addr, const PopSpec& s) {
                                                 {"order", s.order ? "true" : "false"},
                                                 {"attemptId", s.attemptId}});
   auto r = c.call(addr, std::move(req), std::chrono::milliseconds(s.pollMs + 10000));
-  REQUIRE(r.ok());
+  if (!r.ok()) return std::nullopt;
   Popped p;
   p.code = r->code;
   p.resp = *r;
@@ -33,10 +33,29 @@ Popped popMessages(TestClient& c, const std::string& addr, const PopSpec& s) {
   return p;
 }
 
+Popped popMessages(TestClient& c, const std::string& addr, const PopSpec& s) {
+  auto p = tryPop(c, addr, s);
+  REQUIRE(p.has_value());
+  return std::move(*p);
+}
+
 std::string handleOf(const MessageExt& m) {
   auto* h = m.property("POP_CK");
   REQUIRE(h);
   return *h;
+}
+
+int tryAck(TestClient& c, const std::string& addr, const std::string& group, const std::string& topic,
+           const MessageExt& m) {
+  const std::string* handle = m.property("POP_CK");
+  if (!handle) return -1001;
+  auto r = c.call(addr, RequestCode::ACK_MESSAGE,
+                  {{"consumerGroup", group},
+                   {"topic", topic},
+                   {"queueId", std::to_string(m.queueId)},
+                   {"extraInfo", *handle},
+                   {"offset", std::to_string(m.queueOffset)}});
+  return codeOf(r);
 }
 
 int ackMessage(TestClient& c, const std::string& addr, const std::string& group, const std::string& topic,

@@ -3,6 +3,7 @@
 // requests with Java 5.x's header fields, the answer decoded (messages carry their receipt handle
 // in POP_CK), and a subscription group with POP settings.
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,11 +33,16 @@ struct Popped {
 };
 
 Popped popMessages(TestClient& c, const std::string& addr, const PopSpec& s);
+// The same without REQUIREs (threads; a broker that may be down): nullopt on a transport failure.
+std::optional<Popped> tryPop(TestClient& c, const std::string& addr, const PopSpec& s);
 // The receipt handle of a popped message (its POP_CK).
 std::string handleOf(const MessageExt& m);
 // ACK_MESSAGE; the response code.
 int ackMessage(TestClient& c, const std::string& addr, const std::string& group, const std::string& topic,
                const MessageExt& m, const std::string& handle = {});
+// ACK_MESSAGE of `m`'s own handle without REQUIREs: the code, -1000 on a transport failure.
+int tryAck(TestClient& c, const std::string& addr, const std::string& group, const std::string& topic,
+           const MessageExt& m);
 // CHANGE_MESSAGE_INVISIBLETIME; the response (code, and extraInfo = the new handle).
 net::RemotingCommand changeInvisible(TestClient& c, const std::string& addr, const std::string& group,
                                      const std::string& topic, const MessageExt& m, const std::string& handle,

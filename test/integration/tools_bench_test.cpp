@@ -1,5 +1,5 @@
-// rmqbench smoke runs: echo (no node), producer and consumer against a real rmqnode, checking
-// the SUMMARY lines (text and --json) against what the node stored.
+// rmqbench smoke runs: echo (no node), producer, consumer and pop-consumer (gRPC) against a real
+// rmqnode, checking the SUMMARY lines (text and --json) against what the node stored.
 #include <doctest/doctest.h>
 
 #include <regex>
@@ -106,4 +106,29 @@ TEST_CASE("rmqbench producer and consumer against rmqnode: counts match what the
                                           "-c", "1"}, std::chrono::seconds(30));
   CHECK(noNamesrv.exitCode == 1);
   CHECK(!noNamesrv.err.empty());
+}
+
+TEST_CASE("rmqbench pop-consumer over gRPC: every message received and acked once; the un-acked ones come back") {
+  DevNode node({.grpc = true});
+  REQUIRE(node.start());
+  std::string topic = uniqueName("BenchPop");
+  REQUIRE(node.createTopic(topic, 4));
+  auto p = runTool(RMQBENCH_BIN, {"producer", "-n", node.namesrvAddr, "--topic", topic, "-t", "4", "-s", "256", "-c",
+                                  "300"}, std::chrono::seconds(60));
+  REQUIRE_MESSAGE(p.exitCode == 0, (describe(p)));
+  const int64_t stored = 300 + 1;  // and the producer's warm-up send
+  // Every 10th first delivery is left un-acked: 30 come back after their 1 s invisible time.
+  auto c = runTool(RMQBENCH_BIN, {"pop-consumer", "--endpoint", "127.0.0.1:" + std::to_string(node.grpcPort),
+                                  "--topic", topic, "--group", uniqueName("GID_bench_pop"), "-t", "4", "--connections",
+                                  "2", "--batch", "16", "--invisible", "1000", "--poll", "500", "--no-ack-every", "10",
+                                  "-d", "5"},
+                   std::chrono::seconds(60));
+  REQUIRE_MESSAGE(c.exitCode == 0, (describe(c)));
+  auto [acked, failed] = summaryCounts(c.out, "receive\\+ack");
+  CHECK(acked == stored);
+  CHECK(failed == 0);
+  CHECK_MESSAGE(c.out.find("left un-acked 30, redelivered 30 (measured 30, still invisible at the end 0)") !=
+                    std::string::npos,
+                c.out);
+  CHECK_MESSAGE(c.out.find("early 0; receive errors 0, ack errors 0") != std::string::npos, c.out);
 }

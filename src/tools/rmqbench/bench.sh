@@ -25,10 +25,18 @@
 # from `rmqbench producer` (remoting, our 4.x client) and `rmqbench grpc-producer` (the 5.x
 # SendMessage over HTTP/2, 2 connections) to one 8-queue topic, alternating GRPC_ROUNDS (default 2)
 # times; prints each run and the gRPC/remoting TPS and p99 ratios (goal: TPS >= 80 %, p99 <= 1.5x).
-# Usage: src/tools/rmqbench/bench.sh <build-dir> [seconds per run, default 5] [all|repl|failover|conns|soak|timer|grpc, default all]
+# Mode `pop` (issue 21): one dev node serving remoting and gRPC; a preloaded 8-queue topic of 1 KiB
+# messages consumed for $secs s by the 4.x push consumer (`rmqbench consumer`, 20 threads) and by the
+# 5.x POP consumer (`rmqbench pop-consumer`, 16 workers over 2 connections, batch 32, one AckMessage
+# per batch), each run a fresh group from the first message, alternating POP_ROUNDS (default 2)
+# times: POP/push TPS (goal >= 70 %). Then the redelivery delay: producer at 2000 msg/s, the POP
+# consumer leaving every 10th message un-acked (invisible 2 s), for max($secs, 10) s (goal p99 <= 1 s).
+# Then memory: POP_PARK (default 10000) receives parked on an empty topic over 20 connections, the
+# broker's RssAnon growth per parked receive (goal <= 8 KB; raise `ulimit -n` before).
+# Usage: src/tools/rmqbench/bench.sh <build-dir> [seconds per run, default 5] [all|repl|failover|conns|soak|timer|grpc|pop, default all]
 # (build it first: BUILD_DIR=build/release scripts/build.sh Release rmqnode rmqadmin rmqbench)
 set -euo pipefail
-build=$(realpath "${1:?usage: bench.sh <build-dir> [seconds] [all|repl]}")
+build=$(realpath "${1:?usage: bench.sh <build-dir> [seconds] [mode]}")
 secs=${2:-5}
 mode=${3:-all}
 bench="$build/rmqbench"; admin="$build/rmqadmin"; node_bin="$build/rmqnode"
@@ -295,6 +303,41 @@ if [ "$mode" = grpc ]; then
       'BEGIN {printf "SUMMARY grpc round %d: gRPC %.0f TPS = %.1f %% of remoting %.0f TPS (goal >= 80 %%); p99 %s vs %s ms = %.2fx (goal <= 1.5x)\n", r, b, 100 * b / a, a, pb, pa, (pa > 0 ? pb / pa : 0)}'
   done
   echo "broker RssAnon $(awk '/RssAnon/ {print $2}' /proc/$pid/status) KiB"
+  stop_node
+  exit 0
+fi
+
+if [ "$mode" = pop ]; then
+  dir="$work/pop"; mkdir -p "$dir"
+  gp=$(free_port)
+  start_dev_node "$dir" "" "grpcServerPort = $gp"
+  wait_ports "$pid" "$gp"
+  for t in BenchPop8Q BenchPopRedeliver BenchPopPark; do
+    "$admin" updateTopic -n "127.0.0.1:$ns" -b "127.0.0.1:$bp" -t "$t" -r 8 -w 8 >/dev/null
+  done
+  sleep 1
+  rounds=${POP_ROUNDS:-2}
+  # Enough for every run to find messages until its end (a run reads at most ~60k msg/s here).
+  preload=$(( ${POP_PRELOAD_RATE:-60000} * secs ))
+  "$bench" producer -n "127.0.0.1:$ns" --topic BenchPop8Q -t 32 -s 1024 -c "$preload" | grep SUMMARY
+  tps() { sed -E 's/.*TPS ([0-9.]+).*/\1/' <<<"$1"; }
+  for round in $(seq 1 "$rounds"); do
+    push=$("$bench" consumer -n "127.0.0.1:$ns" --topic BenchPop8Q --group "bench_push_$round" --from first -d "$secs" | grep SUMMARY)
+    popl=$("$bench" pop-consumer --endpoint "127.0.0.1:$gp" --topic BenchPop8Q --group "bench_pop_$round" -t 16 \
+      --connections 2 --batch 32 -d "$secs" | grep "SUMMARY receive")
+    echo "round $round push (4.x): $push"
+    echo "round $round POP (5.x):  $popl"
+    awk -v r="$round" -v a="$(tps "$push")" -v b="$(tps "$popl")" \
+      'BEGIN {printf "SUMMARY pop round %d: POP receive+ack %.0f msg/s = %.1f %% of the 4.x push consumer %.0f msg/s (goal >= 70 %%)\n", r, b, 100 * b / a, a}'
+  done
+  rsecs=$(( secs > 10 ? secs : 10 ))
+  "$bench" producer -n "127.0.0.1:$ns" --topic BenchPopRedeliver -t 4 -s 1024 -d "$rsecs" --tps 2000 >"$dir/redeliver-producer.txt" &
+  ppid=$!
+  "$bench" pop-consumer --endpoint "127.0.0.1:$gp" --topic BenchPopRedeliver --group bench_pop_redeliver -t 8 \
+    --connections 2 --batch 16 --invisible 2000 --poll 1000 --no-ack-every 10 -d $(( rsecs + 4 )) | grep "SUMMARY pop redelivery"
+  wait "$ppid"; grep SUMMARY "$dir/redeliver-producer.txt"
+  ( ulimit -n "$(ulimit -Hn)"; "$bench" pop-consumer --endpoint "127.0.0.1:$gp" --topic BenchPopPark --group bench_pop_park \
+      --park "${POP_PARK:-10000}" --connections 20 --pid "$pid" --settle 8 | grep -E "SUMMARY|park:" )
   stop_node
   exit 0
 fi

@@ -26,21 +26,13 @@
 #include "net/frame_codec.h"
 #include "net/tls_handshake.h"
 #include "tools/rmqbench/bench_registry.h"
+#include "tools/rmqbench/proc_status.h"
 
 namespace rmq::bench {
 namespace {
 
 using asio::experimental::as_tuple;
 using asio::use_awaitable;
-
-// RssAnon of `pid` in KiB; -1 if unreadable.
-int64_t rssAnonKiB(int64_t pid) {
-  std::ifstream in(fmt::format("/proc/{}/status", pid));
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("RssAnon:", 0) == 0) return std::stoll(line.substr(8));
-  return -1;
-}
 
 struct ParkSpec {
   std::string topic, group;

@@ -23,29 +23,10 @@
 #include "client/producer/producer.h"
 #include "common/wall_clock.h"
 #include "tools/rmqbench/bench_registry.h"
+#include "tools/rmqbench/line_log.h"
 
 namespace rmq::bench {
 namespace {
-
-// One log file written by several threads, a line at a time, flushed per line (a kill of the
-// drill tool loses at most the line being written).
-class LineLog {
- public:
-  explicit LineLog(const std::string& path) : f_(std::fopen(path.c_str(), "a")) {}
-  ~LineLog() {
-    if (f_) std::fclose(f_);
-  }
-  bool ok() const { return f_ != nullptr; }
-  void write(const std::string& line) {
-    std::lock_guard lock(mu_);
-    std::fputs(line.c_str(), f_);
-    std::fflush(f_);
-  }
-
- private:
-  std::FILE* f_;
-  std::mutex mu_;
-};
 
 const char* sendStatusText(client::SendStatus s) {
   switch (s) {

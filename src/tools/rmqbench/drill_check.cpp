@@ -12,8 +12,10 @@
 //                   answered after), minus the fault's start: the new master serving, route refresh included,
 //   fault_loss      per fault: lost and duplicated ids among those first sent between its start and
 //                   the next fault's (or the end),
-//   max_ack_gap_ms  longest time without any SEND_OK.
-// Exit code 0 when lost == 0 and order_violations == 0, else 1.
+//   max_ack_gap_ms  longest time without any SEND_OK,
+//   pop_*           with --pop: the POP consumers' deliveries, redeliveries by class (drill_pop_check.cpp).
+// Exit code 0 when lost == 0 and order_violations == 0 (and with --pop: pop_lost, pop_redelivered_
+// acked_redelivered and pop_redelivered_unexplained 0), else 1.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -28,6 +30,7 @@
 #include <vector>
 
 #include "tools/rmqbench/bench_registry.h"
+#include "tools/rmqbench/drill_pop_check.h"
 
 namespace rmq::bench {
 namespace {
@@ -52,6 +55,7 @@ int runDrillCheck(OptionValues& args) {
   std::string sendPath = args.get({"send"}, "send.log");
   std::string recvPath = args.get({"recv"}, "recv.log");
   std::string faultPath = args.get({"faults"}, "");
+  std::string popPath = args.get({"pop"}, "");
   std::ifstream sendIn(sendPath), recvIn(recvPath);
   if (!sendIn || !recvIn) {
     std::fprintf(stderr, "rmqbench drill-check: cannot read %s or %s\n", sendPath.c_str(), recvPath.c_str());
@@ -133,21 +137,19 @@ int runDrillCheck(OptionValues& args) {
               static_cast<long long>(duplicates), static_cast<long long>(orderViolations),
               static_cast<long long>(unackedReceived), static_cast<long long>(maxGap), (lastMs - firstMs) / 1000.0);
   for (auto& id : lostSample) std::printf("lost_id=%s\n", id.c_str());
+  std::vector<DrillFault> faults;
   if (!faultPath.empty()) {
-    struct Fault {
-      std::string name, group;
-      int64_t start = 0, end = 0;
-    };
-    std::vector<Fault> faults;
     std::ifstream faultIn(faultPath);
     while (std::getline(faultIn, line)) {
       std::istringstream ls(line);
-      Fault f;
+      DrillFault f;
       std::string tag;
       if (!(ls >> tag >> f.name >> f.start >> f.end) || tag != "F") continue;
       ls >> f.group;  // optional
       faults.push_back(f);
     }
+  }
+  if (!faultPath.empty()) {
     for (auto& f : faults) {
       auto it = std::lower_bound(ackTimes.begin(), ackTimes.end(), f.end);
       std::string rec = it == ackTimes.end() ? "none" : std::to_string(*it - f.end);
@@ -179,13 +181,15 @@ int runDrillCheck(OptionValues& args) {
       std::printf("fault_loss %s lost=%lld duplicates=%lld\n", faults[i].name.c_str(),
                   static_cast<long long>(faultLost[i]), static_cast<long long>(faultDup[i]));
   }
-  return lost == 0 && orderViolations == 0 ? 0 : 1;
+  int64_t popViolations = popPath.empty() ? 0 : checkPopLog(popPath, status, faults);
+  return lost == 0 && orderViolations == 0 && popViolations == 0 ? 0 : 1;
 }
 
 Registrar checkRegistrar("drill-check", "drill: lost acknowledged messages, duplicates, order, recovery times",
                          {{"--send <file>", "send log (default send.log)"},
                           {"--recv <file>", "receive log (default recv.log)"},
-                          {"--faults <file>", "fault log: F <name> <start ms> <end ms> [<brokerName>]"}},
+                          {"--faults <file>", "fault log: F <name> <start ms> <end ms> [<brokerName>]"},
+                          {"--pop <file>", "pop log of drill-pop-consume: POP deliveries and acks checked too"}},
                          &runDrillCheck);
 
 }  // namespace

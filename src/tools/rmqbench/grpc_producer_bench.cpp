@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <asio/co_spawn.hpp>
-#include <future>
 #include <atomic>
 #include <cstdio>
 #include <ctime>
@@ -19,6 +18,7 @@
 #include "net/io_pool.h"
 #include "tools/rmqbench/bench_driver.h"
 #include "tools/rmqbench/bench_registry.h"
+#include "tools/rmqbench/run_on.h"
 
 namespace rmq::bench {
 namespace {
@@ -78,22 +78,6 @@ asio::awaitable<bool> sendOnce(grpc::GrpcChannel& ch, const grpc::Metadata& md, 
   if (!r.status.isOk()) co_return false;
   v2::SendMessageResponse resp;
   co_return resp.ParseFromString(r.response) && resp.status().code() == v2::Code::OK;
-}
-
-// Runs `work` on `io` and waits for its value (Result<T> has no default constructor, which
-// asio's use_future needs).
-template <class T>
-T runOn(asio::io_context& io, asio::awaitable<T> work) {
-  auto promise = std::make_shared<std::promise<T>>();
-  auto future = promise->get_future();
-  auto body = [w = std::make_shared<asio::awaitable<T>>(std::move(work)), promise]() -> asio::awaitable<void> {
-    T value = co_await std::move(*w);
-    promise->set_value(std::move(value));
-  };
-  asio::co_spawn(io, std::move(body), [promise](std::exception_ptr e) {
-    if (e) promise->set_exception(e);
-  });
-  return future.get();
 }
 
 int runGrpcProducer(OptionValues& args) {
