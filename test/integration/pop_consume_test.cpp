@@ -331,7 +331,7 @@ TEST_CASE("pop: a clean restart resumes from the shutdown checkpoint: messages i
 TEST_CASE_FIXTURE(PopNode, "pop BATCH_ACK_MESSAGE: the offsets of one pop batch acked in one request; stale and foreign ones skipped") {
   std::string t = topic("PopBatchAck", 1), g = uniqueName("GID_batch");
   sendDispatched(c, addr, bodies(t, 6, 1));
-  auto p = popMessages(c, addr, {.group = g, .topic = t, .invisibleMs = 1500});
+  auto p = popMessages(c, addr, {.group = g, .topic = t, .invisibleMs = 3000});
   REQUIRE(p.messages.size() == 6);
   std::vector<MessageExt> even, odd;
   for (const auto& m : p.messages) (m.queueOffset % 2 == 0 ? even : odd).push_back(m);
@@ -372,7 +372,7 @@ TEST_CASE_FIXTURE(PopNode, "pop PEEK_MESSAGE: shows what the group's next pop ge
   CHECK(ms[0].body == "m0");
   CHECK(ms[2].body == "m2");
   // Nothing popped: the pop still starts at offset 0.
-  auto p = popMessages(c, addr, {.group = g, .topic = t, .queueId = 0, .invisibleMs = 1000});
+  auto p = popMessages(c, addr, {.group = g, .topic = t, .queueId = 0, .invisibleMs = 3000});
   REQUIRE(p.messages.size() == 5);
   CHECK(p.messages[0].body == "m0");
   for (int i = 0; i < 4; ++i) REQUIRE(ackMessage(c, addr, g, t, p.messages[i]) == ResponseCode::SUCCESS);
@@ -382,7 +382,7 @@ TEST_CASE_FIXTURE(PopNode, "pop PEEK_MESSAGE: shows what the group's next pop ge
   CHECK(extInt(none, "restNum") == 0);
   // The un-acked m4 is due after its invisible time: the peek shows it, still in flight.
   std::vector<MessageExt> due;
-  CHECK(eventually([&] { return !(due = pulledMessages(peekMessages(c, addr, g, t, 0, 32))).empty(); }, 5s));
+  CHECK(eventually([&] { return !(due = pulledMessages(peekMessages(c, addr, g, t, 0, 32))).empty(); }, 10s));
   REQUIRE(due.size() == 1);
   CHECK(due[0].body == "m4");
   auto again = popMessages(c, addr, {.group = g, .topic = t, .queueId = 0, .invisibleMs = 1000});

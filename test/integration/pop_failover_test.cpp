@@ -26,7 +26,7 @@ TEST_CASE("pop failover: after kill -9 of the master the promoted slave redelive
   sendDispatched(c.client, c.addr(1), sends);
 
   const std::string g = "GID_popfo";
-  const int64_t invisible = 3000;
+  const int64_t invisible = 5000;  // room for 10 SYNC_MASTER acks on a loaded box
   auto p = popMessages(c.client, c.addr(1), {.group = g, .topic = "PopFo", .queueId = 0, .invisibleMs = invisible});
   REQUIRE(p.messages.size() == size_t(n));
   const int64_t visibleAt = extInt(p.resp, "popTime") + invisible;
