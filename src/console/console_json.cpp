@@ -69,12 +69,24 @@ void writeSubscription(json::Writer& w, const client::SubscriptionData& s) {
   str(w, "type", s.expressionType);
 }
 
+// A POP group's figures (5.x consumers): "pop": {pullOffset, inFlight, due, deadLettered}.
+void writePopFigures(json::Writer& w, const client::PopQueueFigures& p) {
+  w.Key("pop");
+  w.StartObject();
+  i64(w, "pullOffset", p.pullOffset);
+  i64(w, "inFlight", p.inFlight);
+  i64(w, "due", p.due);
+  i64(w, "deadLettered", p.deadLettered);
+  w.EndObject();
+}
+
 void writeQueueLag(json::Writer& w, const client::ConsumeOffsetEntry& o) {
   writeQueue(w, o.queue);
   i64(w, "brokerOffset", o.brokerOffset);
   i64(w, "consumerOffset", o.consumerOffset);
   i64(w, "lag", queueLag(o.brokerOffset, o.consumerOffset));
   i64(w, "lastTimestamp", o.lastTimestamp);
+  if (o.pop) writePopFigures(w, *o.pop);
 }
 
 }  // namespace
@@ -279,6 +291,7 @@ std::string groupListJson(const std::vector<GroupSummary>& groups) {
       w.Key("consumeTps");
       w.Double(g.stats->consumeTps);
       i64(w, "diff", g.stats->diffTotal());
+      if (auto pop = g.stats->popTotal()) writePopFigures(w, *pop);
     } else {
       str(w, "error", g.error);
     }
@@ -309,6 +322,7 @@ std::string groupDetailJson(std::string_view group, const std::optional<client::
   w.Key("consumeTps");
   w.Double(stats ? stats->consumeTps : 0.0);
   i64(w, "diff", stats ? stats->diffTotal() : 0);
+  if (auto pop = stats ? stats->popTotal() : std::nullopt) writePopFigures(w, *pop);
   static const std::vector<client::ConsumeOffsetEntry> kNoOffsets;
   objectArray(w, "queues", stats ? stats->offsets : kNoOffsets, writeQueueLag);
   w.EndObject();

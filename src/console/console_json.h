@@ -63,11 +63,13 @@ struct GroupSummary {
   size_t members = 0;
   std::string error;
 };
-// {"groups":[{"group","members","consumeTps","diff"[,"error"]}]}
+// {"groups":[{"group","members","consumeTps","diff"[,"pop"][,"error"]}]}; "pop" (a POP group, 5.x
+// consumers): {pullOffset, inFlight, due, deadLettered} summed over its queues.
 std::string groupListJson(const std::vector<GroupSummary>& groups);
 // {"group":..,"online":bool,"consumeType","messageModel","consumeFromWhere",
 //  "members":[{clientId, clientAddr, language, version}], "subscriptions":[{topic, expression, type}],
-//  "consumeTps","diff","queues":[{topic, brokerName, queueId, brokerOffset, consumerOffset, lag, lastTimestamp}]}
+//  "consumeTps","diff"[,"pop"],"queues":[{topic, brokerName, queueId, brokerOffset, consumerOffset, lag,
+//  lastTimestamp[, pop]}]}; "pop" as in the list, per queue and summed
 std::string groupDetailJson(std::string_view group, const std::optional<client::ConsumerConnectionInfo>& connection,
                             const std::optional<client::ConsumeStats>& stats);
 // {"group","topic","online":bool,"connections":[{clientId, clientAddr, language, version}]}: the

@@ -1,6 +1,7 @@
 // POP consumption over remoting against a real rmqnode (RocketMQ 5.x's POP_MESSAGE / ACK_MESSAGE /
 // CHANGE_MESSAGE_INVISIBLETIME): ack, redelivery after the invisible time, change of it, dead
-// letters, two poppers, FIFO, kill -9 with messages in flight, and a parked pop woken by a send.
+// letters, two poppers, FIFO, kill -9 with messages in flight, a parked pop woken by a send,
+// BATCH_ACK_MESSAGE and PEEK_MESSAGE.
 #include <doctest/doctest.h>
 
 #include <future>
@@ -9,6 +10,7 @@
 #include <thread>
 
 #include "broker_calls.h"
+#include "common/request_code.h"
 #include "common/response_code.h"
 #include "common/wall_clock.h"
 #include "dev_node.h"
@@ -324,4 +326,68 @@ TEST_CASE("pop: a clean restart resumes from the shutdown checkpoint: messages i
     }
   }
   CHECK(back == std::set<std::string>{"m1", "m2", "m3"});
+}
+
+TEST_CASE_FIXTURE(PopNode, "pop BATCH_ACK_MESSAGE: the offsets of one pop batch acked in one request; stale and foreign ones skipped") {
+  std::string t = topic("PopBatchAck", 1), g = uniqueName("GID_batch");
+  sendDispatched(c, addr, bodies(t, 6, 1));
+  auto p = popMessages(c, addr, {.group = g, .topic = t, .invisibleMs = 3000});
+  REQUIRE(p.messages.size() == 6);
+  std::vector<MessageExt> even, odd;
+  for (const auto& m : p.messages) (m.queueOffset % 2 == 0 ? even : odd).push_back(m);
+  // Another broker's batch acks nothing here.
+  CHECK(batchAck(c, addr, g, t, even, "another-broker").code == ResponseCode::SUCCESS);
+  CHECK(ackMessage(c, addr, g, t, even[0]) == ResponseCode::SUCCESS);  // still in flight
+  auto acked = batchAck(c, addr, g, t, even);
+  CHECK(acked.code == ResponseCode::SUCCESS);
+  CHECK(ackMessage(c, addr, g, t, even[1]) == ResponseCode::NO_MESSAGE);  // done by the batch
+  CHECK(consumerOffset(c, addr, g, t, 0) == 1);  // offset 1 is the first not done
+  // The odd ones come back after their invisible time; a batch of their first delivery acks nothing.
+  std::vector<MessageExt> back;
+  for (int i = 0; i < 4 && back.size() < odd.size(); ++i) {
+    auto q = popMessages(c, addr, {.group = g, .topic = t, .invisibleMs = 60000, .pollMs = 3000});
+    back.insert(back.end(), q.messages.begin(), q.messages.end());
+  }
+  REQUIRE(back.size() == odd.size());
+  for (const auto& m : back) CHECK(m.queueOffset % 2 == 1);
+  CHECK(batchAck(c, addr, g, t, odd).code == ResponseCode::SUCCESS);
+  CHECK(consumerOffset(c, addr, g, t, 0) == 1);
+  CHECK(batchAck(c, addr, g, t, back).code == ResponseCode::SUCCESS);
+  CHECK(consumerOffset(c, addr, g, t, 0) == 6);
+  // A body without acks: NO_MESSAGE, as 5.x.
+  auto empty = c.call(addr, RequestCode::BATCH_ACK_MESSAGE, {}, R"({"acks":[],"brokerName":""})");
+  REQUIRE(empty.ok());
+  CHECK(empty->code == ResponseCode::NO_MESSAGE);
+}
+
+TEST_CASE_FIXTURE(PopNode, "pop PEEK_MESSAGE: shows what the group's next pop gets (due first, then new) and changes nothing") {
+  std::string t = topic("PopPeek", 1), g = uniqueName("GID_peek");
+  sendDispatched(c, addr, bodies(t, 5, 1));
+  auto peeked = peekMessages(c, addr, g, t, 0, 3);
+  REQUIRE(peeked.code == ResponseCode::SUCCESS);
+  CHECK(peeked.remark == "FOUND");
+  CHECK(extInt(peeked, "restNum") == 5);
+  auto ms = pulledMessages(peeked);
+  REQUIRE(ms.size() == 3);
+  CHECK(ms[0].body == "m0");
+  CHECK(ms[2].body == "m2");
+  // Nothing popped: the pop still starts at offset 0.
+  auto p = popMessages(c, addr, {.group = g, .topic = t, .queueId = 0, .invisibleMs = 3000});
+  REQUIRE(p.messages.size() == 5);
+  CHECK(p.messages[0].body == "m0");
+  for (int i = 0; i < 4; ++i) REQUIRE(ackMessage(c, addr, g, t, p.messages[i]) == ResponseCode::SUCCESS);
+  auto none = peekMessages(c, addr, g, t, -1, 32);  // every queue
+  CHECK(none.code == ResponseCode::PULL_NOT_FOUND);
+  CHECK(none.remark == "NO_MESSAGE_IN_QUEUE");
+  CHECK(extInt(none, "restNum") == 0);
+  // The un-acked m4 is due after its invisible time: the peek shows it, still in flight.
+  std::vector<MessageExt> due;
+  CHECK(eventually([&] { return !(due = pulledMessages(peekMessages(c, addr, g, t, 0, 32))).empty(); }, 10s));
+  REQUIRE(due.size() == 1);
+  CHECK(due[0].body == "m4");
+  auto again = popMessages(c, addr, {.group = g, .topic = t, .queueId = 0, .invisibleMs = 1000});
+  REQUIRE(again.messages.size() == 1);
+  CHECK(again.messages[0].reconsumeTimes == 1);
+  auto bad = peekMessages(c, addr, g, t, 7, 1);
+  CHECK(bad.code == ResponseCode::INVALID_PARAMETER);
 }

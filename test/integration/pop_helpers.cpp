@@ -4,8 +4,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+
 #include "broker_calls.h"
 #include "common/request_code.h"
+#include "coord/base64.h"
 #include "common/response_code.h"
 #include "roles/broker/pop/pop_codes.h"
 
@@ -80,6 +84,49 @@ net::RemotingCommand changeInvisible(TestClient& c, const std::string& addr, con
                    {"extraInfo", handle},
                    {"offset", std::to_string(m.queueOffset)},
                    {"invisibleTime", std::to_string(invisibleMs)}});
+  REQUIRE(r.ok());
+  return *r;
+}
+
+namespace {
+// Field `i` (0-based) of a receipt handle: startOffset popTime invisibleTime reviveQid topicType
+// brokerName queueId queueOffset [commitLogOffset].
+std::string handleField(const std::string& handle, int i) {
+  size_t from = 0;
+  for (int k = 0; k < i; ++k) from = handle.find(' ', from) + 1;
+  return handle.substr(from, handle.find(' ', from) - from);
+}
+}  // namespace
+
+net::RemotingCommand batchAck(TestClient& c, const std::string& addr, const std::string& group, const std::string& topic,
+                              const std::vector<MessageExt>& ms, const std::string& brokerName) {
+  std::map<std::pair<int32_t, int64_t>, std::vector<int64_t>> batches;  // (queue, popTime) -> offsets
+  for (const auto& m : ms) batches[{m.queueId, std::stoll(handleField(handleOf(m), 1))}].push_back(m.queueOffset);
+  std::string acks;
+  for (auto& [key, offsets] : batches) {
+    int64_t start = *std::min_element(offsets.begin(), offsets.end());
+    std::string bits;  // java.util.BitSet.toByteArray(): bit i = byte i/8, bit i%8
+    for (int64_t o : offsets) {
+      size_t i = static_cast<size_t>(o - start);
+      if (bits.size() <= i / 8) bits.resize(i / 8 + 1, '\0');
+      bits[i / 8] = static_cast<char>(bits[i / 8] | (1 << (i % 8)));
+    }
+    acks += fmt::format(R"({}{{"b":"{}","c":"{}","it":60000,"pt":{},"q":{},"r":"0","rq":0,"so":{},"t":"{}"}})",
+                        acks.empty() ? "" : ",", coord::base64Encode(bits), group, key.second, key.first, start, topic);
+  }
+  std::string body = fmt::format(R"({{"acks":[{}],"brokerName":"{}"}})", acks, brokerName);
+  auto r = c.call(addr, RequestCode::BATCH_ACK_MESSAGE, {}, body);
+  REQUIRE(r.ok());
+  return *r;
+}
+
+net::RemotingCommand peekMessages(TestClient& c, const std::string& addr, const std::string& group,
+                                  const std::string& topic, int32_t queueId, int32_t maxNums) {
+  auto r = c.call(addr, RequestCode::PEEK_MESSAGE,
+                  {{"consumerGroup", group},
+                   {"topic", topic},
+                   {"queueId", std::to_string(queueId)},
+                   {"maxMsgNums", std::to_string(maxNums)}});
   REQUIRE(r.ok());
   return *r;
 }

@@ -47,6 +47,14 @@ int tryAck(TestClient& c, const std::string& addr, const std::string& group, con
 net::RemotingCommand changeInvisible(TestClient& c, const std::string& addr, const std::string& group,
                                      const std::string& topic, const MessageExt& m, const std::string& handle,
                                      int64_t invisibleMs);
+// BATCH_ACK_MESSAGE (5.x BatchAckMessageRequestBody, fastjson's short names) of `ms`: one BatchAck
+// per (queue, popTime of its handle), as a 5.x client groups them, the bits counted from the
+// smallest offset. The response.
+net::RemotingCommand batchAck(TestClient& c, const std::string& addr, const std::string& group, const std::string& topic,
+                              const std::vector<MessageExt>& ms, const std::string& brokerName = "");
+// PEEK_MESSAGE; the response (its messages: pulledMessages).
+net::RemotingCommand peekMessages(TestClient& c, const std::string& addr, const std::string& group,
+                                  const std::string& topic, int32_t queueId, int32_t maxNums);
 // UPDATE_AND_CREATE_SUBSCRIPTIONGROUP (REQUIREs SUCCESS).
 void createPopGroup(TestClient& c, const std::string& addr, const std::string& group, int retryMaxTimes,
                     bool orderly);

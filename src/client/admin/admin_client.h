@@ -44,16 +44,26 @@ struct TopicOffset {  // TopicStatsTable entry
   int64_t lastUpdateTimestamp = 0;
 };
 
+// A POP group's queue (rmqnode brokers add these to ConsumeStats' OffsetWrapper; 5.x names pullOffset).
+struct PopQueueFigures {
+  int64_t pullOffset = 0;    // the next offset never popped
+  int64_t inFlight = 0;      // popped, not acked
+  int64_t due = 0;           // invisible time over, waiting for a pop
+  int64_t deadLettered = 0;  // moved to %DLQ%<group> since the broker started
+};
 struct ConsumeOffsetEntry {  // ConsumeStats entry
   MessageQueue queue;
   int64_t brokerOffset = 0;
   int64_t consumerOffset = 0;
   int64_t lastTimestamp = 0;
+  std::optional<PopQueueFigures> pop;  // set when a POP consumer of the group used the queue
 };
 struct ConsumeStats {
   std::vector<ConsumeOffsetEntry> offsets;  // sorted by queue
   double consumeTps = 0;
   int64_t diffTotal() const;  // sum of queueLag (common/consumer_lag.h) over the queues
+  // Sums of the queues' POP figures; nullopt when no queue has any (not a POP group).
+  std::optional<PopQueueFigures> popTotal() const;
 };
 
 // VIEW_BROKER_STATS_DATA answer (Java's BrokerStatsData / BrokerStatsItem).

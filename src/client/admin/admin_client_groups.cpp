@@ -60,6 +60,17 @@ asio::awaitable<Result<void>> commitOffset(std::shared_ptr<ClientInstance> inst,
 
 }  // namespace
 
+namespace {
+// rmqnode's POP fields of an OffsetWrapper (a Java broker sends none; a 5.x one only pullOffset).
+std::optional<PopQueueFigures> popFigures(const rapidjson::Value& wrapper) {
+  auto inFlight = json::getInt64(wrapper, "popInFlight");
+  if (!inFlight) return std::nullopt;
+  return PopQueueFigures{json::getInt64(wrapper, "pullOffset").value_or(0), *inFlight,
+                         json::getInt64(wrapper, "popDue").value_or(0),
+                         json::getInt64(wrapper, "popDeadLettered").value_or(0)};
+}
+}  // namespace
+
 void appendConsumeStats(const rapidjson::Value& doc, const std::string& topic, ConsumeStats& out) {
   if (!doc.IsObject()) return;
   if (doc.HasMember("consumeTps") && doc["consumeTps"].IsNumber()) out.consumeTps += doc["consumeTps"].GetDouble();
@@ -71,13 +82,27 @@ void appendConsumeStats(const rapidjson::Value& doc, const std::string& topic, C
     out.offsets.push_back({{key->topic, key->brokerName, key->queueId},
                            json::getInt64(m.value, "brokerOffset").value_or(0),
                            json::getInt64(m.value, "consumerOffset").value_or(0),
-                           json::getInt64(m.value, "lastTimestamp").value_or(0)});
+                           json::getInt64(m.value, "lastTimestamp").value_or(0),
+                           popFigures(m.value)});
   }
 }
 
 int64_t ConsumeStats::diffTotal() const {
   int64_t total = 0;
   for (const auto& e : offsets) total += queueLag(e.brokerOffset, e.consumerOffset);
+  return total;
+}
+
+std::optional<PopQueueFigures> ConsumeStats::popTotal() const {
+  std::optional<PopQueueFigures> total;
+  for (const auto& e : offsets) {
+    if (!e.pop) continue;
+    if (!total) total.emplace();
+    total->pullOffset += e.pop->pullOffset;
+    total->inFlight += e.pop->inFlight;
+    total->due += e.pop->due;
+    total->deadLettered += e.pop->deadLettered;
+  }
   return total;
 }
 

@@ -192,9 +192,11 @@ let selectedGroup = null;
 async function loadGroups() {
   const data = await api('/api/groups');
   fillTable('#groups-table', data.groups.map((g) => g.error && !g.members
-    ? `<tr><td>${esc(g.group)}</td><td class="num">0</td><td colspan="2">${esc(g.error)}</td><td><button class="link" data-group="${esc(g.group)}">detail</button></td></tr>`
-    : `<tr><td>${esc(g.group)}</td><td class="num">${g.members}</td><td class="num">${fmtNum(g.consumeTps, 1)}</td><td class="num">${fmtNum(g.diff)}</td><td><button class="link" data-group="${esc(g.group)}">detail</button></td></tr>`));
+    ? `<tr><td>${esc(g.group)}</td><td class="num">0</td><td colspan="3">${esc(g.error)}</td><td><button class="link" data-group="${esc(g.group)}">detail</button></td></tr>`
+    : `<tr><td>${esc(g.group)}</td><td class="num">${g.members}</td><td class="num">${fmtNum(g.consumeTps, 1)}</td><td class="num">${fmtNum(g.diff)}</td><td class="num">${g.pop ? fmtNum(g.pop.inFlight) : ''}</td><td><button class="link" data-group="${esc(g.group)}">detail</button></td></tr>`));
 }
+// A POP group's queue figures (5.x consumers); empty for a group that pulls.
+const popCell = (p) => (p ? `${p.inFlight} / ${p.due} / ${p.deadLettered}` : '');
 async function loadGroupDetail(group) {
   const d = await api(`/api/group?group=${encodeURIComponent(group)}`);
   selectedGroup = group;
@@ -203,7 +205,7 @@ async function loadGroupDetail(group) {
   $('#group-detail-summary').textContent = (d.online ? `${d.members.length} online (${d.consumeType}, ${d.messageModel}, ${d.consumeFromWhere})` : 'no consumer online') +
     `; total lag ${fmtNum(d.diff)}; ${fmtNum(d.consumeTps, 1)} msg/s; subscriptions: ` + (d.subscriptions.map((s) => `${s.topic} (${s.expression})`).join(', ') || '-');
   fillTable('#group-members-table', d.members.map(connectionRow));
-  fillTable('#group-queues-table', d.queues.map((q) => `<tr><td>${esc(q.topic)}</td><td>${esc(q.brokerName)}</td><td>${q.queueId}</td><td class="num">${q.brokerOffset}</td><td class="num">${q.consumerOffset}</td><td class="num">${q.lag}</td><td>${fmtTime(q.lastTimestamp)}</td></tr>`));
+  fillTable('#group-queues-table', d.queues.map((q) => `<tr><td>${esc(q.topic)}</td><td>${esc(q.brokerName)}</td><td>${q.queueId}</td><td class="num">${q.brokerOffset}</td><td class="num">${q.consumerOffset}</td><td class="num">${q.lag}</td><td class="num">${popCell(q.pop)}</td><td>${fmtTime(q.lastTimestamp)}</td></tr>`));
   const topics = [...new Set(d.queues.map((q) => q.topic).filter((t) => !t.startsWith('%RETRY%')))];
   if (topics.length) $('#reset-form [name=topic]').value = topics[0];
 }

@@ -128,13 +128,26 @@ int consumerProgress(VerbContext& ctx) {
   auto& admin = ctx.admin();
   auto stats = admin.run(admin.asyncConsumeStats(group, topic));
   if (!stats) return ctx.fail(stats.error());
-  auto& t = ctx.report.table("queues", {"#Topic", "#Broker Name", "#QID", "#Broker Offset", "#Consumer Offset",
-                                        "#Diff", "#LastTime"});
-  for (auto& e : stats->offsets)
-    t.add({e.queue.topic, e.queue.brokerName, e.queue.queueId, e.brokerOffset, e.consumerOffset,
-           queueLag(e.brokerOffset, e.consumerOffset), e.lastTimestamp > 0 ? formatTimestamp(e.lastTimestamp) : "N/A"});
-  ctx.report.kv("summary", {{"Consume TPS", fmt::format("{:.2f}", stats->consumeTps)},
-                            {"Diff Total", std::to_string(stats->diffTotal())}}, ": ", false);
+  // A POP group (5.x consumers) also shows its messages in flight (5.x's #Inflight column); the
+  // diff counts them too: the consumer offset is the first offset not acked.
+  auto pop = stats->popTotal();
+  std::vector<std::string> columns{"#Topic", "#Broker Name", "#QID", "#Broker Offset", "#Consumer Offset", "#Diff"};
+  if (pop) columns.push_back("#Inflight");
+  columns.push_back("#LastTime");
+  auto& t = ctx.report.table("queues", columns);
+  for (auto& e : stats->offsets) {
+    std::string last = e.lastTimestamp > 0 ? formatTimestamp(e.lastTimestamp) : "N/A";
+    if (pop)
+      t.add({e.queue.topic, e.queue.brokerName, e.queue.queueId, e.brokerOffset, e.consumerOffset,
+             queueLag(e.brokerOffset, e.consumerOffset), e.pop ? e.pop->inFlight : 0, last});
+    else
+      t.add({e.queue.topic, e.queue.brokerName, e.queue.queueId, e.brokerOffset, e.consumerOffset,
+             queueLag(e.brokerOffset, e.consumerOffset), last});
+  }
+  std::vector<std::pair<std::string, std::string>> summary{{"Consume TPS", fmt::format("{:.2f}", stats->consumeTps)},
+                                                           {"Diff Total", std::to_string(stats->diffTotal())}};
+  if (pop) summary.emplace_back("Consume Inflight Total", std::to_string(pop->inFlight));
+  ctx.report.kv("summary", summary, ": ", false);
   return 0;
 }
 

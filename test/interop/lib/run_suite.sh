@@ -65,6 +65,9 @@ autoCreateTopicEnable = false
 # transaction test's UNKNOW messages are decided within seconds.
 transactionCheckInterval = 1000
 transactionTimeOut = 1000
+# SQL92 subscriptions (test/interop5 consumer.test.js, a SimpleConsumer with a FilterType.SQL
+# expression); off by default, as in Java.
+enablePropertyFilter = true
 
 [store]
 storePathRootDir = "$work/store"

@@ -3,11 +3,12 @@
 // engine through gRPC: receive + ack (never again), a message not acked comes back after its
 // invisible time with deliveryAttempt 2, ChangeInvisibleDuration (new handle, the old one dead),
 // push success, push failure -> redelivery -> DLQ after the group's max attempts, FIFO order per
-// message group with a failure in the middle, TAG filter, a 4.x producer (ali-ons, zlib-compressed
+// message group with a failure in the middle, TAG and SQL92 filters, a 4.x producer (ali-ons, zlib-compressed
 // body) to a 5.x consumer, and two 5.x consumers of one group sharing without duplicates.
 const { test, after } = require('node:test');
 const assert = require('node:assert');
-const { SimpleConsumer, PushConsumer, ConsumeResult } = require('rocketmq-client-nodejs');
+const { SimpleConsumer, PushConsumer, ConsumeResult, FilterExpression } = require('rocketmq-client-nodejs');
+const { FilterType } = require('rocketmq-client-nodejs/proto/apache/rocketmq/v2/definition_pb');
 const x = require('../lib/harness5');
 const { h } = x;
 
@@ -245,6 +246,24 @@ test('TAG filter: only the subscribed tags are received', { timeout: 60000 }, as
   const tags = [...got, ...extra].map(v => v.tag);
   assert.strictEqual(tags.length, 8, `8 of 12 (${tags})`);
   assert.ok(tags.every(t => t === 'TagA' || t === 'TagC'), `no TagB (${tags})`);
+});
+
+test('SQL92 filter: only messages whose properties and tag match are received', { timeout: 60000 }, async () => {
+  const { topic, group, producer } = await fixture('Sql', 'NORMAL', 2);
+  for (let i = 0; i < 12; i++) {
+    await producer.send({
+      topic, tag: i % 2 ? 'TagOdd' : 'TagEven', body: Buffer.from(`sql-${i}`),
+      properties: new Map([['n', String(i)], ['color', i % 3 === 0 ? 'red' : 'blue']]),
+    });
+  }
+  // red: 0 3 6 9; n > 2: 3 6 9; or TAGS = 'TagOdd' and n < 2: 1.
+  const sql = "(color = 'red' AND n > 2) OR (TAGS = 'TagOdd' AND n < 2)";
+  const consumer = await newSimple(group, topic, new FilterExpression(sql, FilterType.SQL));
+  const got = await receiveUntil(consumer, all => all.length >= 4, 30000, 10000, true);
+  const extra = await receiveUntil(consumer, () => false, 2500, 10000, true);
+  const bodies = [...got, ...extra].map(v => v.body.toString()).sort();
+  assert.deepStrictEqual(bodies, ['sql-1', 'sql-3', 'sql-6', 'sql-9'], `the matching four (${bodies})`);
+  for (const v of got) assert.strictEqual(v.properties.get('n'), v.body.toString().split('-')[1]);
 });
 
 test('a 4.x producer (ali-ons, a compressed body) to a 5.x consumer', { timeout: 60000 }, async () => {

@@ -132,6 +132,26 @@ TEST_CASE("console groups: names from %RETRY% topics, lag per queue never negati
   CHECK(std::string(list["groups"][1]["error"].GetString()) == "not online");
 }
 
+TEST_CASE("console groups: a POP group's figures per queue and summed; none for a pulling group") {
+  client::ConsumeStats stats;
+  stats.offsets.push_back({{"T", "broker-a", 0}, 10, 4, 0, client::PopQueueFigures{10, 5, 2, 1}});
+  stats.offsets.push_back({{"T", "broker-a", 1}, 8, 8, 0, client::PopQueueFigures{8, 0, 0, 3}});
+  stats.offsets.push_back({{"T", "broker-b", 0}, 7, 7, 0, std::nullopt});  // a broker without the group's POP state
+  auto doc = parsed(groupDetailJson("g", std::nullopt, stats));
+  CHECK(doc["queues"][0]["pop"]["inFlight"].GetInt64() == 5);
+  CHECK(doc["queues"][0]["pop"]["due"].GetInt64() == 2);
+  CHECK(doc["queues"][0]["pop"]["pullOffset"].GetInt64() == 10);
+  CHECK_FALSE(doc["queues"][2].HasMember("pop"));
+  CHECK(doc["pop"]["inFlight"].GetInt64() == 5);
+  CHECK(doc["pop"]["deadLettered"].GetInt64() == 4);
+  auto list = parsed(groupListJson({GroupSummary{"g", stats, 0, ""}}));
+  CHECK(list["groups"][0]["pop"]["due"].GetInt64() == 2);
+  client::ConsumeStats pulling;
+  pulling.offsets.push_back({{"T", "broker-a", 0}, 10, 4, 0});
+  CHECK_FALSE(parsed(groupDetailJson("g", std::nullopt, pulling)).HasMember("pop"));
+  CHECK_FALSE(parsed(groupListJson({GroupSummary{"h", pulling, 0, ""}}))["groups"][0].HasMember("pop"));
+}
+
 TEST_CASE("console producers: the connections of a producer group, each as a consumer member is written") {
   std::vector<client::ConnectionInfo> conns{{"10.0.0.1@1", "10.0.0.1:5555", "JAVA", 399},
                                             {"10.0.0.2@7", "10.0.0.2:6666", "CPP", 401}};

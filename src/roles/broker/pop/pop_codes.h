@@ -15,4 +15,5 @@ namespace rmq::ResponseCode {
 // 5.x reuses 209/210 (4.x: the ACL config failures) for POP answers; a pop is never an ACL request.
 inline constexpr int POLLING_FULL = 209;
 inline constexpr int POLLING_TIMEOUT = 210;
+inline constexpr int INVALID_PARAMETER = 29;  // 5.x: PEEK_MESSAGE's queue id beyond the read queues
 }  // namespace rmq::ResponseCode

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "common/json.h"
 #include "common/request_code.h"
+#include "coord/base64.h"
 #include "common/response_code.h"
 #include "roles/broker/broker_context.h"
 #include "roles/broker/pop/pop_service.h"
@@ -154,6 +156,99 @@ Reply changeInvisibleTime(PopService& service, RemotingCommand cmd) {
   co_return resp;
 }
 
+// ---- BATCH_ACK_MESSAGE (5.x BatchAckMessageRequestBody) ----
+
+// One BatchAck of the body: fastjson writes the short names, reads both.
+struct BatchAckItem {
+  std::string group, topic;
+  int32_t queueId = 0;
+  int64_t popTime = 0;
+  std::vector<int64_t> offsets;  // startOffset + each bit set, ascending
+  bool retry = false;            // "r": "1" = the 5.x retry topic, which holds nothing here
+};
+
+std::optional<std::string_view> stringOf(const rapidjson::Value& v, const char* shortName, const char* longName) {
+  auto s = rmq::json::getString(v, shortName);
+  return s ? s : rmq::json::getString(v, longName);
+}
+
+std::optional<int64_t> numberOf(const rapidjson::Value& v, const char* shortName, const char* longName) {
+  auto n = rmq::json::getInt64(v, shortName);
+  return n ? n : rmq::json::getInt64(v, longName);
+}
+
+// java.util.BitSet.toByteArray() (little-endian: bit i is byte i/8, bit i%8), base64 as fastjson
+// writes a byte[].
+std::vector<int64_t> offsetsOf(int64_t startOffset, std::string_view base64) {
+  std::vector<int64_t> out;
+  auto bytes = coord::base64Decode(base64);
+  if (!bytes) return out;
+  for (size_t i = 0; i < bytes->size(); ++i)
+    for (int bit = 0; bit < 8; ++bit)
+      if (static_cast<uint8_t>((*bytes)[i]) & (1u << bit)) out.push_back(startOffset + static_cast<int64_t>(i * 8 + bit));
+  return out;
+}
+
+Result<std::vector<BatchAckItem>> decodeBatchAcks(std::string_view body, const std::string& brokerName) {
+  rapidjson::Document doc;
+  if (auto r = rmq::json::parse(body, doc); !r || !doc.IsObject()) return makeError(ResponseCode::NO_MESSAGE, "no acks");
+  if (auto name = rmq::json::getString(doc, "brokerName"); name && !name->empty() && *name != brokerName)
+    return std::vector<BatchAckItem>{};  // another broker's: nothing of it is in flight here
+  if (!doc.HasMember("acks") || !doc["acks"].IsArray() || doc["acks"].Empty())
+    return makeError(ResponseCode::NO_MESSAGE, "no acks");
+  std::vector<BatchAckItem> out;
+  for (const auto& a : doc["acks"].GetArray()) {
+    if (!a.IsObject()) continue;
+    BatchAckItem item;
+    item.group = std::string(stringOf(a, "c", "consumerGroup").value_or(""));
+    item.topic = std::string(stringOf(a, "t", "topic").value_or(""));
+    item.retry = stringOf(a, "r", "retry").value_or("0") == "1";
+    item.queueId = static_cast<int32_t>(numberOf(a, "q", "queueId").value_or(-1));
+    item.popTime = numberOf(a, "pt", "popTime").value_or(0);
+    item.offsets = offsetsOf(numberOf(a, "so", "startOffset").value_or(0), stringOf(a, "b", "bitSet").value_or(""));
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+
+// SUCCESS once every ack it could apply is stored; offsets not in flight are skipped, as 5.x
+// does (its answer says nothing per ack either). NO_MESSAGE for a body without acks.
+Reply batchAckMessage(PopService& service, std::string brokerName, RemotingCommand cmd) {
+  auto acks = decodeBatchAcks(cmd.body, brokerName);
+  if (!acks) co_return failure(acks.error());
+  for (auto& a : *acks) {
+    if (a.retry || a.offsets.empty()) continue;
+    auto r = co_await service.ackBatch(std::move(a.group), std::move(a.topic), a.queueId, a.popTime,
+                                       std::move(a.offsets));
+    if (!r) co_return failure(r.error());  // not stored as configured: the client may send the batch again
+  }
+  co_return success();
+}
+
+// ---- PEEK_MESSAGE (5.x PeekMessageRequestHeader / PopMessageResponseHeader) ----
+
+Reply peekMessage(PopService& service, RemotingCommand cmd) {
+  auto group = requireString(cmd, "consumerGroup");
+  if (!group) co_return failure(group.error());
+  auto topic = requireString(cmd, "topic");
+  if (!topic) co_return failure(topic.error());
+  auto queueId = requireInt(cmd, "queueId");
+  if (!queueId) co_return failure(queueId.error());
+  auto maxNums = requireInt(cmd, "maxMsgNums");
+  if (!maxNums) co_return failure(maxNums.error());
+  auto r = service.peek(*group, *topic, static_cast<int32_t>(*queueId), static_cast<int32_t>(*maxNums));
+  if (!r) co_return failure(r.error());
+  // 5.x: the status name as the remark, the response header's other numbers at 0.
+  auto resp = r->records.empty() ? RemotingCommand::response(ResponseCode::PULL_NOT_FOUND, "NO_MESSAGE_IN_QUEUE")
+                                 : RemotingCommand::response(ResponseCode::SUCCESS, "FOUND");
+  resp.extFields.set("popTime", int64_t{0});
+  resp.extFields.set("invisibleTime", int64_t{0});
+  resp.extFields.set("reviveQid", int64_t{0});
+  resp.extFields.set("restNum", r->restNum);
+  for (const auto& rec : r->records) resp.body += rec;
+  co_return resp;
+}
+
 }  // namespace
 
 void registerPopProcessors(BrokerContext& ctx, PopService& service) {
@@ -165,6 +260,11 @@ void registerPopProcessors(BrokerContext& ctx, PopService& service) {
   ctx.registerProcessor(RequestCode::CHANGE_MESSAGE_INVISIBLETIME, [s](net::ConnectionPtr, RemotingCommand cmd) {
     return changeInvisibleTime(*s, std::move(cmd));
   });
+  ctx.registerProcessor(RequestCode::BATCH_ACK_MESSAGE, [s, &ctx](net::ConnectionPtr, RemotingCommand cmd) {
+    return batchAckMessage(*s, ctx.config.brokerName, std::move(cmd));
+  });
+  ctx.registerProcessor(RequestCode::PEEK_MESSAGE,
+                        [s](net::ConnectionPtr, RemotingCommand cmd) { return peekMessage(*s, std::move(cmd)); });
 }
 
 }  // namespace rmq::broker::pop

@@ -9,6 +9,10 @@
 //   ACK_MESSAGE (200051): SUCCESS; NO_MESSAGE (208) for an invalid receipt handle (remark says why).
 //   CHANGE_MESSAGE_INVISIBLETIME (200053): SUCCESS with popTime, invisibleTime, reviveQid (and
 //     extraInfo = the new handle); NO_MESSAGE (208) for an invalid handle.
+//   BATCH_ACK_MESSAGE (200151, body BatchAckMessageRequestBody): SUCCESS (offsets not in flight
+//     skipped, as 5.x); NO_MESSAGE for a body without acks.
+//   PEEK_MESSAGE (200052, PeekMessageRequestHeader): SUCCESS with the records the group's next pops
+//     would get, restNum; PULL_NOT_FOUND without; INVALID_PARAMETER (29) for a bad queue id.
 // Threads: the connection's network thread.
 namespace rmq::broker {
 struct BrokerContext;

@@ -17,6 +17,7 @@
 #include "roles/broker/metadata/consumer_offset_manager.h"
 #include "roles/broker/metadata/subscription_group_manager.h"
 #include "roles/broker/metadata/topic_config_manager.h"
+#include "roles/broker/pop/pop_codes.h"
 #include "roles/broker/pop/popped_record.h"
 #include "roles/broker/processors/admin_support.h"
 #include "store/message_store.h"
@@ -179,7 +180,13 @@ Result<void> PopService::popQueue(const Prepared& p, int32_t queueId, int64_t no
   int64_t popTime = out.popTime;
   const QueueKey key{p.req.group, p.req.topic, queueId};
   PopQueue& q = state_.queue(key);
-  if (q.nextOffset < 0) q.nextOffset = initialOffset(p, queueId);
+  if (q.nextOffset < 0) {
+    q.nextOffset = initialOffset(p, queueId);
+    // No message ever goes to %RETRY%<group> (redelivery is in place), but tools find a group by
+    // that topic (consumerProgress without -g, the console's group list, consume stats' route), as
+    // for a 4.x push group, whose heartbeat creates it.
+    admin::ensureSendBackTopic(ctx_, topics::retryTopic(p.req.group), 1, 0);
+  }
   size_t room = static_cast<size_t>(p.req.maxNums) - out.messages.size();
   PopEvent ev;
   ev.kind = PopEvent::Kind::Pop;
@@ -344,9 +351,21 @@ asio::awaitable<Result<void>> PopService::awaitStored(int64_t endOffset) {
   co_return Result<void>{};
 }
 
+Result<PopService::AcksRecorded> PopService::recordAcks(const QueueKey& key, std::vector<PopItem> items, int64_t now) {
+  PopEvent ev;
+  ev.kind = PopEvent::Kind::Ack;
+  ev.key = key;
+  ev.items = std::move(items);
+  auto r = record(ev);
+  if (!r) return r.error();
+  const PopQueue& q = *state_.find(key);
+  commitOffset(key, q);
+  acked_.fetch_add(ev.items.size(), std::memory_order_relaxed);
+  return AcksRecorded{r->endOffset(), !q.fifoBlocked(now)};
+}
+
 asio::awaitable<Result<void>> PopService::ack(std::string group, std::string topic, std::string handle) {
-  int64_t end = 0;
-  bool released = false;  // nothing of the queue is invisible any more: a held FIFO queue is free
+  AcksRecorded done;
   int32_t queueId = 0;
   {
     auto h = decodeFor(handle);
@@ -356,21 +375,83 @@ asio::awaitable<Result<void>> PopService::ack(std::string group, std::string top
     const int64_t now = nowMillis();
     auto m = validate(key, *h, now);
     if (!m) co_return m.error();
-    PopEvent ev;
-    ev.kind = PopEvent::Kind::Ack;
-    ev.key = key;
-    ev.items.push_back({h->queueOffset, 0, 0, h->popTime});
-    auto r = record(ev);
+    auto r = recordAcks(key, {{h->queueOffset, 0, 0, h->popTime}}, now);
     if (!r) co_return r.error();
-    end = r->endOffset();
-    const PopQueue& q = *state_.find(key);
-    commitOffset(key, q);
-    released = !q.fifoBlocked(now);
+    done = *r;
     queueId = h->queueId;
-    acked_.fetch_add(1, std::memory_order_relaxed);
   }
-  if (released) ctx_.pullHold.notifyPopDue(group, topic, queueId);
-  co_return co_await awaitStored(end);
+  if (done.released) ctx_.pullHold.notifyPopDue(group, topic, queueId);
+  co_return co_await awaitStored(done.endOffset);
+}
+
+asio::awaitable<Result<size_t>> PopService::ackBatch(std::string group, std::string topic, int32_t queueId,
+                                                     int64_t popTime, std::vector<int64_t> offsets) {
+  AcksRecorded done;
+  size_t acked = 0;
+  {
+    std::lock_guard lk(mu_);
+    if (!running_.load()) co_return makeError(ResponseCode::SERVICE_NOT_AVAILABLE, "POP is served by the master only");
+    const QueueKey key{group, topic, queueId};
+    const int64_t now = nowMillis();
+    const PopQueue* q = state_.find(key);
+    std::vector<PopItem> items;
+    for (int64_t qo : offsets) {
+      auto m = q ? q->inFlight.find(qo) : decltype(q->inFlight.end()){};
+      if (!q || m == q->inFlight.end() || m->second.popTime != popTime || m->second.visibleAt() <= now) continue;
+      if (!items.empty() && items.back().queueOffset == qo) continue;  // listed twice
+      items.push_back({qo, 0, 0, popTime});
+    }
+    if (items.empty()) co_return size_t{0};
+    acked = items.size();
+    auto r = recordAcks(key, std::move(items), now);
+    if (!r) co_return r.error();
+    done = *r;
+  }
+  if (done.released) ctx_.pullHold.notifyPopDue(group, topic, queueId);
+  auto stored = co_await awaitStored(done.endOffset);
+  if (!stored) co_return stored.error();
+  co_return acked;
+}
+
+Result<PeekResult> PopService::peek(const std::string& group, const std::string& topic, int32_t queueId,
+                                    int32_t maxNums) {
+  if (auto t = ctx_.topics.find(topic); t && queueId >= t->readQueueNums)
+    return makeError(ResponseCode::INVALID_PARAMETER,
+                     fmt::format("queueId[{}] is illegal, topic:[{}] topicConfig.readQueueNums:[{}]", queueId, topic,
+                                 t->readQueueNums));
+  PopRequest req;
+  req.group = group;
+  req.topic = topic;
+  req.queueId = std::max(queueId, -1);
+  req.maxNums = maxNums;
+  auto p = prepare(req);
+  if (!p) return p.error();
+  std::lock_guard lk(mu_);
+  if (!running_.load()) return makeError(ResponseCode::SERVICE_NOT_AVAILABLE, "POP is served by the master only");
+  PeekResult out;
+  const int32_t n = p->req.queueId >= 0 ? 1 : p->readQueueNums;
+  for (int32_t i = 0; i < n; ++i) {
+    const QueueKey key{group, topic, p->req.queueId >= 0 ? p->req.queueId : i};
+    const PopQueue* q = state_.find(key);
+    const int64_t from = q && q->nextOffset >= 0 ? q->nextOffset : initialOffset(*p, key.queueId);
+    out.restNum += std::max<int64_t>(0, ctx_.store.maxOffsetInQueue(topic, key.queueId) - from);
+    peekQueue(key, from, p->req.maxNums, out);
+  }
+  return out;
+}
+
+void PopService::peekQueue(const QueueKey& key, int64_t from, int32_t maxNums, PeekResult& out) {
+  auto room = [&] { return static_cast<int32_t>(maxNums - out.records.size()); };
+  if (const PopQueue* q = state_.find(key)) {
+    for (int64_t qo : q->due) {
+      if (room() <= 0) return;
+      if (auto view = ctx_.store.lookMessageByOffset(q->inFlight.at(qo).commitLogOffset))
+        out.records.emplace_back(view.bytes);
+    }
+  }
+  if (room() <= 0) return;
+  auto read = ctx_.store.getMessages(key.topic, key.queueId, from, room(), INT_MAX, nullptr);
+  for (auto rec : read.records) out.records.emplace_back(rec);
 }
 
 asio::awaitable<Result<std::string>> PopService::changeInvisible(std::string group, std::string topic,
@@ -438,7 +519,9 @@ Result<void> PopService::deadLetter(const QueueKey& key, const InFlight& m) {
   ev.items.push_back({m.queueOffset, 0, 0, m.popTime});
   auto r = record(ev);
   if (!r) return r.error();
-  commitOffset(key, *state_.find(key));
+  PopQueue& q = *state_.find(key);
+  commitOffset(key, q);
+  ++q.deadLettered;
   deadLettered_.fetch_add(1, std::memory_order_relaxed);
   return {};
 }
@@ -535,6 +618,27 @@ int64_t PopService::committedOffset(const QueueKey& key) {
   std::lock_guard lk(mu_);
   const PopQueue* q = state_.find(key);
   return q ? q->committedOffset() : -1;
+}
+
+namespace {
+PopQueueFigures figuresOf(const QueueKey& key, const PopQueue& q) {
+  return {key, q.nextOffset, q.inFlight.size(), q.due.size(), q.deadLettered};
+}
+}  // namespace
+
+std::vector<PopQueueFigures> PopService::figures() {
+  std::lock_guard lk(mu_);
+  std::vector<PopQueueFigures> out;
+  out.reserve(state_.queues().size());
+  for (const auto& [key, q] : state_.queues()) out.push_back(figuresOf(key, q));
+  return out;
+}
+
+std::optional<PopQueueFigures> PopService::figures(const QueueKey& key) {
+  std::lock_guard lk(mu_);
+  const PopQueue* q = state_.find(key);
+  if (!q) return std::nullopt;
+  return figuresOf(key, *q);
 }
 
 PopStats PopService::stats() {

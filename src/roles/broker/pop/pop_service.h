@@ -29,6 +29,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -98,6 +99,21 @@ struct PopStats {
   RecoveryStats recovery;
 };
 
+// One (group, topic, queue)'s figures for the operators' views (/metrics, GET_CONSUME_STATS).
+struct PopQueueFigures {
+  QueueKey key;
+  int64_t nextOffset = -1;     // first offset never popped (5.x's pullOffset)
+  uint64_t inFlight = 0;       // popped, not acked (due ones included)
+  uint64_t due = 0;            // invisible time over, waiting for the group's next pop
+  uint64_t deadLettered = 0;   // moved to %DLQ%<group> since start
+};
+
+// PEEK_MESSAGE's answer: what the group's next pops would get, nothing changed.
+struct PeekResult {
+  std::vector<std::string> records;  // stored records as they are
+  int64_t restNum = 0;               // messages not yet popped in the queues looked at
+};
+
 class PopService {
  public:
   explicit PopService(BrokerContext& ctx);
@@ -114,6 +130,16 @@ class PopService {
   // The message of `handle` is done. Answered once the ack is stored as the broker's flush /
   // replication mode requires (SYNC_FLUSH, SYNC_MASTER).
   asio::awaitable<Result<void>> ack(std::string group, std::string topic, std::string handle);
+  // The acks of one pop batch (BATCH_ACK_MESSAGE): each offset of `offsets` of (group, topic, queue)
+  // delivered at popTime. Offsets not in flight with that popTime, or whose invisible time is
+  // over, are skipped (as 5.x does, silently). Returns how many were acked; answered once stored
+  // as `ack`.
+  asio::awaitable<Result<size_t>> ackBatch(std::string group, std::string topic, int32_t queueId, int64_t popTime,
+                                           std::vector<int64_t> offsets);
+  // PEEK_MESSAGE: up to maxNums records the group's next pops of (topic, queue or every readable
+  // queue when queueId < 0) would get — due ones first, then new ones from its next offset —
+  // without popping them. Errors as pop's, INVALID_PARAMETER for a queue beyond the read queues.
+  Result<PeekResult> peek(const std::string& group, const std::string& topic, int32_t queueId, int32_t maxNums);
   // A new delivery of the same message, invisible for `invisibleTime` ms from now; the old handle
   // is dead. Returns the new handle.
   asio::awaitable<Result<std::string>> changeInvisible(std::string group, std::string topic, std::string handle,
@@ -124,6 +150,10 @@ class PopService {
   // The group's consumer offset of a queue (what consumerProgress shows), -1 when it never popped it.
   int64_t committedOffset(const QueueKey& key);
   PopStats stats();
+  // Every queue a POP group used (since start or recovery), by key; empty on a slave.
+  std::vector<PopQueueFigures> figures();
+  // One queue's, when the group popped it.
+  std::optional<PopQueueFigures> figures(const QueueKey& key);
   void checkpointNow();  // tests and shutdown
 
  private:
@@ -136,6 +166,13 @@ class PopService {
   int64_t initialOffset(const Prepared& p, int32_t queueId);
   Result<store::AppendResult> record(const PopEvent& e);  // append + apply + timers (mu_ held)
   Result<InFlight> validate(const QueueKey& key, const ReceiptHandle& h, int64_t now);
+  struct AcksRecorded {
+    int64_t endOffset = 0;  // of the ack record in the commit log
+    bool released = false;  // nothing of the queue is invisible any more: a held FIFO queue is free
+  };
+  // Appends and applies one ack event of `items` (deliveries in flight; mu_ held).
+  Result<AcksRecorded> recordAcks(const QueueKey& key, std::vector<PopItem> items, int64_t now);
+  void peekQueue(const QueueKey& key, int64_t from, int32_t maxNums, PeekResult& out);  // mu_ held
   Result<ReceiptHandle> decodeFor(std::string_view text);
   asio::awaitable<Result<void>> awaitStored(int64_t endOffset);
   Result<void> deadLetter(const QueueKey& key, const InFlight& m);  // mu_ held

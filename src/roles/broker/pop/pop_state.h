@@ -34,6 +34,7 @@ struct PopQueue {
   std::map<int64_t, InFlight> inFlight;  // by queue offset
   std::set<int64_t> due;                 // offsets of inFlight whose invisible time is over
   std::string attemptId;                 // FIFO: the attempt that popped the current batch (not logged)
+  uint64_t deadLettered = 0;             // moved to %DLQ%<group> since start (a figure; not logged)
 
   // The consumer offset of the group (consumerProgress): every message below it is done.
   int64_t committedOffset() const;

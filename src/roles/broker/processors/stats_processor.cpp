@@ -17,6 +17,7 @@
 #include "roles/broker/metadata/consumer_offset_manager.h"
 #include "roles/broker/metadata/json_text.h"
 #include "roles/broker/metadata/topic_config_manager.h"
+#include "roles/broker/pop/pop_service.h"
 #include "store/message_store.h"
 
 namespace rmq::broker {
@@ -43,6 +44,17 @@ Reply topicStats(BrokerContext& ctx, RemotingCommand cmd) {
   co_return success(w.take());
 }
 
+// A POP group's queue (5.x consumers): 5.x's OffsetWrapper.pullOffset (the next offset never
+// popped) and our own popInFlight / popDue / popDeadLettered (Java's fastjson ignores fields it
+// does not know). Nothing for a queue the group never popped.
+void writePopFigures(BrokerContext& ctx, json::Writer& w, const pop::QueueKey& key) {
+  if (!ctx.pop) return;
+  auto f = ctx.pop->figures(key);
+  if (!f) return;
+  w.key("pullOffset").value(f->nextOffset).key("popInFlight").value(static_cast<int64_t>(f->inFlight))
+      .key("popDue").value(static_cast<int64_t>(f->due)).key("popDeadLettered").value(static_cast<int64_t>(f->deadLettered));
+}
+
 // One ConsumeStats object for (group, topics); returns Java's ConsumeStats.computeTotalDiff(): the
 // sum of brokerOffset - consumerOffset, negative for a committed offset past a queue's end (the
 // per-queue lag shown elsewhere, common/consumer_lag.h, is clamped at 0).
@@ -57,7 +69,9 @@ int64_t writeConsumeStats(BrokerContext& ctx, json::Writer& w, const std::string
     diff += lag.brokerOffset - lag.consumerOffset;
     w.rawKey(mqJson(lag.topic, ctx.config.brokerName, lag.queueId));
     w.beginObject().key("brokerOffset").value(lag.brokerOffset).key("consumerOffset").value(lag.consumerOffset)
-        .key("lastTimestamp").value(std::max<int64_t>(last, 0)).endObject();
+        .key("lastTimestamp").value(std::max<int64_t>(last, 0));
+    writePopFigures(ctx, w, {group, lag.topic, lag.queueId});
+    w.endObject();
   }
   w.endObject().endObject();
   return diff;

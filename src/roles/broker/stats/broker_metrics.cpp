@@ -271,6 +271,36 @@ void writeProducers(BrokerContext& ctx, const LabelList& base, TextWriter& w) {
   }
 }
 
+// Per POP group and topic (5.x consumers): in flight, due for redelivery, dead-lettered.
+void writePopGroups(pop::PopService& service, const LabelList& base, TextWriter& w) {
+  struct Sums {
+    uint64_t inFlight = 0, due = 0, deadLettered = 0;
+  };
+  std::map<std::pair<std::string, std::string>, Sums> groups;  // (group, topic)
+  for (const auto& f : service.figures()) {
+    Sums& s = groups[{f.key.group, f.key.topic}];
+    s.inFlight += f.inFlight;
+    s.due += f.due;
+    s.deadLettered += f.deadLettered;
+  }
+  // Each family's samples together (the exposition format groups a family's lines).
+  auto family = [&](std::string_view name, std::string_view help, std::string_view type, uint64_t Sums::*field) {
+    w.family(name, help, type);
+    for (const auto& [gt, s] : groups) {
+      LabelList l = base;
+      l.emplace_back("group", gt.first);
+      l.emplace_back("topic", gt.second);
+      w.sample(name, l, static_cast<double>(s.*field));
+    }
+  };
+  family("rmqnode_pop_group_inflight", "POP messages of the group popped and not acked yet (due ones included).",
+         "gauge", &Sums::inFlight);
+  family("rmqnode_pop_group_due", "POP messages of the group whose invisible time ended, waiting for its next pop.",
+         "gauge", &Sums::due);
+  family("rmqnode_pop_group_dead_lettered_total", "POP messages of the group moved to %DLQ%<group> since start.",
+         "counter", &Sums::deadLettered);
+}
+
 void writeOwn(BrokerContext& ctx, const BrokerMetricsSources& src, int64_t stored, const LabelList& base,
               TextWriter& w) {
   auto one = [&](std::string_view name, std::string_view help, std::string_view type, double v) {
@@ -320,6 +350,7 @@ void writeOwn(BrokerContext& ctx, const BrokerMetricsSources& src, int64_t store
         static_cast<double>(p.redelivered));
     one("rmqnode_pop_dead_lettered_total", "POP messages moved to %DLQ%<group> since start.", "counter",
         static_cast<double>(p.deadLettered));
+    writePopGroups(*ctx.pop, base, w);
   }
 
   auto gc = ctx.store.groupCommitHistograms();
