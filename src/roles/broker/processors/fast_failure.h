@@ -26,6 +26,7 @@
 #include <asio/awaitable.hpp>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string_view>
 
@@ -43,12 +44,28 @@ enum class WaitQueue { Send, Pull, Heartbeat, Transaction };
 
 inline constexpr std::string_view kRejectRequestRemark = "[REJECTREQUEST]system busy, start flow control for a while";
 
+// "[<tag>]broker busy, start flow control for a while, period in queue: <waitedMs>ms, size of queue: <queueSize>"
+// (SYSTEM_BUSY), tag TIMEOUT_CLEAN_QUEUE or PCBUSY_CLEAN_QUEUE.
+net::RemotingCommand cleanedFromQueue(std::string_view tag, int64_t waitedMs, int64_t queueSize);
+
 // TIMEOUT_CLEAN_QUEUE: `req` waited its queue's budget or more from its read to `now` (the start of
 // its processor). nullopt when it may run (or fast failure is off, or the time of its read is unknown).
 // `queueSize`: what the remark's "size of queue" says.
 std::optional<net::RemotingCommand> expiredInQueue(const BrokerConfig& cfg, WaitQueue queue,
                                                    const net::RemotingCommand& req,
                                                    std::chrono::steady_clock::time_point now, int64_t queueSize = 0);
+// The same from `since` (the time the request started waiting; a zero time_point: unknown).
+std::optional<net::RemotingCommand> expiredInQueue(const BrokerConfig& cfg, WaitQueue queue,
+                                                   std::chrono::steady_clock::time_point since,
+                                                   std::chrono::steady_clock::time_point now, int64_t queueSize = 0);
+
+// Runs `append` on the store's append thread (store/append_thread.h: a stalled append holds that
+// thread, not the network thread of the send), unless the request waited for it from `since` past
+// waitTimeMillsInSendQueue: then `append` does not run and the answer is TIMEOUT_CLEAN_QUEUE ("size
+// of queue": the appends still queued), Java's cleaning of its send queue.
+asio::awaitable<std::optional<net::RemotingCommand>> appendInQueue(const BrokerConfig& cfg, store::MessageStore& store,
+                                                                   std::chrono::steady_clock::time_point since,
+                                                                   std::function<void()> append);
 
 // The send path's admission: page-cache busy, its queue budget, and the wait for the commit-log lock.
 class SendAdmission {
