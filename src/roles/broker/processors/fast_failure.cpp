@@ -52,28 +52,20 @@ RemotingCommand cleanedFromQueue(std::string_view tag, int64_t waitedMs, int64_t
                   waitedMs, queueSize));
 }
 
-std::optional<RemotingCommand> expiredInQueue(const BrokerConfig& cfg, WaitQueue queue, Clock::time_point since,
+std::optional<RemotingCommand> expiredInQueue(const BrokerConfig& cfg, WaitQueue queue, const RemotingCommand& req,
                                               Clock::time_point now, int64_t queueSize) {
-  if (!cfg.brokerFastFailureEnable || since == Clock::time_point{}) return std::nullopt;
-  const int64_t waited = millisSince(since, now);
+  if (!cfg.brokerFastFailureEnable || req.receivedAt == Clock::time_point{}) return std::nullopt;
+  const int64_t waited = millisSince(req.receivedAt, now);
   if (waited < budgetOf(cfg, queue)) return std::nullopt;
   return cleanedFromQueue("TIMEOUT_CLEAN_QUEUE", waited, queueSize);
 }
 
-std::optional<RemotingCommand> expiredInQueue(const BrokerConfig& cfg, WaitQueue queue, const RemotingCommand& req,
-                                              Clock::time_point now, int64_t queueSize) {
-  return expiredInQueue(cfg, queue, req.receivedAt, now, queueSize);
-}
-
 asio::awaitable<std::optional<RemotingCommand>> appendInQueue(const BrokerConfig& cfg, store::MessageStore& store,
-                                                              Clock::time_point since, std::function<void()> append) {
-  std::optional<RemotingCommand> late;
-  store::AppendThread::Work work = [&] {
-    late = expiredInQueue(cfg, WaitQueue::Send, since, Clock::now(), store.appender().pending());
-    if (!late) append();
-  };
-  co_await store.appender().run(std::move(work), asio::use_awaitable);
-  co_return late;
+                                                              std::function<void()> append) {
+  if (store.appender().pending() >= cfg.sendThreadPoolQueueCapacity)
+    co_return RemotingCommand::response(ResponseCode::SYSTEM_BUSY, std::string(kOverloadRemark));
+  co_await store.appender().run(std::move(append), asio::use_awaitable);
+  co_return std::nullopt;
 }
 
 std::optional<RemotingCommand> SendAdmission::check(const RemotingCommand& req, Clock::time_point now,

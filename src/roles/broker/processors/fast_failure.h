@@ -43,6 +43,7 @@ struct BrokerConfig;
 enum class WaitQueue { Send, Pull, Heartbeat, Transaction };
 
 inline constexpr std::string_view kRejectRequestRemark = "[REJECTREQUEST]system busy, start flow control for a while";
+inline constexpr std::string_view kOverloadRemark = "[OVERLOAD]system busy, start flow control for a while";
 
 // "[<tag>]broker busy, start flow control for a while, period in queue: <waitedMs>ms, size of queue: <queueSize>"
 // (SYSTEM_BUSY), tag TIMEOUT_CLEAN_QUEUE or PCBUSY_CLEAN_QUEUE.
@@ -54,17 +55,15 @@ net::RemotingCommand cleanedFromQueue(std::string_view tag, int64_t waitedMs, in
 std::optional<net::RemotingCommand> expiredInQueue(const BrokerConfig& cfg, WaitQueue queue,
                                                    const net::RemotingCommand& req,
                                                    std::chrono::steady_clock::time_point now, int64_t queueSize = 0);
-// The same from `since` (the time the request started waiting; a zero time_point: unknown).
-std::optional<net::RemotingCommand> expiredInQueue(const BrokerConfig& cfg, WaitQueue queue,
-                                                   std::chrono::steady_clock::time_point since,
-                                                   std::chrono::steady_clock::time_point now, int64_t queueSize = 0);
 
-// Runs `append` on the store's append thread (store/append_thread.h: a stalled append holds that
-// thread, not the network thread of the send), unless the request waited for it from `since` past
-// waitTimeMillsInSendQueue: then `append` does not run and the answer is TIMEOUT_CLEAN_QUEUE ("size
-// of queue": the appends still queued), Java's cleaning of its send queue.
+// Runs `append` on the store's append thread (store/append_thread.h): a stalled append holds that
+// thread, not the network thread of the send. That thread's queue is the send queue of Java's send
+// executor: with sendThreadPoolQueueCapacity appends already waiting in it, `append` does not run
+// and the answer is SYSTEM_BUSY "[OVERLOAD]system busy, start flow control for a while" at once
+// (Java's RejectedExecutionException answer). A queued append is not dropped for its time in the
+// queue: the sends that could meet a stalled append park before it (SendAdmission), and one that
+// reached the queue runs as soon as the thread is free.
 asio::awaitable<std::optional<net::RemotingCommand>> appendInQueue(const BrokerConfig& cfg, store::MessageStore& store,
-                                                                   std::chrono::steady_clock::time_point since,
                                                                    std::function<void()> append);
 
 // The send path's admission: page-cache busy, its queue budget, and the wait for the commit-log lock.

@@ -17,6 +17,7 @@
 #include "roles/broker/processors/admin_processors.h"
 #include "roles/broker/processors/admin_support.h"
 #include "roles/broker/processors/fast_failure.h"
+#include "roles/broker/processors/send_processor.h"
 #include "roles/broker/metadata/subscription_group_manager.h"
 #include "roles/broker/metadata/topic_config_manager.h"
 #include "store/message_store.h"
@@ -36,7 +37,7 @@ int32_t randomQueue(int32_t queues) {
 
 }  // namespace
 
-Reply consumerSendMsgBack(BrokerContext& ctx, RemotingCommand cmd, std::chrono::steady_clock::time_point admitted) {
+Reply consumerSendMsgBack(BrokerContext& ctx, RemotingCommand cmd) {
   auto offset = requireInt(cmd, "offset");
   if (!offset) co_return failure(offset.error());
   auto group = requireString(cmd, "group");
@@ -88,8 +89,8 @@ Reply consumerSendMsgBack(BrokerContext& ctx, RemotingCommand cmd, std::chrono::
   m.reconsumeTimes = rec.reconsumeTimes + 1;
   store::AppendResult res;
   std::function<void()> append = [&] { res = ctx.store.append(m); };
-  auto late = co_await appendInQueue(ctx.config, ctx.store, admitted, std::move(append));
-  if (late) co_return std::move(late);
+  auto overload = co_await appendInQueue(ctx.config, ctx.store, std::move(append));
+  if (overload) co_return std::move(overload);
   if (!res.ok()) {  // Java: SYSTEM_ERROR with the status's name (OS_PAGECACHE_BUSY, ...)
     co_return failure(ResponseCode::SYSTEM_ERROR, std::string(store::toString(res.status)) + " " + res.error);
   }

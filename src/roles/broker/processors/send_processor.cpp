@@ -131,7 +131,7 @@ asio::awaitable<std::optional<RemotingCommand>> SendProcessor::handleSendBack(Re
     auto busy = co_await admission_.waitForLock(req.receivedAt);
     if (busy) co_return std::move(*busy);
   }
-  auto answer = co_await consumerSendMsgBack(ctx_, std::move(req), start);
+  auto answer = co_await consumerSendMsgBack(ctx_, std::move(req));
   co_return answer;
 }
 
@@ -199,8 +199,8 @@ asio::awaitable<SendProcessor::PutOutcome> SendProcessor::put(const SendHeader& 
   store::AppendResult res;
   std::function<void()> append = [&] { res = appendNow(h, target, body, props, wait, born, half); };
   // On the store's append thread: a stalled append holds that thread, not this one.
-  auto late = co_await appendInQueue(cfg, ctx_.store, putStart, std::move(append));
-  if (late) co_return PutOutcome{late->code, late->remark.value_or("")};
+  auto overload = co_await appendInQueue(cfg, ctx_.store, std::move(append));
+  if (overload) co_return PutOutcome{overload->code, overload->remark.value_or("")};
   if (!res.ok()) {
     putStats().failed();
     co_return PutOutcome{store::toResponseCode(res.status), ctx_.store.remarkFor(res.status, res.error)};

@@ -26,10 +26,8 @@ struct TopicConfig;
 net::RemotingCommand sendResponse(const BrokerConfig& cfg, int code, std::optional<std::string> remark = std::nullopt);
 
 // CONSUMER_SEND_MSG_BACK (36) once admitted (send_back_processor.cpp); its append runs on the
-// store's append thread and is answered TIMEOUT_CLEAN_QUEUE if it waited there from `admitted`
-// past waitTimeMillsInSendQueue.
-asio::awaitable<std::optional<net::RemotingCommand>> consumerSendMsgBack(BrokerContext& ctx, net::RemotingCommand cmd,
-                                                                         std::chrono::steady_clock::time_point admitted);
+// store's append thread (appendInQueue, fast_failure.h).
+asio::awaitable<std::optional<net::RemotingCommand>> consumerSendMsgBack(BrokerContext& ctx, net::RemotingCommand cmd);
 
 class SendProcessor {
  public:
