@@ -45,22 +45,6 @@ class Completion {
 
  private:
   friend void completeAll(std::vector<Completion>& batch, PutStatus status);
-
-// Type-erases an asio handler into a Completion that runs `invoke(std::move(handler), status)` on
-// the handler's associated executor (with outstanding work tracked), so that a batch is released
-// with one post per executor. `invoke` adapts the handler's signature (void(PutStatus), void()).
-template <class Handler, class Invoke>
-Completion completionOf(Handler&& h, Invoke invoke) {
-  auto ex = asio::get_associated_executor(h, asio::system_executor());
-  auto state = std::make_shared<std::decay_t<Handler>>(std::move(h));
-  auto run = [state, invoke](PutStatus st) { invoke(std::move(*state), st); };
-  if constexpr (std::is_convertible_v<decltype(ex), asio::any_io_executor>) {
-    return Completion(asio::any_io_executor(ex), std::move(run));
-  } else {
-    auto tracked = asio::prefer(ex, asio::execution::outstanding_work.tracked);
-    return [tracked, run](PutStatus st) { asio::post(tracked, [run, st] { run(st); }); };
-  }
-}
   asio::any_io_executor executor_;  // empty: call fn_ in place
   Fn fn_;
 };
