@@ -95,7 +95,9 @@ TestClient* stallAppend(StallNode& n, std::vector<std::unique_ptr<TestClient>>& 
   auto deadline = Clock::now() + std::chrono::seconds(3);
   while (Clock::now() < deadline) {
     for (size_t i = 1; i < clients.size(); ++i) {
-      if (lockTime(*clients[i], n.addr()) > 0) {
+      // Past the 2 ms after which sends park (SendAdmission::kParkAfterMs): one admitted before
+      // that queues for the append thread behind the stalled append and waits for it.
+      if (lockTime(*clients[i], n.addr()) > 20) {
         std::filesystem::remove(n.flag);  // later appends do not stall
         return clients[i].get();
       }
