@@ -195,7 +195,10 @@ TEST_CASE("busy: with one network thread, a stalled append leaves the thread's o
   const auto stallStart = Clock::now();
   // The other connection answers GET_BROKER_RUNTIME_INFO while the lock is held (before: not at all).
   TestClient* other = stallAppend(n, clients, stalled, stalledAnswer);
-  REQUIRE_MESSAGE(other != nullptr, "the other connection was not served while the append stalled");
+  if (!other) {  // join first: a REQUIRE would end the test with the thread joinable (terminate)
+    stalled.join();
+    FAIL("the other connection was not served while the append stalled");
+  }
 
   auto timed = [&](net::RemotingCommand req) {
     auto start = Clock::now();
@@ -241,7 +244,10 @@ TEST_CASE("busy: sends beyond sendThreadPoolQueueCapacity waiting for the append
   std::thread stalled;
   Answer stalledAnswer;
   const auto stallStart = Clock::now();
-  REQUIRE(stallAppend(n, clients, stalled, stalledAnswer) != nullptr);
+  if (!stallAppend(n, clients, stalled, stalledAnswer)) {
+    stalled.join();
+    FAIL("no connection saw the commit-log lock held");
+  }
   std::vector<Answer> queued(2);
   std::vector<std::thread> senders;
   for (int i = 0; i < 2; ++i)
@@ -251,7 +257,11 @@ TEST_CASE("busy: sends beyond sendThreadPoolQueueCapacity waiting for the append
     auto size = brokerRuntimeValue(*clients[3], n.addr(), "sendThreadPoolQueueSize", std::chrono::milliseconds(300));
     full = size && *size == "2";
   }
-  REQUIRE_MESSAGE(full, "the two sends did not queue for the append thread");
+  if (!full) {
+    stalled.join();
+    for (auto& t : senders) t.join();
+    FAIL("the two sends did not queue for the append thread");
+  }
   auto over = sendOne(*clients[3], n.addr(), n.topic, "over");
   CHECK(over.code == ResponseCode::SYSTEM_BUSY);
   CHECK(over.remark == "[OVERLOAD]system busy, start flow control for a while");
