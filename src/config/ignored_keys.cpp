@@ -9,8 +9,10 @@ namespace {
 constexpr std::string_view kThreadPool =
     "size of a Java thread pool; rmqnode runs requests on its network threads (serverSelectorThreads)";
 constexpr std::string_view kPoolQueue =
-    "capacity of a Java thread pool's request queue; rmqnode has no such queue (a request waits at most "
-    "waitTimeMillsIn*Queue, then SYSTEM_BUSY; a connection with connectionMaxInFlightRequests running stops reading)";
+    "capacity of a Java thread pool's request queue; rmqnode has no such queue: these requests start when read "
+    "(a request waits at most waitTimeMillsIn*Queue, then SYSTEM_BUSY; a connection with "
+    "connectionMaxInFlightRequests running stops reading). Sends do queue, for the store's append thread: "
+    "sendThreadPoolQueueCapacity is live";
 constexpr std::string_view kNetty = "Netty tuning; rmqnode's network layer (Asio) sizes its own sockets and buffers";
 constexpr std::string_view kNettyClient =
     "setting of the Java broker's outgoing Netty client; rmqnode's client uses its own defaults";
@@ -49,7 +51,6 @@ constexpr std::array kIgnored = std::to_array<IgnoredKey>({
     {"consumerManageThreadPoolNums", "BrokerConfig", kThreadPool},
     {"heartbeatThreadPoolNums", "BrokerConfig", kThreadPool},
     {"endTransactionThreadPoolNums", "BrokerConfig", kThreadPool},
-    {"sendThreadPoolQueueCapacity", "BrokerConfig", kPoolQueue},
     {"putThreadPoolQueueCapacity", "BrokerConfig", kPoolQueue},
     {"pullThreadPoolQueueCapacity", "BrokerConfig", kPoolQueue},
     {"replyThreadPoolQueueCapacity", "BrokerConfig", kPoolQueue},

@@ -6,7 +6,13 @@
 // sends costs one wake-up of each network thread instead of 16 posts from the flusher, each of
 // which can wake a thread that preempts the flusher in the middle of the batch.
 #include <asio/any_io_executor.hpp>
+#include <asio/associated_executor.hpp>
+#include <asio/execution/outstanding_work.hpp>
+#include <asio/post.hpp>
+#include <asio/prefer.hpp>
+#include <asio/system_executor.hpp>
 #include <functional>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -46,5 +52,21 @@ class Completion {
 // Completes every completion of `batch` with `status`, in order per executor: one post per
 // distinct executor running its handlers back to back; executor-less ones in place.
 void completeAll(std::vector<Completion>& batch, PutStatus status);
+
+// Type-erases an asio handler into a Completion that runs `invoke(std::move(handler), status)` on
+// the handler's associated executor (with outstanding work tracked), so that a batch is released
+// with one post per executor. `invoke` adapts the handler's signature (void(PutStatus), void()).
+template <class Handler, class Invoke>
+Completion completionOf(Handler&& h, Invoke invoke) {
+  auto ex = asio::get_associated_executor(h, asio::system_executor());
+  auto state = std::make_shared<std::decay_t<Handler>>(std::move(h));
+  auto run = [state, invoke](PutStatus st) { invoke(std::move(*state), st); };
+  if constexpr (std::is_convertible_v<decltype(ex), asio::any_io_executor>) {
+    return Completion(asio::any_io_executor(ex), std::move(run));
+  } else {
+    auto tracked = asio::prefer(ex, asio::execution::outstanding_work.tracked);
+    return [tracked, run](PutStatus st) { asio::post(tracked, [run, st] { run(st); }); };
+  }
+}
 
 }  // namespace rmq::store

@@ -85,6 +85,7 @@ void MessageStore::start() {
   e.dispatcher.start(e.dispatchedEnd);
   e.checkDisk();
   e.startMaintenance();
+  e.appender.start();
   e.running = true;
   log::info("store started at {} (commit log [{}, {}), {})", e.cfg.rootDir(), e.commitLog.minOffset(),
             e.commitLog.maxOffset(), e.cfg.flushDiskType);
@@ -96,6 +97,7 @@ void MessageStore::shutdown() {
   if (!e.opened || e.shutDown) return;
   e.shutDown = true;
   if (e.running) {
+    e.appender.stop();  // runs the appends still queued (their senders are answered)
     e.stopMaintenance();
     e.dispatcher.stop();
     e.dispatcher.dispatchRange(e.dispatcher.position(), e.commitLog.maxOffset(), true);  // catch up
@@ -116,6 +118,8 @@ void MessageStore::shutdown() {
   e.lock.release();
   log::info("store shut down cleanly (commit log end {})", e.commitLog.maxOffset());
 }
+
+AppendThread& MessageStore::appender() { return engine_->appender; }
 
 bool MessageStore::needsDurabilityWait() const { return engine_->cfg.syncFlush(); }
 

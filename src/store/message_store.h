@@ -35,6 +35,7 @@
 
 namespace rmq::store {
 
+class AppendThread;
 class StoreEngine;  // implementation (store_engine.h)
 
 class MessageStore {
@@ -71,6 +72,9 @@ class MessageStore {
   AppendResult append(const MessageToStore& msg);
   // Atomic: all items land consecutively in one file with consecutive queue offsets, or none.
   AppendResult appendBatch(const BatchToStore& batch);
+  // The thread the broker's sends run append()/appendBatch() on (append_thread.h): a stalled
+  // append holds it instead of a network thread. Started by start(), stopped by shutdown().
+  AppendThread& appender();
 
   // Completes with PUT_OK once every byte below endOffset (AppendResult::endOffset()) is
   // durable: SYNC_FLUSH waits for the group commit (one fsync covers all waiters below it) or
@@ -206,19 +210,9 @@ class MessageStore {
   void addWaiter(WaitKind kind, int64_t endOffset, Completion done);
   void addStoredWaiter(int64_t endOffset, Completion done);
 
-  // Type-erases an asio handler into a Completion that runs it on its associated executor (with
-  // outstanding work tracked), so the flusher releases a batch with one post per executor.
   template <class Handler>
   static Completion wrap(Handler&& h) {
-    auto ex = asio::get_associated_executor(h, asio::system_executor());
-    auto state = std::make_shared<std::decay_t<Handler>>(std::move(h));
-    auto run = [state](PutStatus st) { std::move(*state)(st); };
-    if constexpr (std::is_convertible_v<decltype(ex), asio::any_io_executor>) {
-      return Completion(asio::any_io_executor(ex), std::move(run));
-    } else {
-      auto tracked = asio::prefer(ex, asio::execution::outstanding_work.tracked);
-      return [tracked, run](PutStatus st) { asio::post(tracked, [run, st] { run(st); }); };
-    }
+    return completionOf(std::move(h), [](auto&& handler, PutStatus st) { std::move(handler)(st); });
   }
 
   std::unique_ptr<StoreEngine> engine_;

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "store/allocate_service.h"
+#include "store/append_thread.h"
 #include "store/checkpoint.h"
 #include "store/commit_log.h"
 #include "store/consume_queue_table.h"
@@ -33,6 +34,7 @@ class StoreEngine {
   IndexService index;
   Dispatcher dispatcher;
   FlushService flusher;
+  AppendThread appender;  // the broker's sends append here, off the network threads
 
   std::atomic<bool> opened{false};
   std::atomic<bool> running{false};

@@ -50,19 +50,18 @@ Answer sendOne(TestClient& c, const std::string& addr, const std::string& topic,
   return a;
 }
 
-// A node whose appends stall while `flag` exists; three network threads, so that some of a few
-// connections are served by a thread the stalled append does not hold.
+// A node whose appends stall while `flag` exists, with `ioThreads` network threads.
 struct StallNode {
   DevNode node;
   std::string flag;
   std::string topic = uniqueName("Busy");
 
-  explicit StallNode(const std::string& brokerKeys)
+  explicit StallNode(const std::string& brokerKeys, int ioThreads = 3)
       : node({.extraBroker = brokerKeys,
               .extraStore = "osPageCacheBusyTimeOutMills = " + std::to_string(kPageCacheMs) + "\n"}) {
     flag = node.proc.path("stall.flag");
     node.proc.setEnv("RMQNODE_FAULTS", "append_stall:" + std::to_string(kStallMs) + "@" + flag);
-    node.replaceConfigLine("httpBindAddress = \"127.0.0.1\"", "httpBindAddress = \"127.0.0.1\"\nserverSelectorThreads = 3");
+    node.replaceConfigLine("httpBindAddress = \"127.0.0.1\"", "httpBindAddress = \"127.0.0.1\"\nserverSelectorThreads = " + std::to_string(ioThreads));
   }
   bool start() { return node.start() && node.createTopic(topic, 1); }
   std::string addr() const { return node.brokerAddr; }
@@ -96,7 +95,9 @@ TestClient* stallAppend(StallNode& n, std::vector<std::unique_ptr<TestClient>>& 
   auto deadline = Clock::now() + std::chrono::seconds(3);
   while (Clock::now() < deadline) {
     for (size_t i = 1; i < clients.size(); ++i) {
-      if (lockTime(*clients[i], n.addr()) > 0) {
+      // Past the 2 ms after which sends park (SendAdmission::kParkAfterMs): one admitted before
+      // that queues for the append thread behind the stalled append and waits for it.
+      if (lockTime(*clients[i], n.addr()) > 20) {
         std::filesystem::remove(n.flag);  // later appends do not stall
         return clients[i].get();
       }
@@ -174,6 +175,103 @@ TEST_CASE("busy: a stalled append makes other sends answer SYSTEM_BUSY with Java
   acked.insert("after");
   CHECK(lockTime(*free, n.addr()) == 0);
   CHECK(pulledKeys(*free, n.addr(), n.topic, acked.size()) == acked);  // busy answers stored nothing
+}
+
+net::RemotingCommand sendBackRequest(int64_t commitLogOffset, const std::string& group) {
+  return request(RequestCode::CONSUMER_SEND_MSG_BACK, {{"offset", std::to_string(commitLogOffset)},
+                                                       {"group", group},
+                                                       {"delayLevel", "0"},
+                                                       {"originTopic", "BusyTopic"}});
+}
+
+TEST_CASE("busy: with one network thread, a stalled append leaves the thread's other connections served; "
+          "CONSUMER_SEND_MSG_BACK fails fast as sends do") {
+  StallNode n("waitTimeMillsInSendQueue = 200\n", 1);  // every connection on the one network thread
+  REQUIRE(n.start());
+  auto clients = connectedClients(n.addr(), 2);
+  REQUIRE(sendOne(*clients[1], n.addr(), n.topic, "before").code == ResponseCode::SUCCESS);  // commit log offset 0
+  std::thread stalled;
+  Answer stalledAnswer;
+  const auto stallStart = Clock::now();
+  // The other connection answers GET_BROKER_RUNTIME_INFO while the lock is held (before: not at all).
+  TestClient* other = stallAppend(n, clients, stalled, stalledAnswer);
+  if (!other) {  // join first: a REQUIRE would end the test with the thread joinable (terminate)
+    stalled.join();
+    FAIL("the other connection was not served while the append stalled");
+  }
+
+  auto timed = [&](net::RemotingCommand req) {
+    auto start = Clock::now();
+    auto r = other->call(n.addr(), std::move(req));
+    Answer a;
+    a.ms = msSince(start);
+    if (r) {
+      a.code = r->code;
+      a.remark = r->remark.value_or("");
+    }
+    return a;
+  };
+  auto hb = timed(heartbeatRequest("stall-client", "stall-cg", {n.topic}));
+  CHECK(hb.code == ResponseCode::SUCCESS);
+  CHECK(hb.ms < 1000);
+  auto pull = timed(pullRequest({.group = "stall-cg", .topic = n.topic}));
+  CHECK(pull.code == ResponseCode::SUCCESS);  // "before"
+  CHECK(pull.ms < 1000);
+  auto send = sendOne(*other, n.addr(), n.topic, "busy");  // parked for the lock, then its budget's answer
+  CHECK(send.code == ResponseCode::SYSTEM_BUSY);
+  CHECK_MESSAGE(send.remark.starts_with("[TIMEOUT_CLEAN_QUEUE]broker busy"), send.remark);
+  CHECK(send.ms < 1000);
+  // Java serves CONSUMER_SEND_MSG_BACK on the send executor: the same fast failure.
+  auto back = timed(sendBackRequest(0, "stall-cg"));
+  CHECK(back.code == ResponseCode::SYSTEM_BUSY);
+  CHECK_MESSAGE(back.remark.starts_with("[TIMEOUT_CLEAN_QUEUE]broker busy"), back.remark);
+  CHECK(back.ms >= 190);
+  CHECK(back.ms < 1000);
+  CHECK(msSince(stallStart) < kStallMs - 500);  // all of it while the append still stalled
+
+  stalled.join();
+  CHECK(stalledAnswer.code == ResponseCode::SUCCESS);
+  CHECK(stalledAnswer.ms >= kStallMs - 200);
+  CHECK(timed(sendBackRequest(0, "stall-cg")).code == ResponseCode::SUCCESS);  // lock free again: stored
+  CHECK(pulledKeys(*other, n.addr(), n.topic, 2) == std::set<std::string>{"before", "stalled"});
+}
+
+TEST_CASE("busy: sends beyond sendThreadPoolQueueCapacity waiting for the append thread get [OVERLOAD] at once") {
+  // No parking (fast failure off), so sends queue behind the stalled append; two may wait.
+  StallNode n("brokerFastFailureEnable = false\nsendThreadPoolQueueCapacity = 2\n");
+  REQUIRE(n.start());
+  auto clients = connectedClients(n.addr(), 4);
+  std::thread stalled;
+  Answer stalledAnswer;
+  const auto stallStart = Clock::now();
+  if (!stallAppend(n, clients, stalled, stalledAnswer)) {
+    stalled.join();
+    FAIL("no connection saw the commit-log lock held");
+  }
+  std::vector<Answer> queued(2);
+  std::vector<std::thread> senders;
+  for (int i = 0; i < 2; ++i)
+    senders.emplace_back([&, i] { queued[i] = sendOne(*clients[1 + i], n.addr(), n.topic, "q" + std::to_string(i)); });
+  bool full = false;
+  for (auto until = Clock::now() + std::chrono::seconds(2); !full && Clock::now() < until;) {
+    auto size = brokerRuntimeValue(*clients[3], n.addr(), "sendThreadPoolQueueSize", std::chrono::milliseconds(300));
+    full = size && *size == "2";
+  }
+  if (!full) {
+    stalled.join();
+    for (auto& t : senders) t.join();
+    FAIL("the two sends did not queue for the append thread");
+  }
+  auto over = sendOne(*clients[3], n.addr(), n.topic, "over");
+  CHECK(over.code == ResponseCode::SYSTEM_BUSY);
+  CHECK(over.remark == "[OVERLOAD]system busy, start flow control for a while");
+  CHECK(over.ms < 500);
+  CHECK(msSince(stallStart) < kPageCacheMs);  // before the page-cache timeout ([REJECTREQUEST] then)
+  stalled.join();
+  for (auto& t : senders) t.join();
+  CHECK(stalledAnswer.code == ResponseCode::SUCCESS);
+  for (auto& q : queued) CHECK(q.code == ResponseCode::SUCCESS);  // the queued ones were stored
+  CHECK(pulledKeys(*clients[3], n.addr(), n.topic, 3) == std::set<std::string>{"stalled", "q0", "q1"});
 }
 
 TEST_CASE("busy: brokerFastFailureEnable=false keeps a send waiting for a stalled append (no budget)") {

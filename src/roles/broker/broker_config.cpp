@@ -89,6 +89,10 @@ void BrokerConfig::visit(config::FieldVisitor& v) {
   v.field({"waitTimeMillsInTransactionQueue",
            "ms an END_TRANSACTION may wait (frame read -> start) before SYSTEM_BUSY", 0, 86400000},
           waitTimeMillsInTransactionQueue);
+  v.field({"sendThreadPoolQueueCapacity",
+           "Sends waiting for the store's append thread beyond this many get SYSTEM_BUSY [OVERLOAD] at once", 1,
+           100000000},
+          sendThreadPoolQueueCapacity);
   v.field({"startAcceptSendRequestTimeStamp", "Refuse sends before this epoch-ms time"},
           startAcceptSendRequestTimeStamp);
   v.field({"rejectTransactionMessage", "Refuse half (prepared) messages"}, rejectTransactionMessage);

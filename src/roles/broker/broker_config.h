@@ -73,6 +73,9 @@ struct BrokerConfig {
   int64_t waitTimeMillsInPullQueue = 5000;
   int64_t waitTimeMillsInHeartbeatQueue = 31000;
   int64_t waitTimeMillsInTransactionQueue = 3000;
+  // Sends (and CONSUMER_SEND_MSG_BACK) waiting for the store's append thread beyond this many are
+  // answered SYSTEM_BUSY "[OVERLOAD]..." at once (Java's send executor queue capacity).
+  int64_t sendThreadPoolQueueCapacity = 10000;
 
   // Send and transactions.
   int64_t startAcceptSendRequestTimeStamp = 0;

@@ -77,6 +77,8 @@ Result<void> BrokerController::openStoreAndManagers() {
   groups_ = std::make_unique<SubscriptionGroupManager>(configDir, config_.autoCreateSubscriptionGroup);
   offsets_ = std::make_unique<ConsumerOffsetManager>(configDir);
   if (auto r = topics_->load(); !r) return makeError(r.error().code, "topics: " + r.error().message);
+  // A slave's topics come from its master (SlaveSynchronize).
+  if (storeConfig_.brokerRole != "SLAVE") topics_->recreateFromQueues(store_->queues());
   if (auto r = groups_->load(); !r) return makeError(r.error().code, "subscription groups: " + r.error().message);
   if (auto r = offsets_->load(); !r) return makeError(r.error().code, "consumer offsets: " + r.error().message);
 

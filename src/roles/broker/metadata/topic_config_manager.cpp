@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/ranges.h>
+
 #include "common/log.h"
 #include "roles/broker/metadata/config_file.h"
 #include "roles/broker/metadata/json_text.h"
@@ -194,6 +196,37 @@ std::optional<TopicConfig> TopicConfigManager::createTopicInSendMessageMethod(
   persistSoon_();
   notifyCreated(fresh);
   return fresh;
+}
+
+std::vector<std::string> TopicConfigManager::recreateFromQueues(const std::map<std::string, std::set<int>>& queues) {
+  constexpr int32_t kProducerDefaultTopicQueueNums = 4;  // Java DefaultMQProducer.defaultTopicQueueNums
+  std::vector<std::string> added;
+  {
+    std::lock_guard lk(mu_);
+    for (const auto& [topic, ids] : queues) {
+      if (ids.empty() || table_.contains(topic)) continue;
+      if (topics::isFixedSystemTopic(topic) || systemTopics_.contains(topic)) continue;
+      const bool retryOrDlq = topics::isRetryTopic(topic) || topics::isDlqTopic(topic);
+      int32_t floor = 0;
+      if (!retryOrDlq) {
+        auto def = table_.find(std::string(topics::AUTO_CREATE_TOPIC_KEY));
+        floor = std::min(kProducerDefaultTopicQueueNums,
+                         def == table_.end() ? opts_.defaultTopicQueueNums : def->second.writeQueueNums);
+      }
+      TopicConfig fresh;
+      fresh.topicName = topic;
+      fresh.readQueueNums = fresh.writeQueueNums = std::max(*ids.rbegin() + 1, floor);
+      fresh.perm = perm::READ | perm::WRITE;
+      putLocked(fresh);
+      added.push_back(topic);
+    }
+    if (!added.empty()) version_.next();
+  }
+  if (added.empty()) return added;
+  log::warn("recreated {} topic config(s) missing from topics.json but with consume queues (auto-created "
+            "just before a crash?): {}", added.size(), fmt::join(added, ", "));
+  if (auto r = persist(); !r) log::error("persist topics: {}", r.error().message);
+  return added;
 }
 
 TopicConfig TopicConfigManager::createTopicInSendMessageBackMethod(std::string_view topic,

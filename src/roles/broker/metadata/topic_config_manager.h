@@ -6,7 +6,9 @@
 // file synchronously (no fsync), like Java's ConfigManager; callers on network threads only do so
 // on admin / auto-create paths, never per message.
 #include <functional>
+#include <map>
 #include <mutex>
+#include <set>
 #include <optional>
 #include <set>
 #include <string>
@@ -77,6 +79,13 @@ class TopicConfigManager {
   TopicConfig createTopicInSendMessageBackMethod(std::string_view topic, int32_t queueNums,
                                                  int32_t perm, int32_t topicSysFlag,
                                                  bool* created = nullptr);
+  // Start-up, after the store recovered: a topic with consume queues but no config is one a send
+  // auto-created (and acknowledged) just before a crash, before the coalesced topics.json write
+  // (Java writes it synchronously, so it would have it). Recreates it as the send path would have:
+  // read/write queues = max(highest queue id + 1, the Java producer's default 4 capped by the
+  // default topic's), perm RW; %RETRY% / %DLQ% topics with highest id + 1 queues. System topics
+  // are left alone. Persists synchronously when it added any; returns their names.
+  std::vector<std::string> recreateFromQueues(const std::map<std::string, std::set<int>>& queues);
   // Sets the order flag of listed topics (ORDER_TOPIC_CONFIG from the name server).
   void updateOrderTopicConfig(const std::vector<std::string>& orderTopics);
 

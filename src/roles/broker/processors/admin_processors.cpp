@@ -12,7 +12,6 @@ void registerAdminProcessors(BrokerContext& ctx) {
   registerClientAdminProcessors(ctx);
   registerOffsetAdminProcessors(ctx);
   registerBrokerConfigProcessors(ctx);
-  registerSendBackProcessor(ctx);
   registerAclProcessors(ctx);
 }
 

@@ -13,7 +13,6 @@ void registerStatsProcessors(BrokerContext& ctx);         // 28, 202, 208, 317, 
 void registerClientAdminProcessors(BrokerContext& ctx);   // 203, 204, 328, 46, 41, 42, 307, 309
 void registerOffsetAdminProcessors(BrokerContext& ctx);   // 222, 223, 314, 308
 void registerBrokerConfigProcessors(BrokerContext& ctx);  // 25, 26, 306, 316, 329
-void registerSendBackProcessor(BrokerContext& ctx);       // 36
 void registerAclProcessors(BrokerContext& ctx);           // 50, 51, 52, 53, 54 (acl_processor.cpp)
 
 }  // namespace rmq::broker

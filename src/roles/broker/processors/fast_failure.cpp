@@ -7,6 +7,7 @@
 
 #include "common/response_code.h"
 #include "roles/broker/broker_config.h"
+#include "store/append_thread.h"
 #include "store/message_store.h"
 
 namespace rmq::broker {
@@ -29,14 +30,6 @@ int64_t millisSince(Clock::time_point since, Clock::time_point now) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(now - since).count();
 }
 
-// Java's RequestTask.returnResponse(SYSTEM_BUSY, String.format(...)) of BrokerFastFailure.
-RemotingCommand cleanedFromQueue(std::string_view tag, int64_t waitedMs, int64_t queueSize) {
-  return RemotingCommand::response(
-      ResponseCode::SYSTEM_BUSY,
-      fmt::format("[{}]broker busy, start flow control for a while, period in queue: {}ms, size of queue: {}", tag,
-                  waitedMs, queueSize));
-}
-
 // Counts a parked send for the scope (the "size of queue" of the answers).
 class ParkedCount {
  public:
@@ -51,12 +44,28 @@ class ParkedCount {
 
 }  // namespace
 
+// Java's RequestTask.returnResponse(SYSTEM_BUSY, String.format(...)) of BrokerFastFailure.
+RemotingCommand cleanedFromQueue(std::string_view tag, int64_t waitedMs, int64_t queueSize) {
+  return RemotingCommand::response(
+      ResponseCode::SYSTEM_BUSY,
+      fmt::format("[{}]broker busy, start flow control for a while, period in queue: {}ms, size of queue: {}", tag,
+                  waitedMs, queueSize));
+}
+
 std::optional<RemotingCommand> expiredInQueue(const BrokerConfig& cfg, WaitQueue queue, const RemotingCommand& req,
                                               Clock::time_point now, int64_t queueSize) {
   if (!cfg.brokerFastFailureEnable || req.receivedAt == Clock::time_point{}) return std::nullopt;
   const int64_t waited = millisSince(req.receivedAt, now);
   if (waited < budgetOf(cfg, queue)) return std::nullopt;
   return cleanedFromQueue("TIMEOUT_CLEAN_QUEUE", waited, queueSize);
+}
+
+asio::awaitable<std::optional<RemotingCommand>> appendInQueue(const BrokerConfig& cfg, store::MessageStore& store,
+                                                              std::function<void()> append) {
+  if (store.appender().pending() >= cfg.sendThreadPoolQueueCapacity)
+    co_return RemotingCommand::response(ResponseCode::SYSTEM_BUSY, std::string(kOverloadRemark));
+  co_await store.appender().run(std::move(append), asio::use_awaitable);
+  co_return std::nullopt;
 }
 
 std::optional<RemotingCommand> SendAdmission::check(const RemotingCommand& req, Clock::time_point now,

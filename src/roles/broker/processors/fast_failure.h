@@ -26,6 +26,7 @@
 #include <asio/awaitable.hpp>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string_view>
 
@@ -42,6 +43,11 @@ struct BrokerConfig;
 enum class WaitQueue { Send, Pull, Heartbeat, Transaction };
 
 inline constexpr std::string_view kRejectRequestRemark = "[REJECTREQUEST]system busy, start flow control for a while";
+inline constexpr std::string_view kOverloadRemark = "[OVERLOAD]system busy, start flow control for a while";
+
+// "[<tag>]broker busy, start flow control for a while, period in queue: <waitedMs>ms, size of queue: <queueSize>"
+// (SYSTEM_BUSY), tag TIMEOUT_CLEAN_QUEUE or PCBUSY_CLEAN_QUEUE.
+net::RemotingCommand cleanedFromQueue(std::string_view tag, int64_t waitedMs, int64_t queueSize);
 
 // TIMEOUT_CLEAN_QUEUE: `req` waited its queue's budget or more from its read to `now` (the start of
 // its processor). nullopt when it may run (or fast failure is off, or the time of its read is unknown).
@@ -49,6 +55,16 @@ inline constexpr std::string_view kRejectRequestRemark = "[REJECTREQUEST]system 
 std::optional<net::RemotingCommand> expiredInQueue(const BrokerConfig& cfg, WaitQueue queue,
                                                    const net::RemotingCommand& req,
                                                    std::chrono::steady_clock::time_point now, int64_t queueSize = 0);
+
+// Runs `append` on the store's append thread (store/append_thread.h): a stalled append holds that
+// thread, not the network thread of the send. That thread's queue is the send queue of Java's send
+// executor: with sendThreadPoolQueueCapacity appends already waiting in it, `append` does not run
+// and the answer is SYSTEM_BUSY "[OVERLOAD]system busy, start flow control for a while" at once
+// (Java's RejectedExecutionException answer). A queued append is not dropped for its time in the
+// queue: the sends that could meet a stalled append park before it (SendAdmission), and one that
+// reached the queue runs as soon as the thread is free.
+asio::awaitable<std::optional<net::RemotingCommand>> appendInQueue(const BrokerConfig& cfg, store::MessageStore& store,
+                                                                   std::function<void()> append);
 
 // The send path's admission: page-cache busy, its queue budget, and the wait for the commit-log lock.
 class SendAdmission {

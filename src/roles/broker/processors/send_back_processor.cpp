@@ -1,8 +1,10 @@
 // CONSUMER_SEND_MSG_BACK (36): a consumer gives a message back after a failed consumption
 // (PROTOCOL.md §10.2). The broker re-appends it to %RETRY%<group> with DELAY = 3 + reconsumeTimes
 // (so the schedule service redelivers it later), or to %DLQ%<group> once reconsumeTimes reaches
-// maxReconsumeTimes. Runs on the network thread: the store append never blocks (no wait for
-// flush: Java marks these WAIT=false).
+// maxReconsumeTimes. No wait for flush (Java marks these WAIT=false). Java runs it on the send
+// executor, so it has the sends' fast failure: SendProcessor registers it behind the same
+// admission (fast_failure.h), and its append runs on the store's append thread like a send's.
+#include <asio/use_awaitable.hpp>
 #include <random>
 
 #include "common/log.h"
@@ -14,6 +16,8 @@
 #include "roles/broker/delivery/stored_message.h"
 #include "roles/broker/processors/admin_processors.h"
 #include "roles/broker/processors/admin_support.h"
+#include "roles/broker/processors/fast_failure.h"
+#include "roles/broker/processors/send_processor.h"
 #include "roles/broker/metadata/subscription_group_manager.h"
 #include "roles/broker/metadata/topic_config_manager.h"
 #include "store/message_store.h"
@@ -31,7 +35,9 @@ int32_t randomQueue(int32_t queues) {
   return queues <= 1 ? 0 : static_cast<int32_t>(rng() % static_cast<uint32_t>(queues));
 }
 
-Reply consumerSendMsgBack(BrokerContext& ctx, net::ConnectionPtr conn, RemotingCommand cmd) {
+}  // namespace
+
+Reply consumerSendMsgBack(BrokerContext& ctx, RemotingCommand cmd) {
   auto offset = requireInt(cmd, "offset");
   if (!offset) co_return failure(offset.error());
   auto group = requireString(cmd, "group");
@@ -81,23 +87,17 @@ Reply consumerSendMsgBack(BrokerContext& ctx, net::ConnectionPtr conn, RemotingC
 
   store::MessageToStore m = reputMessage(rec, newTopic, queueId, encodedProps);
   m.reconsumeTimes = rec.reconsumeTimes + 1;
-  auto res = ctx.store.append(m);
-  if (!res.ok()) {
+  store::AppendResult res;
+  std::function<void()> append = [&] { res = ctx.store.append(m); };
+  auto overload = co_await appendInQueue(ctx.config, ctx.store, std::move(append));
+  if (overload) co_return std::move(overload);
+  if (!res.ok()) {  // Java: SYSTEM_ERROR with the status's name (OS_PAGECACHE_BUSY, ...)
     co_return failure(ResponseCode::SYSTEM_ERROR, std::string(store::toString(res.status)) + " " + res.error);
   }
   // Java's incSendBackNums(group, the message's original topic (RETRY_TOPIC) or its topic).
   auto origin = findEncodedProperty(rec.properties, prop::RETRY_TOPIC);
   putStats().sentBack(origin ? *origin : rec.topic, *group);
   co_return success();
-}
-
-}  // namespace
-
-void registerSendBackProcessor(BrokerContext& ctx) {
-  BrokerContext* c = &ctx;
-  ctx.registerProcessor(RequestCode::CONSUMER_SEND_MSG_BACK, [c](net::ConnectionPtr conn, RemotingCommand cmd) {
-    return consumerSendMsgBack(*c, conn, std::move(cmd));
-  });
 }
 
 }  // namespace rmq::broker

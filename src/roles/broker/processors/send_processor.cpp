@@ -41,6 +41,8 @@ void SendProcessor::registerTo(BrokerContext& ctx) {
   ctx.registerProcessor(RequestCode::SEND_MESSAGE, h);
   ctx.registerProcessor(RequestCode::SEND_MESSAGE_V2, h);
   ctx.registerProcessor(RequestCode::SEND_BATCH_MESSAGE, h);
+  ctx.registerProcessor(RequestCode::CONSUMER_SEND_MSG_BACK,
+                        [this](net::ConnectionPtr, RemotingCommand r) { return handleSendBack(std::move(r)); });
 }
 
 std::optional<RemotingCommand> SendProcessor::checkRetryTopic(const SendHeader& h, Target& target) {
@@ -121,12 +123,24 @@ asio::awaitable<int> SendProcessor::awaitDurability(int64_t endOffset) {
   co_return store::toResponseCode(st);
 }
 
+asio::awaitable<std::optional<RemotingCommand>> SendProcessor::handleSendBack(RemotingCommand req) {
+  const auto start = std::chrono::steady_clock::now();
+  bool waitForLock = false;
+  if (auto busy = admission_.check(req, start, waitForLock)) co_return std::move(*busy);
+  if (waitForLock) {
+    auto busy = co_await admission_.waitForLock(req.receivedAt);
+    if (busy) co_return std::move(*busy);
+  }
+  auto answer = co_await consumerSendMsgBack(ctx_, std::move(req));
+  co_return answer;
+}
+
 asio::awaitable<std::optional<RemotingCommand>> SendProcessor::handle(net::ConnectionPtr conn, RemotingCommand req) {
   const auto& cfg = ctx_.config;
   const auto putStart = std::chrono::steady_clock::now();  // also the start of this send (fast failure)
   bool waitForLock = false;
   if (auto busy = admission_.check(req, putStart, waitForLock)) co_return std::move(*busy);
-  if (waitForLock) {  // another append holds the commit-log lock (a stalled disk?): park, do not block
+  if (waitForLock) {  // another append holds the commit-log lock (a stalled disk?): park, do not queue
     auto busy = co_await admission_.waitForLock(req.receivedAt);
     if (busy) co_return std::move(*busy);
   }
@@ -142,6 +156,28 @@ asio::awaitable<std::optional<RemotingCommand>> SendProcessor::handle(net::Conne
   co_return resp;
 }
 
+store::AppendResult SendProcessor::appendNow(const SendHeader& h, const Target& target, std::string_view body,
+                                            std::string_view props, std::optional<std::string_view> wait,
+                                            HostAddress born, bool half) {
+  if (h.batch) {
+    store::BatchToStore b{target.topic, target.queueId, target.sysFlag, h.bornTimestamp, born,
+                          h.reconsumeTimes, body, props};
+    return ctx_.store.appendBatch(b);
+  }
+  store::MessageToStore m;
+  m.topic = target.topic;
+  m.queueId = target.queueId;
+  m.flag = h.flag;
+  m.body = body;
+  m.properties = props;
+  m.sysFlag = target.sysFlag;
+  m.bornTimestamp = h.bornTimestamp;
+  m.bornHost = born;
+  m.reconsumeTimes = h.reconsumeTimes;
+  m.waitProperty = wait;
+  return half ? ctx_.transactions->prepare(m) : ctx_.store.append(m);
+}
+
 asio::awaitable<SendProcessor::PutOutcome> SendProcessor::put(const SendHeader& h, std::string_view body,
                                                               HostAddress born,
                                                               std::chrono::steady_clock::time_point putStart) {
@@ -151,7 +187,7 @@ asio::awaitable<SendProcessor::PutOutcome> SendProcessor::put(const SendHeader& 
   Target target;
   if (auto err = resolveTarget(h, target)) co_return PutOutcome{err->code, err->remark.value_or("")};
 
-  thread_local std::string props;  // reused buffer: no allocation per message once warmed up
+  std::string props;  // in the frame: the append thread reads it while this coroutine waits
   std::optional<std::string_view> wait;
   bool waitStore = h.batch ? buildBatchProperties(h.properties, cfg.brokerClusterName, props)
                            : buildStoredProperties(h.properties, cfg.brokerClusterName, props, wait);
@@ -161,24 +197,10 @@ asio::awaitable<SendProcessor::PutOutcome> SendProcessor::put(const SendHeader& 
                          "the broker[" + cfg.brokerIP1 + "] sending transaction message is forbidden"};
   }
   store::AppendResult res;
-  if (h.batch) {
-    store::BatchToStore b{target.topic, target.queueId, target.sysFlag, h.bornTimestamp, born,
-                          h.reconsumeTimes, body, props};
-    res = ctx_.store.appendBatch(b);
-  } else {
-    store::MessageToStore m;
-    m.topic = target.topic;
-    m.queueId = target.queueId;
-    m.flag = h.flag;
-    m.body = body;
-    m.properties = props;
-    m.sysFlag = target.sysFlag;
-    m.bornTimestamp = h.bornTimestamp;
-    m.bornHost = born;
-    m.reconsumeTimes = h.reconsumeTimes;
-    m.waitProperty = wait;
-    res = half ? ctx_.transactions->prepare(m) : ctx_.store.append(m);
-  }
+  std::function<void()> append = [&] { res = appendNow(h, target, body, props, wait, born, half); };
+  // On the store's append thread: a stalled append holds that thread, not this one.
+  auto overload = co_await appendInQueue(cfg, ctx_.store, std::move(append));
+  if (overload) co_return PutOutcome{overload->code, overload->remark.value_or("")};
   if (!res.ok()) {
     putStats().failed();
     co_return PutOutcome{store::toResponseCode(res.status), ctx_.store.remarkFor(res.status, res.error)};

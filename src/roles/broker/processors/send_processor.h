@@ -25,11 +25,18 @@ struct TopicConfig;
 // Every send-path answer carries MSG_REGION and TRACE_ON (the Java client reads them unchecked).
 net::RemotingCommand sendResponse(const BrokerConfig& cfg, int code, std::optional<std::string> remark = std::nullopt);
 
+// CONSUMER_SEND_MSG_BACK (36) once admitted (send_back_processor.cpp); its append runs on the
+// store's append thread (appendInQueue, fast_failure.h).
+asio::awaitable<std::optional<net::RemotingCommand>> consumerSendMsgBack(BrokerContext& ctx, net::RemotingCommand cmd);
+
 class SendProcessor {
  public:
   explicit SendProcessor(BrokerContext& ctx) : ctx_(ctx), admission_(ctx.config, ctx.store) {}
-  void registerTo(BrokerContext& ctx);  // codes 10, 310, 320
+  // Codes 10, 310, 320 and 36 (Java's send executor serves CONSUMER_SEND_MSG_BACK too: the same
+  // fast failure).
+  void registerTo(BrokerContext& ctx);
   asio::awaitable<std::optional<net::RemotingCommand>> handle(net::ConnectionPtr conn, net::RemotingCommand req);
+  asio::awaitable<std::optional<net::RemotingCommand>> handleSendBack(net::RemotingCommand req);
 
   // Resolves topic, queue and retry/DLQ redirection; fills `target` or returns the error answer
   // (Java msgCheck; also used by the reply processor).
@@ -58,6 +65,10 @@ class SendProcessor {
  private:
   std::optional<net::RemotingCommand> checkRetryTopic(const SendHeader& h, Target& target);
   asio::awaitable<int> awaitDurability(int64_t endOffset);
+  // The append itself (single, batch or half message): runs on the store's append thread.
+  store::AppendResult appendNow(const SendHeader& h, const Target& target, std::string_view body,
+                                std::string_view props, std::optional<std::string_view> wait, HostAddress born,
+                                bool half);
   std::string notWriteableReason() const;
 
   BrokerContext& ctx_;

@@ -20,6 +20,7 @@
 #include "roles/broker/replication/broker_replication.h"
 #include "roles/broker/metadata/topic_config.h"
 #include "store/disk_space.h"
+#include "store/append_thread.h"
 #include "store/message_store.h"
 
 namespace rmq::broker {
@@ -290,16 +291,18 @@ RuntimeTable runtimeInfoTable(BrokerContext& ctx, const PutStatsSampler* sampler
   put("putMessageEntireTimeMax", puts.putTimeMaxMicros.load(std::memory_order_relaxed) / 1000);
   put("getMessageEntireTimeMax", getStats().getTimeMaxMicros.load(std::memory_order_relaxed) / 1000);
   put("dispatchMaxBuffer", 0);  // Java 4.9 never raises it either
-  // No thread-pool queues: requests run on the network threads' io_contexts as they arrive.
+  // No thread-pool queues but the sends' one (the appends waiting for the store's append thread):
+  // requests run on the network threads' io_contexts as they arrive.
   for (auto key : {"sendThreadPoolQueueHeadWaitTimeMills", "pullThreadPoolQueueHeadWaitTimeMills",
                    "queryThreadPoolQueueHeadWaitTimeMills"}) {
     put(key, 0);
   }
-  for (auto key : {"sendThreadPoolQueueSize", "pullThreadPoolQueueSize", "queryThreadPoolQueueSize",
-                   "remainTransientStoreBufferNumbs", "EndTransactionQueueSize"}) {
+  put("sendThreadPoolQueueSize", ctx.store.appender().pending());
+  for (auto key : {"pullThreadPoolQueueSize", "queryThreadPoolQueueSize", "remainTransientStoreBufferNumbs",
+                   "EndTransactionQueueSize"}) {
     put(key, 0);
   }
-  put("sendThreadPoolQueueCapacity", 10000);
+  put("sendThreadPoolQueueCapacity", ctx.config.sendThreadPoolQueueCapacity);
   put("pullThreadPoolQueueCapacity", 100000);
   put("queryThreadPoolQueueCapacity", 20000);
   put("EndTransactionThreadPoolQueueCapacity", 100000);

@@ -1,0 +1,75 @@
+#pragma once
+// AppendThread: the store-owned thread that runs the broker's appends, so that an append stalled
+// in the commit log (a page fault on a slow disk, fault point append_stall) holds this thread, not
+// the network thread that read the send: the other connections of that network thread go on
+// being served while the send's coroutine co_awaits its append (issue 25).
+// Jobs run one at a time in submission order. The thread drains its queue in rounds; completions
+// of a round are posted once per executor (completeAll), and before a job only when the round's
+// finished jobs have waited past kCompleteEveryNs (a stalled job does not hold the answers of
+// the jobs before it). Idle, it spins briefly (kSpin) before sleeping on a condition variable: a
+// steady stream of sends finds it awake, and a submit wakes it (one futex call) only when asleep.
+#include <asio/async_result.hpp>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "store/completion.h"
+
+namespace rmq::store {
+
+class AppendThread {
+ public:
+  using Work = std::function<void()>;
+  AppendThread() = default;
+  ~AppendThread() { stop(); }
+  AppendThread(const AppendThread&) = delete;
+  AppendThread& operator=(const AppendThread&) = delete;
+
+  void start();
+  // Runs the jobs still queued, then joins. Jobs submitted later run on the submitting thread.
+  void stop();
+
+  // Runs `work` on the append thread, then completes (void()) on the handler's associated
+  // executor, never inline. What `work` reads and writes must outlive the completion (the
+  // awaiting coroutine's frame). Usage: `co_await appender.run(work, asio::use_awaitable);`
+  template <class Token>
+  auto run(Work work, Token&& token) {
+    return asio::async_initiate<Token, void()>(
+        [this](auto handler, Work w) {
+          submit(std::move(w), completionOf(std::move(handler), [](auto&& h, PutStatus) { std::move(h)(); }));
+        },
+        token, std::move(work));
+  }
+
+  // Jobs submitted and not started yet (the broker's send-queue size: [OVERLOAD], "size of queue").
+  int64_t pending() const { return pending_.load(std::memory_order_relaxed); }
+
+  static constexpr std::chrono::microseconds kSpin{30};
+  static constexpr int64_t kCompleteEveryNs = 200'000;
+
+ private:
+  struct Job {
+    Work work;
+    Completion done;
+  };
+  void submit(Work work, Completion done);
+  void loop();
+  bool waitForJobs(std::vector<Job>& round);  // false: stopping and nothing left
+  void runRound(std::vector<Job>& round, std::vector<Completion>& done);
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<Job> queue_;  // guarded by mu_
+  bool sleeping_ = false;   // guarded by mu_: a submit must notify
+  bool stopping_ = false;   // guarded by mu_
+  bool running_ = false;    // guarded by mu_
+  std::atomic<int64_t> pending_{0};
+  std::thread thread_;
+};
+
+}  // namespace rmq::store
