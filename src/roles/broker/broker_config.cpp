@@ -93,6 +93,10 @@ void BrokerConfig::visit(config::FieldVisitor& v) {
            "Sends waiting for the store's append thread beyond this many get SYSTEM_BUSY [OVERLOAD] at once", 1,
            100000000},
           sendThreadPoolQueueCapacity);
+  v.field({"sendAppendThreadEnable",
+           "Sends append on the store's append thread (a stalled append does not hold up the network thread's "
+           "other connections); false = on the network thread (lowest single-sender latency)"},
+          sendAppendThreadEnable);
   v.field({"startAcceptSendRequestTimeStamp", "Refuse sends before this epoch-ms time"},
           startAcceptSendRequestTimeStamp);
   v.field({"rejectTransactionMessage", "Refuse half (prepared) messages"}, rejectTransactionMessage);

@@ -62,7 +62,8 @@ std::optional<net::RemotingCommand> expiredInQueue(const BrokerConfig& cfg, Wait
 // and the answer is SYSTEM_BUSY "[OVERLOAD]system busy, start flow control for a while" at once
 // (Java's RejectedExecutionException answer). A queued append is not dropped for its time in the
 // queue: the sends that could meet a stalled append park before it (SendAdmission), and one that
-// reached the queue runs as soon as the thread is free.
+// reached the queue runs as soon as the thread is free. With sendAppendThreadEnable = false it runs
+// here, on the calling network thread (no queue, no [OVERLOAD]).
 asio::awaitable<std::optional<net::RemotingCommand>> appendInQueue(const BrokerConfig& cfg, store::MessageStore& store,
                                                                    std::function<void()> append);
 
