@@ -8,6 +8,7 @@
 #include "common/response_code.h"
 #include "roles/broker/clients/client_manager.h"
 #include "roles/broker/messaging/message_mapping.h"
+#include "roles/broker/messaging/resource_namespace.h"
 
 namespace rmq::broker::messaging {
 
@@ -66,6 +67,7 @@ void TelemetryChannel::sendOneway(net::RemotingCommand request) {
   auto* recover = cmd.mutable_recover_orphaned_transaction_command();
   *recover->mutable_message() = toV2Message(*msg, v2::MessageType::TRANSACTION);
   recover->set_transaction_id(txId);
+  unwrapResources(cmd, call_->metadata(kNamespaceHeader));
   if (call_->write(cmd.SerializeAsString())) sent_.fetch_add(1, std::memory_order_relaxed);
 }
 

@@ -2,6 +2,7 @@
 
 #include "common/log.h"
 #include "roles/broker/messaging/proto_time.h"
+#include "roles/broker/messaging/resource_namespace.h"
 #include "roles/broker/messaging/v2_status.h"
 
 namespace rmq::broker::messaging {
@@ -73,6 +74,7 @@ bool TelemetryService::onCommand(const grpc::ServerCallPtr& call, const std::str
       registry_.onSettings(clientId, s, call, languageName(s, call->metadata("x-mq-language")), std::move(version));
       *reply.mutable_status() = okStatus();
       *reply.mutable_settings() = mergeSettings(s, deps_);
+      unwrapResources(reply, call->metadata(kNamespaceHeader));
       call->write(reply.SerializeAsString());
       return true;
     }
@@ -92,6 +94,7 @@ bool TelemetryService::onCommand(const grpc::ServerCallPtr& call, const std::str
 }
 
 asio::awaitable<void> TelemetryService::run(grpc::ServerCallPtr call, std::string clientId, SettingsCheck check) {
+  const std::string ns(call->metadata(kNamespaceHeader));
   for (;;) {
     auto bytes = co_await call->read();
     if (!bytes) break;
@@ -100,6 +103,7 @@ asio::awaitable<void> TelemetryService::run(grpc::ServerCallPtr call, std::strin
       call->finish({grpc::StatusCode::INVALID_ARGUMENT, "malformed apache.rocketmq.v2.TelemetryCommand"});
       break;
     }
+    if (!ns.empty()) wrapResources(cmd, ns);
     if (!onCommand(call, clientId, cmd, check)) break;
   }
   registry_.onTelemetryEnd(clientId, call.get());
