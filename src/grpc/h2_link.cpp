@@ -226,6 +226,7 @@ asio::awaitable<void> H2Link::writeLoop(std::shared_ptr<H2Link> self) {
       auto now = Clock::now();
       if (!released && now >= lastWrite + kQuiet) {  // quiet for a while: nothing is being written
         memory_.releaseIdle();
+        std::string().swap(out_);  // nor a small batch buffer kept
         released = true;
       }
       auto next = watch(now);

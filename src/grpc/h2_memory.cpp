@@ -22,6 +22,25 @@ size_t pageSize() {
 
 size_t roundToPages(size_t size) { return (size + pageSize() - 1) / pageSize() * pageSize(); }
 
+// Zeroed blocks are private mappings of one sparse, never-written memfd: a page only read (the
+// stream table, which nghttp2 looks into on every frame, also with no streams open) is then the
+// file's one shared page, and a write copies it into a private page as with anonymous memory.
+// Anonymous memory would do the same on kernels that map the shared zero page on a read, but not
+// everywhere (this project's VMs boot with pvm_no_zero_page: there every read page is a new page).
+constexpr size_t kZeroFileSize = 1 << 20;  // larger zeroed blocks are plain anonymous mappings
+
+int zeroFile() {
+  static const int fd = [] {
+    int f = ::memfd_create("rmq-h2-zeros", MFD_CLOEXEC);
+    if (f >= 0 && ::ftruncate(f, kZeroFileSize) != 0) {
+      ::close(f);
+      f = -1;
+    }
+    return f;
+  }();
+  return fd;
+}
+
 }  // namespace
 
 SessionMemory::SessionMemory() : mem_{this, allocate, release, allocateZeroed, reallocate} {}
@@ -36,22 +55,26 @@ size_t SessionMemory::mappedSize(void* ptr) const {
   return 0;
 }
 
-void* SessionMemory::allocate(size_t size, void* self) {
-  auto& m = *static_cast<SessionMemory*>(self);
-  if (size < pageSize()) return std::malloc(size);
-  void* p = ::mmap(nullptr, roundToPages(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) return std::malloc(size);  // e.g. vm.max_map_count reached: plain memory
-  m.mapped_.emplace_back(p, size);
+void* SessionMemory::map(size_t size, bool zeroFileBacked) {
+  int fd = zeroFileBacked && size <= kZeroFileSize ? zeroFile() : -1;
+  int flags = MAP_PRIVATE | (fd < 0 ? MAP_ANONYMOUS : 0);
+  void* p = ::mmap(nullptr, roundToPages(size), PROT_READ | PROT_WRITE, flags, fd, 0);
+  if (p == MAP_FAILED) return nullptr;  // e.g. vm.max_map_count reached
+  mapped_.emplace_back(p, size);
   return p;
+}
+
+void* SessionMemory::allocate(size_t size, void* self) {
+  if (size < pageSize()) return std::malloc(size);
+  void* p = static_cast<SessionMemory*>(self)->map(size, false);
+  return p ? p : std::malloc(size);
 }
 
 void* SessionMemory::allocateZeroed(size_t count, size_t size, void* self) {
   size_t total = count * size;
   if (total < pageSize()) return std::calloc(count, size);
-  void* p = allocate(total, self);
-  auto& m = *static_cast<SessionMemory*>(self);
-  if (p && m.mappedSize(p) == 0) std::memset(p, 0, total);  // fresh mapped pages are zeros already
-  return p;
+  void* p = static_cast<SessionMemory*>(self)->map(total, true);  // fresh mapped pages are zeros already
+  return p ? p : std::calloc(count, size);
 }
 
 void SessionMemory::release(void* ptr, void* self) {

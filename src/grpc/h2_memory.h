@@ -5,7 +5,9 @@
 // pages of their own here, so pages nghttp2 never touches (the table of a connection with few
 // streams) cost nothing, and the frame buffer's pages are handed back to the kernel whenever the
 // session has nothing left to send (its contents are dead then: nghttp2 resets the buffer before
-// it packs the next frame). Smaller blocks come from malloc. Link thread only.
+// it packs the next frame). Zeroed blocks (the stream table) map a shared all-zero file privately,
+// so pages that are only read cost nothing either (h2_memory.cpp). Smaller blocks come from
+// malloc. Link thread only.
 #include <nghttp2/nghttp2.h>
 
 #include <cstddef>
@@ -31,6 +33,7 @@ class SessionMemory {
   static void* allocateZeroed(size_t count, size_t size, void* self);
   static void* reallocate(void* ptr, size_t size, void* self);
   size_t mappedSize(void* ptr) const;  // 0: a malloc block
+  void* map(size_t size, bool zeroFileBacked);  // nullptr: no mapping (use malloc)
 
   nghttp2_mem mem_;
   std::vector<std::pair<void*, size_t>> mapped_;  // a few blocks per session

@@ -171,6 +171,16 @@ std::optional<v2::TelemetryCommand> GrpcTestClient::Stream::next(std::chrono::mi
   return cmd;
 }
 
+void GrpcTestClient::Stream::send(const v2::TelemetryCommand& cmd) {
+  if (!call_) return;
+  auto call = call_;
+  std::string bytes = cmd.SerializeAsString();
+  runOn<bool>(owner_->io_, [call, bytes]() -> asio::awaitable<bool> {
+    call->write(bytes);
+    co_return true;
+  });
+}
+
 void GrpcTestClient::Stream::close() {
   if (!call_) return;
   auto call = std::move(call_);

@@ -46,6 +46,8 @@ class GrpcTestClient {
   class Stream {
    public:
     std::optional<v2::TelemetryCommand> next(std::chrono::milliseconds wait);
+    // Writes a command to the server (an answer: ThreadStackTrace, VerifyMessageResult).
+    void send(const v2::TelemetryCommand& cmd);
     void close();
     ~Stream() { close(); }
 

@@ -3,16 +3,20 @@
 // sends that a 4.x pull then reads with keys, tag and properties, refusals.
 #include <doctest/doctest.h>
 
+#include <future>
 #include <map>
 #include <set>
 #include <thread>
 
 #include "broker_requests.h"
+#include "client/consumer/consume_directly.h"
 #include "client/request_headers.h"
+#include "common/json.h"
 #include "common/request_code.h"
 #include "common/wall_clock.h"
 #include "dev_node.h"
 #include "grpc_client.h"
+#include "grpc/grpc_wire.h"
 #include "http_get.h"
 #include "node_config.h"
 #include "test_client.h"
@@ -122,7 +126,7 @@ TEST_CASE("grpc Telemetry answers a producer's settings; a request without clien
   CHECK(unimpl.status.code == grpc::StatusCode::UNIMPLEMENTED);
 }
 
-TEST_CASE("grpc SendMessage NORMAL: a 4.x pull reads it with UNIQ_KEY, keys, tag and user properties") {
+TEST_CASE("grpc SendMessage NORMAL: a 4.x pull reads it with UNIQ_KEY, keys, tag and user properties; GZIP too") {
   DevNode node({.grpc = true});
   REQUIRE(node.start());
   std::string topic = uniqueName("GrpcNormal");
@@ -144,9 +148,24 @@ TEST_CASE("grpc SendMessage NORMAL: a 4.x pull reads it with UNIQ_KEY, keys, tag
   REQUIRE(m->property("color"));
   CHECK(*m->property("color") == "red");
   CHECK(m->queueOffset == resp.entries(0).offset());
+
+  // A GZIP body is stored as a 4.x producer stores a big one (zlib, COMPRESSED): the pull inflates it.
+  std::string gzId = newMessageId();
+  auto gz = grpcMessage(topic, v2::MessageType::NORMAL, gzId);
+  const std::string text = "gzip " + std::string(8000, 'z');
+  gz.set_body(grpc::gzipMessage(text));
+  gz.mutable_system_properties()->set_body_encoding(v2::Encoding::GZIP);
+  REQUIRE(sendOne(g, gz).status().code() == v2::Code::OK);
+  REQUIRE(eventually([&] {
+    ms = pullAll(node, topic, 4);
+    return byUniqKey(ms, gzId) != nullptr;
+  }, std::chrono::seconds(5)));
+  m = byUniqKey(ms, gzId);
+  CHECK((m->sysFlag & sysflag::COMPRESSED) != 0);
+  CHECK(m->body == text);
 }
 
-TEST_CASE("grpc SendMessage: type refused, body over the limit, FIFO to one queue per group") {
+TEST_CASE("grpc SendMessage: type refused (a new topic as NORMAL), body over the limit, FIFO to one queue per group") {
   DevNode node({.extraStore = "maxMessageSize = 2048\n", .grpc = true});
   REQUIRE(node.start());
   std::string normal = uniqueName("GrpcN");
@@ -159,6 +178,17 @@ TEST_CASE("grpc SendMessage: type refused, body over the limit, FIFO to one queu
   f.mutable_system_properties()->set_message_group("g1");
   auto resp = sendOne(g, f);
   CHECK(resp.status().code() == v2::Code::MESSAGE_PROPERTY_CONFLICT_WITH_TYPE);
+
+  // A topic the broker does not have yet is typed as auto-creation makes it: NORMAL.
+  std::string fresh = uniqueName("GrpcFresh");
+  auto freshFifo = grpcMessage(fresh, v2::MessageType::FIFO, newMessageId());
+  freshFifo.mutable_system_properties()->set_message_group("g1");
+  resp = sendOne(g, freshFifo);
+  CHECK(resp.status().code() == v2::Code::MESSAGE_PROPERTY_CONFLICT_WITH_TYPE);
+  CHECK(resp.status().message() == "TopicMessageType validate failed, the expected type is NORMAL, but actual type is FIFO");
+  std::string freshId = newMessageId();
+  REQUIRE(sendOne(g, grpcMessage(fresh, v2::MessageType::NORMAL, freshId)).status().code() == v2::Code::OK);
+  CHECK(eventually([&] { return byUniqKey(pullAll(node, fresh, 4), freshId) != nullptr; }, std::chrono::seconds(5)));
 
   auto big = grpcMessage(normal, v2::MessageType::NORMAL, newMessageId());
   big.set_body(std::string(2049, 'x'));
@@ -384,4 +414,93 @@ TEST_CASE("grpc metrics: /metrics counts calls per RPC and calls that ended with
   CHECK(metricValueOr0(scrape, "rmqnode_grpc_errors_total" + labels + "\"QueryRoute\"}") == 0);  // business status only
   CHECK(metricValueOr0(scrape, "rmqnode_grpc_errors_total" + labels + "\"PullMessage\"}") == 1);
   CHECK(metricValueOr0(scrape, "rmqnode_grpc_connections{" + devBrokerLabels() + "}") == 1);
+}
+
+TEST_CASE("grpc consumer commands: a 5.x consumer in consumerConnection; running info -s and consumeMessage over its Telemetry") {
+  DevNode node({.grpc = true});
+  REQUIRE(node.start());
+  std::string topic = uniqueName("GrpcCmd");
+  REQUIRE(createTopic(node, topic, 4, ""));
+  const std::string group = uniqueName("CG5Cmd");
+  const std::string clientId = "127.0.0.1@777@0@cmd";
+  GrpcTestClient g(node.grpcPort, false, clientId);
+  v2::Settings s;
+  s.set_client_type(v2::ClientType::PUSH_CONSUMER);
+  s.mutable_user_agent()->set_language(v2::Language::NODE_JS);
+  s.mutable_user_agent()->set_version("5.0.8");
+  s.mutable_subscription()->mutable_group()->set_name(group);
+  auto* entry = s.mutable_subscription()->add_subscriptions();
+  entry->mutable_topic()->set_name(topic);
+  entry->mutable_expression()->set_type(v2::FilterType::TAG);
+  entry->mutable_expression()->set_expression("TagA");
+  v2::TelemetryCommand settingsAnswer;
+  auto stream = g.openTelemetry(s, settingsAnswer);
+  REQUIRE(settingsAnswer.status().code() == v2::Code::OK);
+
+  TestClient c;  // consumerConnection: the client with its language and version, push, its subscription
+  auto list = c.call(node.brokerAddr, RequestCode::GET_CONSUMER_CONNECTION_LIST, {{"consumerGroup", group}});
+  REQUIRE(codeOf(list) == 0);
+  CHECK(list->body.find("\"clientId\":\"" + clientId + "\"") != std::string::npos);
+  CHECK(list->body.find("\"language\":\"NODE_JS\"") != std::string::npos);
+  CHECK(list->body.find("CONSUME_PASSIVELY") != std::string::npos);
+  CHECK(list->body.find("\"subString\":\"TagA\"") != std::string::npos);
+
+  // consumerStatus -s: a PrintThreadStackTraceCommand out; the client's ThreadStackTrace is the jstack.
+  auto info = std::async(std::launch::async, [&] {
+    TestClient admin;
+    return admin.call(node.brokerAddr, RequestCode::GET_CONSUMER_RUNNING_INFO,
+                      {{"consumerGroup", group}, {"clientId", clientId}, {"jstackEnable", "true"}});
+  });
+  auto print = stream->next(std::chrono::seconds(5));
+  REQUIRE(print);
+  REQUIRE(print->has_print_thread_stack_trace_command());
+  v2::TelemetryCommand trace;
+  trace.mutable_status()->set_code(v2::Code::OK);
+  trace.mutable_thread_stack_trace()->set_nonce(print->print_thread_stack_trace_command().nonce());
+  trace.mutable_thread_stack_trace()->set_thread_stack_trace("\"main\" at consume (app.js:12)");
+  stream->send(trace);
+  auto infoAnswer = info.get();
+  REQUIRE(codeOf(infoAnswer) == 0);
+  rapidjson::Document doc;
+  REQUIRE(json::parse(infoAnswer->body, doc).ok());
+  CHECK(json::getString(doc, "jstack").value_or("") == "\"main\" at consume (app.js:12)");
+  REQUIRE(doc.HasMember("properties"));
+  CHECK(json::getString(doc["properties"], "PROP_CONSUME_TYPE").value_or("") == "CONSUME_PASSIVELY");
+  CHECK(json::getString(doc["properties"], "PROP_CLIENT_VERSION").value_or("") == "V5_0_8");
+
+  // consumeMessage (CONSUME_MESSAGE_DIRECTLY): a VerifyMessageCommand with the message; its result comes back.
+  std::string id = newMessageId();
+  REQUIRE(sendOne(g, grpcMessage(topic, v2::MessageType::NORMAL, id)).status().code() == v2::Code::OK);
+  std::vector<MessageExt> ms;
+  REQUIRE(eventually([&] {
+    ms = pullAll(node, topic, 4);
+    return byUniqKey(ms, id) != nullptr;
+  }, std::chrono::seconds(5)));
+  const std::string offsetMsgId = byUniqKey(ms, id)->offsetMsgId();
+  auto direct = std::async(std::launch::async, [&] {
+    TestClient admin;
+    return admin.call(node.brokerAddr, RequestCode::CONSUME_MESSAGE_DIRECTLY,
+                      {{"consumerGroup", group}, {"clientId", clientId}, {"msgId", offsetMsgId}});
+  });
+  auto verify = stream->next(std::chrono::seconds(5));
+  REQUIRE(verify);
+  REQUIRE(verify->has_verify_message_command());
+  CHECK(verify->verify_message_command().message().system_properties().message_id() == id);
+  CHECK(verify->verify_message_command().message().body() == "body of " + id);
+  v2::TelemetryCommand result;
+  result.mutable_status()->set_code(v2::Code::FAILED_TO_CONSUME_MESSAGE);
+  result.mutable_verify_message_result()->set_nonce(verify->verify_message_command().nonce());
+  stream->send(result);
+  auto directAnswer = direct.get();
+  REQUIRE(codeOf(directAnswer) == 0);
+  auto consumed = client::decodeConsumeDirectlyResult(directAnswer->body);
+  REQUIRE(consumed);
+  CHECK(consumed->consumeResult == client::DirectConsumeResult::CR_LATER);
+  CHECK(consumed->remark == "from gRPC client");
+
+  stream->close();  // the client leaves: no longer a consumer of the group
+  CHECK(eventually([&] {
+    auto after = c.call(node.brokerAddr, RequestCode::GET_CONSUMER_CONNECTION_LIST, {{"consumerGroup", group}});
+    return after && after->body.find(clientId) == std::string::npos;
+  }, std::chrono::seconds(5)));
 }

@@ -275,8 +275,10 @@ class AdminClient {
   asio::awaitable<Result<int64_t>> asyncMinOffset(MessageQueue mq);
 
   // ---- one consumer (admin_client_direct.cpp) ----
-  // GET_CONSUMER_RUNNING_INFO through a broker of %RETRY%<group>: the ConsumerRunningInfo JSON text.
-  asio::awaitable<Result<std::string>> asyncConsumerRunningInfo(std::string group, std::string clientId);
+  // GET_CONSUMER_RUNNING_INFO through a broker of %RETRY%<group>: the ConsumerRunningInfo JSON text
+  // (jstack: jstackEnable, with the consumer's thread stack trace).
+  asio::awaitable<Result<std::string>> asyncConsumerRunningInfo(std::string group, std::string clientId,
+                                                                bool jstack = false);
   // CONSUME_MESSAGE_DIRECTLY: the message (offset msgId, or UNIQ_KEY of `topic`) is pushed by the
   // broker that stores it to consumer `clientId` of `group`; the ConsumeMessageDirectlyResult JSON text.
   asio::awaitable<Result<std::string>> asyncConsumeMessageDirectly(std::string group, std::string clientId,

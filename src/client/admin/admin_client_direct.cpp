@@ -7,7 +7,8 @@
 
 namespace rmq::client {
 
-asio::awaitable<Result<std::string>> AdminClient::asyncConsumerRunningInfo(std::string group, std::string clientId) {
+asio::awaitable<Result<std::string>> AdminClient::asyncConsumerRunningInfo(std::string group, std::string clientId,
+                                                                            bool jstack) {
   const std::string retry = retryTopic(group);
   auto route = co_await instance_->route(retry, true);
   if (!route) co_return route.error();
@@ -18,7 +19,7 @@ asio::awaitable<Result<std::string>> AdminClient::asyncConsumerRunningInfo(std::
   auto cmd = net::RemotingCommand::request(RequestCode::GET_CONSUMER_RUNNING_INFO);
   cmd.extFields.set("consumerGroup", group);
   cmd.extFields.set("clientId", clientId);
-  cmd.extFields.setBool("jstackEnable", false);
+  cmd.extFields.setBool("jstackEnable", jstack);
   auto resp = co_await callOk(*addr, std::move(cmd));
   if (!resp) co_return resp.error();
   co_return std::move(resp->body);

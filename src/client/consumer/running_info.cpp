@@ -17,7 +17,7 @@ std::string encodeRunningInfo(const RunningInfoParts& parts) {
   json::Writer w(buf);
   w.StartObject();
   w.Key("jstack");
-  w.String("");
+  w.String(parts.jstack.c_str(), static_cast<rapidjson::SizeType>(parts.jstack.size()));
   w.Key("mqTable");
   w.RawValue(parts.mqTableJson.c_str(), parts.mqTableJson.size(), rapidjson::kObjectType);
   w.Key("properties");

@@ -19,6 +19,7 @@ struct RunningInfoParts {
   std::string mqTableJson = "{}";      // {"<MessageQueue key>": ProcessQueueInfo, ...}
   std::string statusTableJson = "{}";  // {"<topic>": ConsumeStatus, ...}
   std::vector<std::string> subscriptionJsons;
+  std::string jstack;  // a thread dump when one was asked for (the broker's 5.x channels fill it)
 };
 
 // PROP_NAMESERVER_ADDR ("a;b;"), PROP_CONSUME_TYPE and PROP_CLIENT_VERSION as MQClientInstance adds them.

@@ -1,5 +1,5 @@
 // Verbs answered by one consumer through its broker: consumerStatus (GET_CONSUMER_RUNNING_INFO,
-// mqadmin's ConsumerStatusSubCommand) and the push form of queryMsgById / queryMsgByUniqueKey
+// mqadmin's ConsumerStatusSubCommand; -s asks for the thread stack trace) and the push form of queryMsgById / queryMsgByUniqueKey
 // (-g GROUP -d CLIENT_ID: CONSUME_MESSAGE_DIRECTLY, mqadmin's pushMsg).
 #include <fmt/format.h>
 
@@ -79,15 +79,21 @@ void printRunningInfo(VerbContext& ctx, const rapidjson::Document& doc) {
       rt.add({m.name.GetString(), num("pullRT"), num("pullTPS"), num("consumeRT"), num("consumeOKTPS"),
               num("consumeFailedTPS"), num("consumeFailedMsgs")});
     }
+  if (auto jstack = json::getString(doc, "jstack"); jstack && !jstack->empty()) {
+    ctx.report.line("");
+    ctx.report.line("#Consumer jstack#");
+    ctx.report.line(std::string(*jstack));
+  }
 }
 
 int consumerStatus(VerbContext& ctx) {
   std::string group = ctx.required({"g", "consumerGroup"});
   std::string clientId = ctx.args.get({"i", "clientId"}, "");
+  const bool jstack = ctx.args.flag("s") || ctx.args.flag("jstack");
   if (ctx.badUsage()) return 2;
   auto& admin = ctx.admin();
   if (!clientId.empty()) {
-    auto info = admin.run(admin.asyncConsumerRunningInfo(group, clientId));
+    auto info = admin.run(admin.asyncConsumerRunningInfo(group, clientId, jstack));
     if (!info) return ctx.fail(info.error());
     rapidjson::Document doc;
     if (auto r = json::parse(*info, doc); !r || !doc.IsObject()) return ctx.fail("malformed ConsumerRunningInfo");
@@ -150,7 +156,8 @@ int pushMessageToConsumer(VerbContext& ctx, const std::string& group, const std:
 namespace {
 VerbRegistrar r1({"consumerStatus", "Query consumer's internal data structure",
                   {{"-g, --consumerGroup <group>", "consumer group (required)"},
-                   {"-i, --clientId <id>", "one consumer: its full running info"}},
+                   {"-i, --clientId <id>", "one consumer: its full running info"},
+                   {"-s, --jstack", "with the consumer's thread stack trace (jstackEnable; a 5.x client's Telemetry)"}},
                   &consumerStatus});
 }  // namespace
 

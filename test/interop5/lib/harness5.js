@@ -34,6 +34,12 @@ async function newProducer(opts = {}) {
   return p;
 }
 
+// Any started 5.x client (a consumer too) shut down by closeAll.
+function track(client) {
+  open.push(client);
+  return client;
+}
+
 async function shutdown(client) {
   const i = open.indexOf(client);
   if (i >= 0) open.splice(i, 1);
@@ -63,7 +69,20 @@ function admin(...args) {
   return execFileSync(RMQADMIN, [...args, '-n', h.NAMESRV], { timeout: 15000 }).toString();
 }
 
-module.exports = { ENDPOINT, logger, clientErrors, newProducer, shutdown, closeAll, createTopic, admin, h };
+// The same without blocking this process: for commands a 5.x client of this process must answer
+// (consumerStatus -s, pushMsg) while rmqadmin waits.
+async function adminAsync(...args) {
+  const { execFile } = require('node:child_process');
+  const { stdout } = await require('node:util').promisify(execFile)(RMQADMIN, [...args, '-n', h.NAMESRV], { timeout: 15000 });
+  return stdout.toString();
+}
+
+// The consumer group exists on the broker with these settings (POP refuses unknown groups).
+function createGroup(group, { retryMaxTimes = 16, orderly = false } = {}) {
+  admin('updateSubGroup', '-b', h.BROKER, '-g', group, '-r', String(retryMaxTimes), '-o', String(orderly));
+}
+
+module.exports = { ENDPOINT, logger, clientErrors, newProducer, track, shutdown, closeAll, createTopic, createGroup, admin, adminAsync, h };
 
 // A second node of the suite's own (for a config the shared node must not have, e.g. ACL): same
 // layout as run.sh's, `brokerExtra` TOML lines added to [broker], files in a temp dir; stop() kills

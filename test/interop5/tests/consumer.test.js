@@ -21,10 +21,7 @@ after(async () => {
   await x.closeAll();
 });
 
-// The group exists on the broker with these settings (POP refuses unknown groups).
-function createGroup(group, { retryMaxTimes = 16, orderly = false } = {}) {
-  x.admin('updateSubGroup', '-b', h.BROKER, '-g', group, '-r', String(retryMaxTimes), '-o', String(orderly));
-}
+const { createGroup } = x;
 
 // A topic of `type`, a group with `groupOpts`, a started 5.x producer of the topic.
 async function fixture(name, type, queues, groupOpts = {}) {
@@ -316,4 +313,20 @@ test('two 5.x consumers in one group share the messages without duplicates', { t
   assert.ok(counts[0] > 0 && counts[1] > 0, 'both consumers got messages');
   await stop(a);
   await stop(b);
+});
+
+test('admin views and commands reach a PushConsumer over its Telemetry: consumerConnection, consumerStatus -s, pushMsg', { timeout: 60000 }, async () => {
+  const { topic, group, producer } = await fixture('Admin', 'NORMAL', 4);
+  const c = await newPush(group, topic, async () => ConsumeResult.SUCCESS);
+  const conn = x.admin('consumerConnection', '-g', group);
+  assert.ok(conn.includes(c.clientId), `consumerConnection lists ${c.clientId}:\n${conn}`);
+  assert.match(conn, /NODE_JS/);
+  // -s: a PrintThreadStackTraceCommand on the client's Telemetry; the Node client answers 'mock stack'.
+  const status = await x.adminAsync('consumerStatus', '-g', group, '-i', c.clientId, '-s');
+  assert.match(status, /CONSUME_PASSIVELY/);
+  assert.match(status, /#Consumer jstack#\s+mock stack/);
+  // pushMsg (CONSUME_MESSAGE_DIRECTLY): a VerifyMessageCommand; the Node client answers NOT_IMPLEMENTED.
+  const r = await producer.send({ topic, body: Buffer.from('verify-me') });
+  const pushed = await x.adminAsync('queryMsgByUniqueKey', '-t', topic, '-i', r.messageId, '-g', group, '-d', c.clientId);
+  assert.match(pushed, /consumeResult=CR_THROW_EXCEPTION, remark=from gRPC client/);
 });

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "common/message_codec.h"
+#include "grpc/grpc_wire.h"
 #include "common/response_code.h"
 #include "common/request_code.h"
 #include "common/timer_properties.h"
@@ -10,6 +11,7 @@
 #include "roles/broker/clients/client_manager.h"
 #include "messaging_fake_call.h"
 #include "roles/broker/messaging/message_mapping.h"
+#include "roles/broker/messaging/resource_namespace.h"
 
 using namespace rmq;
 using namespace rmq::broker;
@@ -277,6 +279,108 @@ TEST_CASE("messaging SendMessage NORMAL: a 4.x message with UNIQ_KEY, keys, tag 
   CHECK(propOf(p, "TAGS") == "TagA");
   CHECK(propOf(p, "color") == "red");
   CHECK(propOf(p, "TRAN_MSG") == "<absent>");
+}
+
+TEST_CASE("messaging namespaces: NamespaceUtil's wrap / strip rules, retry and DLQ forms, system names") {
+  CHECK(wrapNamespace("ns", "Orders") == "ns%Orders");
+  CHECK(wrapNamespace("ns", "%RETRY%G") == "%RETRY%ns%G");
+  CHECK(wrapNamespace("ns", "%DLQ%G") == "%DLQ%ns%G");
+  CHECK(wrapNamespace("ns", "ns%Orders") == "ns%Orders");  // already in it
+  CHECK(wrapNamespace("", "Orders") == "Orders");
+  CHECK(wrapNamespace("ns", "TBW102") == "TBW102");  // system topics and groups stay global
+  CHECK(wrapNamespace("ns", "CID_RMQ_SYS_TRANS") == "CID_RMQ_SYS_TRANS");
+  CHECK(withoutNamespace("ns%Orders", "ns") == "Orders");
+  CHECK(withoutNamespace("%RETRY%ns%G", "ns") == "%RETRY%G");
+  CHECK(withoutNamespace("other%Orders", "ns") == "other%Orders");
+  CHECK(withoutNamespace("Orders", "ns") == "Orders");
+}
+
+TEST_CASE("messaging x-mq-namespace: requests name ns%topic inside; answers carry the bare name and the namespace") {
+  Broker b;
+  b.topics.emplace("ns%Fifo", LocalTopic{"FIFO", 8});
+  ServiceHarness h(b.deps());
+  auto c = h.call("SendMessage");
+  c->meta["x-mq-namespace"] = "ns";
+  auto m = message("Fifo", v2::MessageType::FIFO);
+  m.mutable_system_properties()->set_message_group("g");
+  v2::SendMessageRequest req;
+  *req.add_messages() = m;
+  auto resp = h.unary<v2::SendMessageResponse>("SendMessage", req, c);
+  CHECK(resp.status().code() == v2::Code::OK);  // typed by ns%Fifo (FIFO), not by Fifo
+  REQUIRE(b.puts.size() == 1);
+  CHECK(b.puts[0].topic == "ns%Fifo");
+  CHECK(b.puts[0].producerGroup == "ns%Fifo");
+
+  v2::QueryAssignmentRequest other;  // a Resource's own resource_namespace wins over the header
+  other.mutable_topic()->set_name("T");
+  other.mutable_topic()->set_resource_namespace("own");
+  other.mutable_group()->set_name("G");
+  wrapResources(other, "ns");
+  CHECK(other.topic().name() == "own%T");
+  CHECK(other.group().name() == "ns%G");
+  CHECK(other.topic().resource_namespace().empty());
+
+  v2::QueryRouteResponse route;  // answers: stripped, the namespace named
+  auto* q = route.add_message_queues();
+  q->mutable_topic()->set_name("ns%Fifo");
+  route.add_message_queues()->mutable_topic()->set_name("Global");
+  unwrapResources(route, "ns");
+  CHECK(route.message_queues(0).topic().name() == "Fifo");
+  CHECK(route.message_queues(0).topic().resource_namespace() == "ns");
+  CHECK(route.message_queues(1).topic().name() == "Global");
+  CHECK(route.message_queues(1).topic().resource_namespace().empty());
+}
+
+TEST_CASE("messaging SendMessage to a topic the broker does not have: typed NORMAL, as auto-creation makes it") {
+  Broker b;
+  ServiceHarness h(b.deps());
+  for (auto type : {v2::MessageType::FIFO, v2::MessageType::DELAY, v2::MessageType::TRANSACTION}) {
+    auto m = message("Fresh", type);
+    if (type == v2::MessageType::FIFO) m.mutable_system_properties()->set_message_group("g");
+    if (type == v2::MessageType::DELAY) m.mutable_system_properties()->mutable_delivery_timestamp()->set_seconds(4000000000);
+    auto resp = send(h, {m});
+    CHECK(resp.status().code() == v2::Code::MESSAGE_PROPERTY_CONFLICT_WITH_TYPE);
+    CHECK(resp.status().message().find("the expected type is NORMAL") != std::string::npos);
+  }
+  CHECK(b.puts.empty());
+  auto resp = send(h, {message("Fresh", v2::MessageType::NORMAL)});
+  CHECK(resp.status().code() == v2::Code::OK);
+  REQUIRE(b.puts.size() == 1);
+  CHECK(b.puts[0].topic == "Fresh");
+}
+
+TEST_CASE("messaging SendMessage GZIP body: stored as zlib with COMPRESSED (4.x readable); bad gzip refused") {
+  Broker b;
+  ServiceHarness h(b.deps());
+  const std::string text = std::string(900, 'a') + "the end";  // compressible, under the 1024 limit
+  auto gz = message("Orders", v2::MessageType::NORMAL);
+  gz.set_body(grpc::gzipMessage(text));
+  gz.mutable_system_properties()->set_body_encoding(v2::Encoding::GZIP);
+  auto tiny = message("Orders", v2::MessageType::NORMAL, "01AABBCCDDEEFF00010000000100000002");
+  tiny.set_body(grpc::gzipMessage("hi"));  // zlib does not make "hi" smaller: stored as it is
+  tiny.mutable_system_properties()->set_body_encoding(v2::Encoding::GZIP);
+  auto resp = send(h, {gz, tiny});
+  CHECK(resp.status().code() == v2::Code::OK);
+  REQUIRE(b.puts.size() == 2);
+  CHECK((b.puts[0].sysFlag & sysflag::COMPRESSED) != 0);
+  CHECK(b.bodies[0].size() < text.size());
+  auto inflated = zlibInflate(b.bodies[0]);
+  REQUIRE(inflated);
+  CHECK(*inflated == text);
+  CHECK(b.puts[1].sysFlag == 0);
+  CHECK(b.bodies[1] == "hi");
+
+  auto corrupt = message("Orders", v2::MessageType::NORMAL);
+  corrupt.set_body("not gzip at all");
+  corrupt.mutable_system_properties()->set_body_encoding(v2::Encoding::GZIP);
+  auto overLimit = message("Orders", v2::MessageType::NORMAL);
+  overLimit.set_body(grpc::gzipMessage(std::string(1025, 'x')));  // small on the wire, 1025 inflated
+  overLimit.mutable_system_properties()->set_body_encoding(v2::Encoding::GZIP);
+  for (const auto& m : {corrupt, overLimit}) {
+    resp = send(h, {m});
+    CHECK(resp.status().code() == v2::Code::MESSAGE_CORRUPTED);
+  }
+  CHECK(b.puts.size() == 2);
 }
 
 TEST_CASE("messaging SendMessage: size limit, type validation, reserved property names, put failures") {

@@ -9,6 +9,7 @@
 #include "roles/broker/broker_context.h"
 #include "roles/broker/metadata/subscription_group_manager.h"
 #include "roles/broker/metadata/topic_config_manager.h"
+#include "roles/broker/processors/admin_support.h"
 #include "roles/broker/registration/namesrv_registrar.h"
 #include "roles/connection_options.h"
 #include "store/store_config.h"
@@ -96,6 +97,10 @@ MessagingDeps BrokerMessaging::makeDeps() {
     auto g = groups.find(group);
     if (!g) return std::nullopt;
     return GroupSettings{g->consumeMessageOrderly, g->retryMaxTimes};
+  };
+  d.consumerJoined = [&ctx = ctx_](const std::string& group) {
+    if (auto g = ctx.groups.findOrAutoCreate(group))
+      admin::ensureSendBackTopic(ctx, topics::retryTopic(group), g->retryQueueNums, 0);
   };
   d.put = [&send = send_](SendHeader h, std::string_view body, HostAddress born) {
     return putOwned(send, std::move(h), body, born);

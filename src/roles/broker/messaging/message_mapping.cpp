@@ -7,6 +7,7 @@
 #include "common/message_codec.h"
 #include "common/message_id.h"
 #include "common/timer_properties.h"
+#include "grpc/grpc_wire.h"
 #include "roles/broker/messaging/proto_time.h"
 
 namespace rmq::broker::messaging {
@@ -43,8 +44,6 @@ std::string md5Hex(std::string_view data) {
 
 std::optional<v2::Status> toStoredMessage(const v2::Message& m, MappedMessage& out) {
   const auto& sp = m.system_properties();
-  if (sp.body_encoding() == v2::Encoding::GZIP)
-    return makeStatus(v2::Code::UNSUPPORTED, "GZIP bodies are not supported; send IDENTITY");
   for (const auto& [k, v] : m.user_properties()) {
     if (isSystemPropertyName(k))
       return makeStatus(v2::Code::ILLEGAL_MESSAGE_PROPERTY_KEY, "property key " + k + " is reserved by RocketMQ");
@@ -90,6 +89,23 @@ std::optional<v2::Status> toStoredMessage(const v2::Message& m, MappedMessage& o
                   std::to_string(sp.orphaned_transaction_recovery_duration().seconds()));
     }
     out.sysFlag = sysflag::TRANSACTION_PREPARED_TYPE;
+  }
+  return std::nullopt;
+}
+
+std::optional<v2::Status> gzipBodyToStored(std::string_view gzipped, size_t maxSize, std::string& out,
+                                           int32_t& sysFlag) {
+  auto plain = grpc::inflateMessage(gzipped, "gzip", maxSize);
+  if (!plain) {
+    return makeStatus(v2::Code::MESSAGE_CORRUPTED,
+                      "the GZIP body does not inflate, or inflates over the limit " + std::to_string(maxSize));
+  }
+  if (plain->empty()) return makeStatus(v2::Code::MESSAGE_BODY_EMPTY, "message body is empty");
+  out = zlibCompress(*plain);  // the level of a 4.x producer (compressLevel 5)
+  if (out.size() < plain->size()) {
+    sysFlag |= sysflag::COMPRESSED;  // no compression-type bits: 0 reads as zlib in 5.x too
+  } else {
+    out = std::move(*plain);  // it does not shrink: stored as it is
   }
   return std::nullopt;
 }

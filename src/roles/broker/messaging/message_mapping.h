@@ -28,6 +28,14 @@ struct MappedMessage {
 // Fills `out` from `m`; an error status (BAD_REQUEST family) when the message cannot be stored.
 std::optional<v2::Status> toStoredMessage(const v2::Message& m, MappedMessage& out);
 
+// A GZIP body (SystemProperties.body_encoding): the 5.x proxy stores the gzip bytes with
+// COMPRESSED, which a 4.x consumer cannot read (it zlib-inflates: Java's Inflater, ali-ons, ours).
+// So the body is inflated (at most `maxSize` bytes: MESSAGE_CORRUPTED otherwise) and stored as a
+// 4.x producer stores a big body: zlib with COMPRESSED added to `sysFlag` (or plain when zlib does
+// not make it smaller). 4.x consumers inflate it; ReceiveMessage hands it out inflated (IDENTITY).
+std::optional<v2::Status> gzipBodyToStored(std::string_view gzipped, size_t maxSize, std::string& out,
+                                           int32_t& sysFlag);
+
 // A stored message as a 5.x client reads it (RecoverOrphanedTransactionCommand; delivery later):
 // system fields from the record and its properties, the rest as user properties, MD5 body digest.
 v2::Message toV2Message(const MessageExt& m, v2::MessageType type);

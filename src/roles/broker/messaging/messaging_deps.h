@@ -55,6 +55,9 @@ struct MessagingDeps {
   std::function<asio::awaitable<int>(std::string addr)> grpcPortOf;
   std::function<std::optional<LocalTopic>(std::string_view topic)> localTopic;
   std::function<std::optional<GroupSettings>(std::string_view group)> group;
+  // A 5.x consumer of `group` sent its Settings: as a 4.x heartbeat, the group is found or
+  // auto-created and its %RETRY% topic made (admin tools find a group's brokers by that route).
+  std::function<void(const std::string& group)> consumerJoined;
   // The broker's put path (SendProcessor::put). `body` is not copied: it must stay valid until the
   // returned awaitable completes (the request message it points into outlives the call).
   std::function<asio::awaitable<SendProcessor::PutOutcome>(SendHeader h, std::string_view body, HostAddress born)> put;

@@ -4,6 +4,7 @@
 #include "common/log.h"
 #include "common/request_code.h"
 #include "roles/broker/messaging/client_lifecycle.h"
+#include "roles/broker/messaging/resource_namespace.h"
 #include "roles/broker/messaging/unary_call.h"
 
 namespace rmq::broker::messaging {
@@ -113,12 +114,15 @@ asio::awaitable<void> MessagingService::unary(grpc::ServerCallPtr call) {
   Req req;
   bool ok = co_await readRequest(*call, req);
   if (!ok) co_return;
+  const std::string_view ns = call->metadata(kNamespaceHeader);
+  if (!ns.empty()) wrapResources(req, ns);  // "ns%topic" from here on: the ACL and the services too
   Resp resp;
   if (!admitted(*call, req, resp)) {
     answer(*call, resp);
     co_return;
   }
   co_await (this->*Method)(*call, req, resp);
+  unwrapResources(resp, ns);
   answer(*call, resp);
 }
 
@@ -126,6 +130,7 @@ asio::awaitable<void> MessagingService::receive(grpc::ServerCallPtr call) {
   v2::ReceiveMessageRequest req;
   bool ok = co_await readRequest(*call, req);
   if (!ok) co_return;
+  if (auto ns = call->metadata(kNamespaceHeader); !ns.empty()) wrapResources(req, ns);  // messages: writeMessages
   v2::ReceiveMessageResponse refused;
   if (!admitted(*call, req, refused)) {
     answer(*call, refused);

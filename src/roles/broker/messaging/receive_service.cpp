@@ -9,6 +9,7 @@
 #include "common/response_code.h"
 #include "common/wall_clock.h"
 #include "roles/broker/messaging/message_mapping.h"
+#include "roles/broker/messaging/resource_namespace.h"
 #include "roles/broker/messaging/proto_time.h"
 
 namespace rmq::broker::messaging {
@@ -117,6 +118,7 @@ size_t ReceiveService::writeMessages(grpc::ServerCall& call, const pop::PopResul
     }
     v2::ReceiveMessageResponse resp;
     *resp.mutable_message() = std::move(*v);
+    unwrapResources(resp, call.metadata(kNamespaceHeader));
     if (!call.write(resp.SerializeAsString())) break;
     ++written;
   }

@@ -98,11 +98,14 @@ std::optional<v2::Status> SendService::checkType(const v2::Message& m, int32_t& 
   const std::string& topic = m.topic().name();
   auto local = deps_.localTopic(topic);
   writeQueues = local ? local->writeQueueNums : 0;
-  if (!local || topics::isRetryTopic(topic) || topics::isDlqTopic(topic)) return std::nullopt;
-  auto accepted = acceptedTypes(local->messageType);
+  if (topics::isRetryTopic(topic) || topics::isDlqTopic(topic)) return std::nullopt;
+  // A topic this broker does not have yet is what the put path's auto-creation would make of it:
+  // a topic without message.type, i.e. NORMAL (without auto-creation the put refuses it anyway).
+  const std::string declared = local ? local->messageType : std::string();
+  auto accepted = acceptedTypes(declared);
   auto actual = m.system_properties().message_type();
   if (std::find(accepted.begin(), accepted.end(), actual) != accepted.end()) return std::nullopt;
-  std::string expected = local->messageType.empty() ? "NORMAL" : local->messageType;
+  std::string expected = declared.empty() ? "NORMAL" : declared;
   return makeStatus(v2::Code::MESSAGE_PROPERTY_CONFLICT_WITH_TYPE,
                     "TopicMessageType validate failed, the expected type is " + expected + ", but actual type is " +
                         std::string(typeName(actual)));
@@ -121,6 +124,13 @@ asio::awaitable<v2::SendResultEntry> SendService::sendOne(const v2::Message& m, 
   if (auto bad = checkType(m, writeQueues)) co_return failed(std::move(*bad));
   MappedMessage mapped;
   if (auto bad = toStoredMessage(m, mapped)) co_return failed(std::move(*bad));
+  std::string_view body = m.body();  // m outlives the put: no body copy
+  std::string rewritten;             // a GZIP body as stored (zlib)
+  if (m.system_properties().body_encoding() == v2::Encoding::GZIP) {
+    if (auto bad = gzipBodyToStored(body, static_cast<size_t>(maxSize), rewritten, mapped.sysFlag))
+      co_return failed(std::move(*bad));
+    body = rewritten;
+  }
 
   SendHeader h;
   h.producerGroup = topic;
@@ -132,7 +142,7 @@ asio::awaitable<v2::SendResultEntry> SendService::sendOne(const v2::Message& m, 
   const auto& sp = m.system_properties();
   if (sp.message_type() == v2::MessageType::FIFO && writeQueues > 0)
     h.queueId = consistentHash(javaStringHash(sp.message_group()), writeQueues);
-  auto out = co_await deps_.put(std::move(h), m.body(), born);  // m outlives the put: no body copy
+  auto out = co_await deps_.put(std::move(h), body, born);
 
   v2::SendResultEntry e;
   *e.mutable_status() = out.code == ResponseCode::SUCCESS ? okStatus() : makeStatus(codeOfResponse(out.code), out.remark);

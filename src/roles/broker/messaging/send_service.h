@@ -3,9 +3,11 @@
 // put path (SendProcessor::put through MessagingDeps::put: the same checks, auto-creation,
 // half messages, durability wait as a remoting SEND). Per message:
 //  * body size (<= maxMessageSize: MESSAGE_BODY_TOO_LARGE; empty: MESSAGE_BODY_EMPTY);
-//  * the topic's `message.type` (none = NORMAL; MIXED = any) against the message's type:
+//  * the topic's `message.type` (none = NORMAL; MIXED = any; a topic this broker does not have
+//    yet = NORMAL, as auto-creation makes it) against the message's type:
 //    MESSAGE_PROPERTY_CONFLICT_WITH_TYPE with the proxy's text;
-//  * mapping to a 4.x message (message_mapping.h); producer group = topic;
+//  * mapping to a 4.x message (message_mapping.h); producer group = topic; a GZIP body stored
+//    as zlib with COMPRESSED (gzipBodyToStored), so 4.x consumers read it too;
 //  * the queue: FIFO -> Guava consistentHash(messageGroup.hashCode(), writeQueueNums) as the
 //    proxy (one group stays on one queue), else the put path's random write queue; the client's
 //    queue_id is ignored (the Node client only ever names queue 0);

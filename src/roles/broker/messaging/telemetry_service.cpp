@@ -2,6 +2,7 @@
 
 #include "common/log.h"
 #include "roles/broker/messaging/proto_time.h"
+#include "roles/broker/messaging/resource_namespace.h"
 #include "roles/broker/messaging/v2_status.h"
 
 namespace rmq::broker::messaging {
@@ -71,17 +72,22 @@ bool TelemetryService::onCommand(const grpc::ServerCallPtr& call, const std::str
       }
       std::string version(s.has_user_agent() ? s.user_agent().version() : std::string(call->metadata("x-mq-client-version")));
       registry_.onSettings(clientId, s, call, languageName(s, call->metadata("x-mq-language")), std::move(version));
+      if (s.has_subscription() && deps_.consumerJoined) deps_.consumerJoined(s.subscription().group().name());
       *reply.mutable_status() = okStatus();
       *reply.mutable_settings() = mergeSettings(s, deps_);
+      unwrapResources(reply, call->metadata(kNamespaceHeader));
       call->write(reply.SerializeAsString());
       return true;
     }
-    case v2::TelemetryCommand::kThreadStackTrace:
-      log::info("5.x client {} thread stack trace (nonce {}): {}", clientId, cmd.thread_stack_trace().nonce(),
-                cmd.thread_stack_trace().thread_stack_trace());
+    case v2::TelemetryCommand::kThreadStackTrace:  // the answer of an admin's consumerStatus -s
+      if (!registry_.onAnswer(clientId, cmd))
+        log::info("5.x client {}: a thread stack trace nobody waits for (nonce {})", clientId,
+                  cmd.thread_stack_trace().nonce());
       return true;
-    case v2::TelemetryCommand::kVerifyMessageResult:
-      log::info("5.x client {} verified message (nonce {})", clientId, cmd.verify_message_result().nonce());
+    case v2::TelemetryCommand::kVerifyMessageResult:  // the answer of an admin's consumeMessage
+    case v2::TelemetryCommand::kVerifyMessageCommand:  // the Node client answers with the command (NOT_IMPLEMENTED)
+      if (!registry_.onAnswer(clientId, cmd))
+        log::info("5.x client {}: a verify result nobody waits for", clientId);
       return true;
     default:
       *reply.mutable_status() = makeStatus(v2::Code::BAD_REQUEST, "a client sends settings, thread_stack_trace or "
@@ -92,6 +98,7 @@ bool TelemetryService::onCommand(const grpc::ServerCallPtr& call, const std::str
 }
 
 asio::awaitable<void> TelemetryService::run(grpc::ServerCallPtr call, std::string clientId, SettingsCheck check) {
+  const std::string ns(call->metadata(kNamespaceHeader));
   for (;;) {
     auto bytes = co_await call->read();
     if (!bytes) break;
@@ -100,6 +107,7 @@ asio::awaitable<void> TelemetryService::run(grpc::ServerCallPtr call, std::strin
       call->finish({grpc::StatusCode::INVALID_ARGUMENT, "malformed apache.rocketmq.v2.TelemetryCommand"});
       break;
     }
+    if (!ns.empty()) wrapResources(cmd, ns);
     if (!onCommand(call, clientId, cmd, check)) break;
   }
   registry_.onTelemetryEnd(clientId, call.get());
