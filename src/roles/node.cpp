@@ -18,6 +18,7 @@
 #include "console/console.h"
 #include "http/http_server.h"
 #include "net/io_pool.h"
+#include "net/memory_release.h"
 #include "roles/namesrv/namesrv_controller.h"
 #include "roles/node_http.h"
 
@@ -64,6 +65,7 @@ struct Node::Impl {
   // for both roles of a namesrv,master process); without --config updates stay in memory.
   std::shared_ptr<config::ConfigFilePersister> configFile = std::make_shared<config::ConfigFilePersister>();
   std::unique_ptr<net::IoPool> pool;
+  std::unique_ptr<net::MemoryReleaser> releaser;  // ticks on the pool's threads; destroyed first
   std::unique_ptr<namesrv::NamesrvController> namesrv;
   std::unique_ptr<http::HttpServer> http;  // when httpListenPort > 0; stopped before the roles
   bool httpPortDefaulted = false;          // the dev node's 8080, not asked for by the config
@@ -282,6 +284,8 @@ Result<void> Node::start() {
 
   s.pool = std::make_unique<net::IoPool>(s.process.ioThreads());
   s.pool->start();
+  // Memory freed by closed connections goes back to the OS within a second (src/net/README.md).
+  s.releaser = std::make_unique<net::MemoryReleaser>(*s.pool, std::chrono::seconds(1));
   std::string ports;
   if (has(s.options.roles, Role::Namesrv))
     s.namesrv = std::make_unique<namesrv::NamesrvController>(*s.pool, s.namesrvConfig, s.process, s.configFile);
@@ -335,6 +339,7 @@ void Node::shutdown() {
   s.namesrv.reset();
   s.http.reset();
   s.console.reset();
+  s.releaser.reset();
   s.pool.reset();
   log::info("rmqnode stopped in {} ms", nowMillis() - t0);
 }
