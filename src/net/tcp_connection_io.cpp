@@ -54,7 +54,13 @@ asio::awaitable<void> TcpConnection::writeLoop(std::shared_ptr<TcpConnection> se
     writeBusy_ = true;
     writeSince_ = Clock::now();
     if (auto stall = options_->writeStallTimeout(); stall.count() > 0) poke(writeSince_ + stall);
-    auto ec = tls_ ? co_await writeGatheredTls() : co_await writeGathered();
+    // Not `tls_ ? co_await ... : co_await ...`: GCC 12 mishandles co_await inside ?:.
+    asio::error_code ec;
+    if (tls_) {
+      ec = co_await writeGatheredTls();
+    } else {
+      ec = co_await writeGathered();
+    }
     writeBusy_ = false;
     writing_.clear();
     if (writing_.capacity() > 8) {  // a burst's arrays are not kept by an idle connection
