@@ -2,7 +2,7 @@
 // byte 0 picks the grpc-encoding (identity / gzip / deflate) and byte 1 where the rest is split
 // into two DATA payloads; the rest is fed to a MessageReader. Its first line is also read as a
 // grpc-timeout and as a percent-encoded grpc-message.
-#include <deque>
+#include <vector>
 
 #include "fuzz/fuzz_input.h"
 #include "grpc/grpc_wire.h"
@@ -17,14 +17,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   size_t cut = rest.empty() ? 0 : data[1] % (rest.size() + 1);
   constexpr size_t kMax = 64 * 1024;
   grpc::MessageReader reader(kMax, encoding);
-  std::deque<std::string> out;
+  std::vector<std::string> out;
   auto err = reader.feed(rest.data(), cut, out);
   if (!err) err = reader.feed(rest.data() + cut, rest.size() - cut, out);
   for (auto& m : out) RMQ_FUZZ_CHECK(m.size() <= kMax);  // the limit holds after inflating too
   // Where the DATA frames split the stream must not change what it yields.
   if (!err) {
     grpc::MessageReader whole(kMax, encoding);
-    std::deque<std::string> again;
+    std::vector<std::string> again;
     auto err2 = whole.feed(rest.data(), rest.size(), again);
     RMQ_FUZZ_CHECK(!err2 && again == out);
   }

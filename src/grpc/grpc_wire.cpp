@@ -20,7 +20,7 @@ std::string frameMessage(std::string_view message) {
   return out;
 }
 
-std::optional<Status> MessageReader::feed(const char* data, size_t size, std::deque<std::string>& out) {
+std::optional<Status> MessageReader::feed(const char* data, size_t size, std::vector<std::string>& out) {
   if (failed_) return std::nullopt;  // the error was reported once; the rest is ignored
   while (size > 0) {
     if (have_ < kMessagePrefix) {
@@ -54,7 +54,7 @@ std::optional<Status> MessageReader::feed(const char* data, size_t size, std::de
   return std::nullopt;
 }
 
-std::optional<Status> MessageReader::complete(std::deque<std::string>& out) {
+std::optional<Status> MessageReader::complete(std::vector<std::string>& out) {
   have_ = 0;
   if (prefix_[0] == 0) {
     out.push_back(std::move(body_));

@@ -4,7 +4,7 @@
 // grpc-message, and the message compressions a peer may send (gzip, deflate).
 #include <chrono>
 #include <cstdint>
-#include <deque>
+#include <vector>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,11 +29,11 @@ class MessageReader {
   // `encoding`: the request's grpc-encoding ("" / "identity": a compressed flag is an error).
   MessageReader(size_t maxSize, std::string encoding) : maxSize_(maxSize), encoding_(std::move(encoding)) {}
   // Appends bytes; complete messages go to `out`. nullopt = fine; otherwise the error to end with.
-  std::optional<Status> feed(const char* data, size_t size, std::deque<std::string>& out);
+  std::optional<Status> feed(const char* data, size_t size, std::vector<std::string>& out);
   bool midMessage() const { return have_ > 0; }
 
  private:
-  std::optional<Status> complete(std::deque<std::string>& out);
+  std::optional<Status> complete(std::vector<std::string>& out);
   size_t maxSize_;
   std::string encoding_;
   char prefix_[kMessagePrefix];

@@ -54,9 +54,13 @@ void Inbox::wake() {
 
 asio::awaitable<std::optional<std::string>> Inbox::next(H2Link& link, int32_t streamId) {
   for (;;) {
-    if (!messages_.empty()) {
-      std::string message = std::move(messages_.front());
-      messages_.pop_front();
+    if (head_ < messages_.size()) {
+      std::string message = std::move(messages_[head_++]);
+      if (head_ == messages_.size()) {  // all read: start over (a burst's array is not kept)
+        head_ = 0;
+        if (messages_.capacity() > 8) std::vector<std::string>().swap(messages_);
+        else messages_.clear();
+      }
       queuedBytes_ -= std::min(queuedBytes_, message.size());
       if (owed_ > 0 && queuedBytes_ <= kHeld && link.isOpen() && !ended_) {
         nghttp2_session_consume_stream(link.session(), streamId, owed_);

@@ -6,7 +6,7 @@
 #include <asio/awaitable.hpp>
 #include <asio/io_context.hpp>
 #include <asio/steady_timer.hpp>
-#include <deque>
+#include <vector>
 #include <memory>
 #include <optional>
 #include <string>
@@ -54,7 +54,10 @@ class Inbox {
  private:
   void wake();
   MessageReader reader_;
-  std::deque<std::string> messages_;
+  // Complete messages not yet read: [head_, size). A vector, not a std::deque: libstdc++'s deque
+  // allocates a 512-byte block even when empty, and a parked call's inbox is usually empty.
+  std::vector<std::string> messages_;
+  size_t head_ = 0;
   size_t queuedBytes_ = 0, owed_ = 0;
   bool ended_ = false;
   std::unique_ptr<asio::steady_timer> waiter_;  // made by the first read that has to wait

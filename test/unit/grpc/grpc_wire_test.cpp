@@ -3,7 +3,7 @@
 // framing split anywhere across DATA frames.
 #include <doctest/doctest.h>
 
-#include <deque>
+#include <vector>
 
 #include "grpc/grpc_wire.h"
 
@@ -44,7 +44,7 @@ TEST_CASE("grpc wire: messages split anywhere across DATA frames come out whole;
   }
   for (size_t cut = 0; cut <= stream.size(); ++cut) {
     MessageReader reader(1024, "");
-    std::deque<std::string> out;
+    std::vector<std::string> out;
     CHECK_FALSE(reader.feed(stream.data(), cut, out));
     CHECK_FALSE(reader.feed(stream.data() + cut, stream.size() - cut, out));
     REQUIRE(out.size() == 3);
@@ -53,7 +53,7 @@ TEST_CASE("grpc wire: messages split anywhere across DATA frames come out whole;
     CHECK(out[2] == "a longer second message");
   }
   MessageReader small(4, "");
-  std::deque<std::string> out;
+  std::vector<std::string> out;
   auto err = small.feed(stream.data(), stream.size(), out);
   REQUIRE(err);
   CHECK(err->code == StatusCode::RESOURCE_EXHAUSTED);

@@ -83,7 +83,7 @@ asio::awaitable<bool> PullRequestHold::wait(std::string topic, int32_t queueId, 
 
 asio::awaitable<bool> PullRequestHold::waitPop(std::string topic, int32_t queueId, std::string group,
                                                FilterPtr filter, std::chrono::milliseconds timeout,
-                                               const std::function<bool()>& ready) {
+                                               const std::function<bool()>& ready, ParkCancel* cancel) {
   auto ex = co_await asio::this_coro::executor;
   auto w = std::make_shared<Waiter>(ex);
   w->offset = -1;
@@ -91,8 +91,33 @@ asio::awaitable<bool> PullRequestHold::waitPop(std::string topic, int32_t queueI
   w->group = std::move(group);
   w->filter = std::move(filter);
   w->timer.expires_after(timeout);
+  if (cancel != nullptr) {
+    std::lock_guard lock(cancel->mu_);
+    if (cancel->cancelled_) co_return false;
+    cancel->parked_ = w;
+  }
   co_await park(topic, queueId, w, ready);
+  if (cancel != nullptr) {
+    std::lock_guard lock(cancel->mu_);
+    cancel->parked_.reset();
+    if (cancel->cancelled_) co_return false;
+  }
   co_return w->woken.load();
+}
+
+void ParkCancel::cancel() {
+  std::shared_ptr<PullRequestHold::Waiter> w;
+  {
+    std::lock_guard lock(mu_);
+    cancelled_ = true;
+    w = std::move(parked_);
+  }
+  if (w) PullRequestHold::wake(w);
+}
+
+bool ParkCancel::cancelled() const {
+  std::lock_guard lock(mu_);
+  return cancelled_;
 }
 
 void PullRequestHold::notifyMessageArriving(std::string_view topic, int32_t queueId, int64_t maxOffset,

@@ -1,8 +1,5 @@
 #include "roles/broker/messaging/receive_service.h"
 
-#include <asio/bind_cancellation_slot.hpp>
-#include <asio/cancellation_signal.hpp>
-#include <asio/co_spawn.hpp>
 #include <asio/use_awaitable.hpp>
 
 #include "common/log.h"
@@ -11,6 +8,7 @@
 #include "roles/broker/messaging/message_mapping.h"
 #include "roles/broker/messaging/resource_namespace.h"
 #include "roles/broker/messaging/proto_time.h"
+#include "roles/broker/delivery/pull_request_hold.h"
 
 namespace rmq::broker::messaging {
 
@@ -22,12 +20,6 @@ constexpr auto kAnswerMargin = std::chrono::milliseconds(500);
 constexpr int32_t kMaxBatch = 32;
 constexpr int64_t kReleaseMs = 1;  // "visible again at once" (a change needs a positive time)
 
-
-// co_spawn's awaitable completion needs a default-constructible result.
-asio::awaitable<std::optional<Result<pop::PopResult>>> optionalOf(asio::awaitable<Result<pop::PopResult>> task) {
-  auto r = co_await std::move(task);
-  co_return std::optional<Result<pop::PopResult>>(std::move(r));
-}
 
 void writeStatus(grpc::ServerCall& call, v2::Status s) {
   v2::ReceiveMessageResponse r;
@@ -88,19 +80,12 @@ ReceivePlan planReceive(const v2::ReceiveMessageRequest& req, std::string_view b
 
 asio::awaitable<Result<pop::PopResult>> ReceiveService::popCancellable(const grpc::ServerCallPtr& call,
                                                                        pop::PopRequest req) {
-  // The call's cancel (client gone, deadline) cancels the parked pop: a signal bound to it.
-  auto signal = std::make_shared<asio::cancellation_signal>();
-  call->setCancelHandler([signal] { signal->emit(asio::cancellation_type::terminal); });
-  auto task = optionalOf(deps_.pop.pop(std::move(req)));
-  auto token = asio::bind_cancellation_slot(signal->slot(), asio::use_awaitable);
-  Result<pop::PopResult> r = Error{ResponseCode::SYSTEM_ERROR, "receive cancelled"};
-  try {
-    auto spawned = asio::co_spawn(call->executor(), std::move(task), token);
-    auto out = co_await std::move(spawned);
-    if (out) r = std::move(*out);
-  } catch (const std::exception& e) {
-    r = Error{ResponseCode::SYSTEM_ERROR, std::string("receive cancelled: ") + e.what()};
-  }
+  // The call's cancel (client gone, deadline) ends the parked pop.
+  auto cancel = std::make_shared<ParkCancel>();
+  call->setCancelHandler([cancel] { cancel->cancel(); });
+  req.cancel = cancel;
+  auto task = deps_.pop.pop(std::move(req));
+  auto r = co_await std::move(task);
   call->setCancelHandler([] {});
   co_return r;
 }

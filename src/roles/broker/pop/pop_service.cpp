@@ -83,9 +83,10 @@ void PopService::shutdown() {
 
 // ---- pop ----
 
-Result<PopService::Prepared> PopService::prepare(const PopRequest& req) {
+Result<PopService::Prepared> PopService::prepare(PopRequest request) {
   Prepared p;
-  p.req = req;
+  p.req = std::move(request);
+  const PopRequest& req = p.req;
   p.req.maxNums = std::clamp(req.maxNums, 1, kMaxBatch);
   if (req.invisibleTime <= 0) return makeError(ResponseCode::SYSTEM_ERROR, "invisibleTime must be positive");
   if (!perm::isReadable(ctx_.config.brokerPermission))
@@ -123,10 +124,11 @@ Result<PopService::Prepared> PopService::prepare(const PopRequest& req) {
   return p;
 }
 
-asio::awaitable<Result<PopResult>> PopService::pop(PopRequest req) {
-  auto prepared = prepare(req);
+asio::awaitable<Result<PopResult>> PopService::pop(PopRequest req) { return popPrepared(prepare(std::move(req))); }
+
+asio::awaitable<Result<PopResult>> PopService::popPrepared(Result<Prepared> prepared) {
   if (!prepared) co_return prepared.error();
-  Prepared p = std::move(*prepared);
+  Prepared& p = *prepared;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max<int64_t>(0, p.req.pollTime));
   const std::function<bool()> ready = [this, &p] { return readyFor(p); };
   for (;;) {
@@ -138,7 +140,9 @@ asio::awaitable<Result<PopResult>> PopService::pop(PopRequest req) {
       r->status = PopResult::Status::PollingFull;
       co_return r;
     }
-    co_await ctx_.pullHold.waitPop(p.req.topic, p.req.queueId, p.req.group, p.filter, left, ready);
+    co_await ctx_.pullHold.waitPop(p.req.topic, p.req.queueId, p.req.group, p.filter, left, ready,
+                                   p.req.cancel.get());
+    if (p.req.cancel && p.req.cancel->cancelled()) co_return r;  // NoMessage: the caller is gone
   }
 }
 

@@ -46,6 +46,7 @@ class Filter;
 
 namespace rmq::broker {
 struct BrokerContext;
+class ParkCancel;
 }
 
 namespace rmq::broker::pop {
@@ -66,6 +67,7 @@ struct PopRequest {
   bool fifo = false;       // also on when the group has consumeMessageOrderly
   std::string attemptId;   // FIFO: the same attempt may take its still-invisible batch again
   int32_t initMode = 0;    // where a group's first pop of a queue starts: 0 MIN, 1 MAX (Java ConsumeInitMode)
+  std::shared_ptr<ParkCancel> cancel;  // optional: cancel() ends the long poll (delivery/pull_request_hold.h)
 };
 
 struct PoppedMessage {
@@ -123,8 +125,8 @@ class PopService {
   void shutdown();  // stops the timer thread, writes a checkpoint
   bool running() const { return running_.load(); }
 
-  // Long-polls up to req.pollTime when nothing is there (cancellable: asio cancellation of the
-  // awaiting coroutine, or shutdown). Errors: a refused request (group/topic/queue/filter) with
+  // Long-polls up to req.pollTime when nothing is there (cancellable: req.cancel, asio cancellation
+  // of the awaiting coroutine, or shutdown). Errors: a refused request (group/topic/queue/filter) with
   // Java's codes and remarks.
   asio::awaitable<Result<PopResult>> pop(PopRequest req);
   // The message of `handle` is done. Answered once the ack is stored as the broker's flush /
@@ -158,7 +160,9 @@ class PopService {
 
  private:
   struct Prepared;
-  Result<Prepared> prepare(const PopRequest& req);
+  Result<Prepared> prepare(PopRequest req);
+  // pop() after prepare(): the coroutine frame of a parked pop keeps one copy of the request.
+  asio::awaitable<Result<PopResult>> popPrepared(Result<Prepared> prepared);
   Result<PopResult> popOnce(const Prepared& p);
   // One queue's share of a pop (mu_ held), delivered with out.popTime. Appends the event; fills `out`.
   Result<void> popQueue(const Prepared& p, int32_t queueId, int64_t now, PopResult& out);
