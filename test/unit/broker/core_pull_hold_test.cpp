@@ -117,9 +117,9 @@ TEST_CASE("thousands of parked pulls, all answered by wakeAll") {
 
 namespace {
 asio::awaitable<void> parkPop(PullRequestHold& hold, std::string topic, int32_t queueId, std::string group,
-                              PullRequestHold::FilterPtr f, Parked& out) {
+                              PullRequestHold::FilterPtr f, Parked& out, ParkCancel* cancel = nullptr) {
   const std::function<bool()> ready = [] { return false; };
-  out.woken = co_await hold.waitPop(topic, queueId, group, std::move(f), 10s, ready);
+  out.woken = co_await hold.waitPop(topic, queueId, group, std::move(f), 10s, ready, cancel);
   out.at = std::chrono::steady_clock::now();
 }
 size_t wokenCount(const std::vector<Parked>& ps) {
@@ -160,4 +160,29 @@ TEST_CASE("parked pops: one arrival wakes one pop per group (queue or whole topi
   hold.wakeAll();
   REQUIRE(eventually([&] { return wokenCount(g1) == 3; }));
   CHECK(hold.parkedPopCount() == 0);
+}
+
+TEST_CASE("ParkCancel: cancel() from another thread ends a parked pop at once; a later park returns at once") {
+  PullRequestHold hold;
+  Loop loop;
+  ParkCancel cancel;
+  Parked first, second, bystander;
+  asio::co_spawn(loop.io, parkPop(hold, "T", 0, "g", nullptr, bystander), asio::detached);
+  asio::co_spawn(loop.io, parkPop(hold, "T", 0, "g", nullptr, first, &cancel), asio::detached);
+  REQUIRE(eventually([&] { return hold.parkedPopCount() == 2; }));
+  const auto sent = std::chrono::steady_clock::now();
+  cancel.cancel();
+  REQUIRE(eventually([&] { return first.woken.has_value(); }));
+  CHECK_FALSE(*first.woken);  // cancelled, not woken by a message
+  CHECK(first.at - sent < 1s);
+  CHECK(cancel.cancelled());
+  CHECK(hold.parkedPopCount() == 1);  // the other call's pop stays parked
+  // Sticky: a pop of the same call parking after the cancel (between two parks) does not wait.
+  asio::co_spawn(loop.io, parkPop(hold, "T", 0, "g", nullptr, second, &cancel), asio::detached);
+  REQUIRE(eventually([&] { return second.woken.has_value(); }));
+  CHECK_FALSE(*second.woken);
+  CHECK(hold.parkedPopCount() == 1);
+  CHECK_FALSE(bystander.woken.has_value());
+  hold.wakeAll();
+  REQUIRE(eventually([&] { return bystander.woken.has_value(); }));
 }
