@@ -13,7 +13,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
-#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -22,9 +21,22 @@
 
 namespace rmq::store {
 
+// A job of the append thread: a callable the submitter keeps alive (in its coroutine frame) until
+// the completion, referenced, not owned, so a send's append costs no allocation.
+class AppendWork {
+ public:
+  template <class F>
+  explicit AppendWork(F& f) : target_(&f), call_([](void* t) { (*static_cast<F*>(t))(); }) {}
+  void operator()() const { call_(target_); }
+
+ private:
+  void* target_;
+  void (*call_)(void*);
+};
+
 class AppendThread {
  public:
-  using Work = std::function<void()>;
+  using Work = AppendWork;
   AppendThread() = default;
   ~AppendThread() { stop(); }
   AppendThread(const AppendThread&) = delete;

@@ -4,6 +4,8 @@
 //   static rmq::bench::Registrar r("codec", "help text", {{"-s <bytes>", "body size", kInteger}}, &runCodecBench);
 // main.cpp builds the command line from the options (CLI11: validation, --help per subcommand) and
 // calls run(); a run that finds conflicting options calls args.addError(...) and returns 2.
+#include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
@@ -30,6 +32,20 @@ struct Registrar {
     registry()[name] = {help, std::move(options), run};
   }
 };
+
+// "--endpoint host:port" of the 5.x gRPC benchmarks (default 127.0.0.1:8081, the dev node's port):
+// false after args.addError when it is not host:port.
+inline bool readGrpcEndpoint(OptionValues& args, std::string& host, uint16_t& port) {
+  std::string endpoint = args.get({"endpoint"}, "127.0.0.1:8081");
+  auto colon = endpoint.rfind(':');
+  if (colon == std::string::npos) {
+    args.addError("--endpoint must be host:port");
+    return false;
+  }
+  host = endpoint.substr(0, colon);
+  port = static_cast<uint16_t>(std::atoi(endpoint.c_str() + colon + 1));
+  return true;
+}
 
 // "-n <addr>": name servers, default $NAMESRV_ADDR.
 inline OptionSpec namesrvOption() {

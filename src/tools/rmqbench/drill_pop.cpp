@@ -139,11 +139,7 @@ struct DrillPopRun {
 
 int runDrillPopConsume(OptionValues& args) {
   DrillPopOptions o;
-  std::string endpoint = args.get({"endpoint"}, "127.0.0.1:8081");
-  auto colon = endpoint.rfind(':');
-  if (colon == std::string::npos) return args.addError("--endpoint must be host:port"), 2;
-  o.host = endpoint.substr(0, colon);
-  o.port = static_cast<uint16_t>(std::atoi(endpoint.c_str() + colon + 1));
+  if (!readGrpcEndpoint(args, o.host, o.port)) return 2;
   o.receive.topic = args.get({"topic"}, "DrillTopic");
   o.receive.group = args.get({"group"}, "drill_pop");
   o.receive.batch = static_cast<int>(args.getInt({"batch"}, 16));

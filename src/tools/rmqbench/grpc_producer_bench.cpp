@@ -35,13 +35,7 @@ struct GrpcProducerOptions {
 };
 
 bool readOptions(OptionValues& args, GrpcProducerOptions& o) {
-  std::string endpoint = args.get({"endpoint"}, "127.0.0.1:8081");
-  auto colon = endpoint.rfind(':');
-  if (colon == std::string::npos) args.addError("--endpoint must be host:port");
-  else {
-    o.host = endpoint.substr(0, colon);
-    o.port = static_cast<uint16_t>(std::atoi(endpoint.c_str() + colon + 1));
-  }
+  readGrpcEndpoint(args, o.host, o.port);  // an error is reported with the others below
   o.topic = args.get({"topic"}, "BenchmarkTest");
   o.bodySize = static_cast<int>(args.getInt({"s"}, 1024));
   o.connections = static_cast<int>(args.getInt({"connections"}, 1));

@@ -46,13 +46,7 @@ struct PopBenchOptions {
 };
 
 bool readOptions(OptionValues& args, PopBenchOptions& o) {
-  std::string endpoint = args.get({"endpoint"}, "127.0.0.1:8081");
-  auto colon = endpoint.rfind(':');
-  if (colon == std::string::npos) args.addError("--endpoint must be host:port");
-  else {
-    o.host = endpoint.substr(0, colon);
-    o.port = static_cast<uint16_t>(std::atoi(endpoint.c_str() + colon + 1));
-  }
+  readGrpcEndpoint(args, o.host, o.port);  // an error is reported with the others below
   o.receive.topic = args.get({"topic"}, "BenchmarkTest");
   o.receive.group = args.get({"group"}, "bench_pop");
   o.receive.batch = static_cast<int>(args.getInt({"batch"}, 32));

@@ -61,14 +61,14 @@ std::optional<RemotingCommand> expiredInQueue(const BrokerConfig& cfg, WaitQueue
 }
 
 asio::awaitable<std::optional<RemotingCommand>> appendInQueue(const BrokerConfig& cfg, store::MessageStore& store,
-                                                              std::function<void()> append) {
+                                                              store::AppendWork append) {
   if (!cfg.sendAppendThreadEnable) {
     append();
     co_return std::nullopt;
   }
   if (store.appender().pending() >= cfg.sendThreadPoolQueueCapacity)
     co_return RemotingCommand::response(ResponseCode::SYSTEM_BUSY, std::string(kOverloadRemark));
-  co_await store.appender().run(std::move(append), asio::use_awaitable);
+  co_await store.appender().run(append, asio::use_awaitable);
   co_return std::nullopt;
 }
 

@@ -34,6 +34,7 @@
 
 namespace rmq::store {
 class MessageStore;
+class AppendWork;
 }
 
 namespace rmq::broker {
@@ -65,7 +66,7 @@ std::optional<net::RemotingCommand> expiredInQueue(const BrokerConfig& cfg, Wait
 // reached the queue runs as soon as the thread is free. With sendAppendThreadEnable = false it runs
 // here, on the calling network thread (no queue, no [OVERLOAD]).
 asio::awaitable<std::optional<net::RemotingCommand>> appendInQueue(const BrokerConfig& cfg, store::MessageStore& store,
-                                                                   std::function<void()> append);
+                                                                   store::AppendWork append);
 
 // The send path's admission: page-cache busy, its queue budget, and the wait for the commit-log lock.
 class SendAdmission {

@@ -20,6 +20,7 @@
 #include "roles/broker/processors/send_processor.h"
 #include "roles/broker/metadata/subscription_group_manager.h"
 #include "roles/broker/metadata/topic_config_manager.h"
+#include "store/append_thread.h"
 #include "store/message_store.h"
 
 namespace rmq::broker {
@@ -88,8 +89,9 @@ Reply consumerSendMsgBack(BrokerContext& ctx, RemotingCommand cmd) {
   store::MessageToStore m = reputMessage(rec, newTopic, queueId, encodedProps);
   m.reconsumeTimes = rec.reconsumeTimes + 1;
   store::AppendResult res;
-  std::function<void()> append = [&] { res = ctx.store.append(m); };
-  auto overload = co_await appendInQueue(ctx.config, ctx.store, std::move(append));
+  auto appendHere = [&] { res = ctx.store.append(m); };
+  const store::AppendWork append(appendHere);
+  auto overload = co_await appendInQueue(ctx.config, ctx.store, append);
   if (overload) co_return std::move(overload);
   if (!res.ok()) {  // Java: SYSTEM_ERROR with the status's name (OS_PAGECACHE_BUSY, ...)
     co_return failure(ResponseCode::SYSTEM_ERROR, std::string(store::toString(res.status)) + " " + res.error);

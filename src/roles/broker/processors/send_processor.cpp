@@ -14,6 +14,7 @@
 #include "roles/broker/metadata/topic_config_manager.h"
 #include "roles/broker/transaction/transactional_message.h"
 #include "roles/broker/transaction/transactional_message_service.h"
+#include "store/append_thread.h"
 #include "store/message_store.h"
 
 namespace rmq::broker {
@@ -197,9 +198,10 @@ asio::awaitable<SendProcessor::PutOutcome> SendProcessor::put(const SendHeader& 
                          "the broker[" + cfg.brokerIP1 + "] sending transaction message is forbidden"};
   }
   store::AppendResult res;
-  std::function<void()> append = [&] { res = appendNow(h, target, body, props, wait, born, half); };
+  auto appendHere = [&] { res = appendNow(h, target, body, props, wait, born, half); };
+  const store::AppendWork append(appendHere);  // referenced from this frame: no allocation
   // On the store's append thread: a stalled append holds that thread, not this one.
-  auto overload = co_await appendInQueue(cfg, ctx_.store, std::move(append));
+  auto overload = co_await appendInQueue(cfg, ctx_.store, append);
   if (overload) co_return PutOutcome{overload->code, overload->remark.value_or("")};
   if (!res.ok()) {
     putStats().failed();
