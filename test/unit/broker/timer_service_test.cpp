@@ -22,6 +22,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
+bool waitFor(const std::function<bool()>& cond, int ms = 5000) {
+  for (int i = 0; i < ms / 5 && !cond(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  return cond();
+}
+
 struct TimerStore : rmq::test::TempStore {
   TimerStore() : TempStore("rmq_timer_ut_") {}
   store::AppendResult send(const Properties& p, std::string body = "b") {
@@ -36,6 +41,8 @@ struct TimerStore : rmq::test::TempStore {
     return store->append(m);
   }
   std::vector<MessageExt> delivered() {
+    // Reads go through the consume queue: let the dispatcher catch up with what the service appended.
+    REQUIRE(waitFor([&] { return store->dispatchedPhyOffset() >= store->maxPhyOffset(); }));
     std::vector<MessageExt> out;
     for (int64_t offset = 0;;) {  // a read returns at most maxTransferCountOnMessageInMemory
       auto r = store->getMessages("Orders", 1, offset, 1000, 64 << 20, nullptr);
@@ -49,11 +56,6 @@ struct TimerStore : rmq::test::TempStore {
     }
   }
 };
-
-bool waitFor(const std::function<bool()>& cond, int ms = 5000) {
-  for (int i = 0; i < ms / 5 && !cond(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  return cond();
-}
 
 std::string propOf(const MessageExt& m, std::string_view k) {
   for (auto& [key, v] : m.properties)
