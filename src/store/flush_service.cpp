@@ -214,12 +214,30 @@ GroupCommitHistograms FlushService::groupCommitHistograms() const {
   return {flushSeconds_.snapshot(), batchSize_.snapshot()};
 }
 
+bool FlushService::claimIdleFlush() {
+  std::lock_guard lock(mu_);
+  if (stopping_.load() || inflight_ > 0 || log_.flushedOffset() >= log_.maxOffset()) return false;
+  ++inflight_;
+  return true;
+}
+
+void FlushService::releaseIdleFlush() {
+  std::lock_guard lock(mu_);
+  --inflight_;
+  cv_.notify_all();  // a waiter that came meanwhile
+}
+
 void FlushService::runSync() {
-  // The idle wake-up (10 ms) only expires waiters: every flush is started by a waiter.
+  // Flushes are started by waiters. When none came for 10 ms, whatever is dirty is flushed all the
+  // same, as Java's GroupCommitService.doCommit (`flush(0)` with no request): the bytes of messages
+  // sent with WAIT=false, and all of a slave's (replicated appends have no waiters).
   while (!stopping_.load()) {
     if (auto inFlight = claimSyncFlush(std::chrono::milliseconds(10))) {
       flushOnce(*inFlight > 0);
       releaseSyncFlush();
+    } else if (claimIdleFlush()) {
+      flushOnce();
+      releaseIdleFlush();
     }
     expireWaiters();
   }

@@ -96,6 +96,10 @@ class FlushService {
   // already in flight.
   std::optional<size_t> claimSyncFlush(std::chrono::nanoseconds idle);
   void releaseSyncFlush();
+  // SYNC_FLUSH with no waiter for a while: the one flusher that finds no flush in flight and dirty
+  // bytes takes the slot (then flushes and calls releaseIdleFlush()); false otherwise.
+  bool claimIdleFlush();
+  void releaseIdleFlush();
   void flushOnce(bool overlapped = false);
   void expireWaiters();
 

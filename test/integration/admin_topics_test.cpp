@@ -120,7 +120,7 @@ TEST_CASE("admin persistence: topics, groups and offsets survive a restart in Ja
         std::string::npos);
   CHECK(node.proc.readFile("store/config/subscriptionGroup.json").find("\"cg_persist\":{") != std::string::npos);
 
-  REQUIRE(node.proc.restart(std::chrono::seconds(20)));
+  REQUIRE(node.restart());
   TestClient c;
   auto all = parseBody(invoke(c, addr, request(RequestCode::GET_ALL_TOPIC_CONFIG, {})));
   REQUIRE(all["topicConfigTable"].HasMember("PersistTopic"));

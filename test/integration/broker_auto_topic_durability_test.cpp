@@ -27,7 +27,7 @@ TEST_CASE("auto-created topic: acknowledged, kill -9 before the coalesced topics
   const bool fileHadIt = node.proc.readFile("store/config/topics.json").find(topic) != std::string::npos;
   MESSAGE("topics.json had the topic at the kill: " << fileHadIt);
 
-  REQUIRE_MESSAGE(node.proc.restart(std::chrono::seconds(20)), node.proc.stderrText());
+  REQUIRE_MESSAGE(node.restart(), node.proc.stderrText());
   auto all = parseBody(invoke(c, node.brokerAddr, request(RequestCode::GET_ALL_TOPIC_CONFIG, {})));
   REQUIRE(all["topicConfigTable"].HasMember(topic.c_str()));
   const auto& cfg = all["topicConfigTable"][topic.c_str()];

@@ -9,6 +9,7 @@
 #include "common/response_code.h"
 #include "dev_node.h"
 #include "namesrv_client.h"
+#include "require_ok.h"
 
 using namespace rmq;
 using namespace rmq::test;
@@ -119,7 +120,7 @@ TEST_CASE("broker send to %RETRY% beyond max reconsume times lands in %DLQ%") {
   CHECK(msgs[0].body == "dead");
   REQUIRE(dispatched(c, addr, "%RETRY%rg", 0, 1));
   auto r = c.call(addr, pullRequest({.group = "x", .topic = "%RETRY%rg"}));
-  REQUIRE(r.ok());
+  REQUIRE_OK(r);
   REQUIRE(r->code == ResponseCode::SUCCESS);
   CHECK(pulledMessages(*r).at(0).body == "again");
 }

@@ -48,7 +48,7 @@ TEST_CASE("damaged store (real broker restart): garbage over a consume queue's t
   ::close(fd);
   fs::remove_all(store + "/index");
 
-  REQUIRE(node.proc.restart());
+  REQUIRE(node.restart());
   REQUIRE(dispatched(c, addr, "DmgT", 0, n));
   CHECK(maxOffset(c, addr, "DmgT", 0) == n);
   int64_t off = 0;

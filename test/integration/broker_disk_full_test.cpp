@@ -21,6 +21,7 @@
 #include "dev_node.h"
 #include "namesrv_client.h"
 #include "tmpfs_mount.h"
+#include "require_ok.h"
 
 using namespace rmq;
 using namespace rmq::test;
@@ -65,7 +66,7 @@ std::map<int64_t, std::string> pullAll(TestClient& c, const std::string& addr, c
   int64_t off = from;
   for (int loops = 0; loops < 20000; ++loops) {
     auto r = c.call(addr, pullRequest({.topic = topic, .queueId = qid, .offset = off, .maxMsgNums = 32}));
-    REQUIRE(r.ok());
+    REQUIRE_OK(r);
     if (r->code == ResponseCode::SUCCESS) {
       auto msgs = pulledMessages(*r);
       REQUIRE_FALSE(msgs.empty());

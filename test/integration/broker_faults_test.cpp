@@ -12,6 +12,7 @@
 #include "common/response_code.h"
 #include "dev_node.h"
 #include "node_process.h"
+#include "require_ok.h"
 
 using namespace rmq;
 using namespace rmq::test;
@@ -27,7 +28,7 @@ int sendKey(TestClient& c, const std::string& addr, const std::string& topic, in
             std::string* remark = nullptr) {
   std::string key = "k" + std::to_string(i);
   auto r = c.call(addr, sendRequest({.topic = topic, .body = "body-" + std::to_string(i), .keys = key}));
-  REQUIRE(r.ok());
+  REQUIRE_OK(r);
   if (r->code == ResponseCode::SUCCESS) acked[extInt(*r, "queueOffset")] = key;
   if (remark) *remark = r->remark.value_or("");
   return r->code;
@@ -103,7 +104,7 @@ TEST_CASE("fault flush_eio (real broker, SYNC_FLUSH): sends answer FLUSH_DISK_TI
 
   // SEND_OK meant durable: a kill -9 now loses none of them.
   node.proc.kill();
-  REQUIRE(node.proc.restart());
+  REQUIRE(node.restart());
   REQUIRE(dispatched(c, addr, "EioT", 0, static_cast<int64_t>(i)));
   checkAllAckedBack(c, addr, "EioT", acked);
   CHECK(node.proc.stop() == 0);

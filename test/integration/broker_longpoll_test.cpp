@@ -8,6 +8,7 @@
 #include "common/response_code.h"
 #include "dev_node.h"
 #include "http_get.h"
+#include "require_ok.h"
 
 using namespace rmq;
 using namespace rmq::test;
@@ -60,7 +61,7 @@ TEST_CASE("broker long poll: timeout answers PULL_NOT_FOUND; short polling when 
   auto start = std::chrono::steady_clock::now();
   auto r = c.call(addr, pullRequest({.topic = "ToT", .offset = 1, .sysFlag = 0x4 | 0x2, .suspendMillis = 15000}), 30s);
   auto took = std::chrono::steady_clock::now() - start;
-  REQUIRE(r.ok());
+  REQUIRE_OK(r);
   CHECK(r->code == ResponseCode::PULL_NOT_FOUND);
   CHECK(took >= 300ms);  // parked for shortPollingTimeMills, not the requested 15 s
   CHECK(took < 10s);
@@ -89,7 +90,7 @@ TEST_CASE("broker pipelining: a parked pull does not hold SYNC_FLUSH sends or qu
   CHECK(wake->code == ResponseCode::SUCCESS);
   REQUIRE(parked.wait_for(10s) == std::future_status::ready);
   auto r = parked.get();
-  REQUIRE(r.ok());
+  REQUIRE_OK(r);
   CHECK(r->code == ResponseCode::SUCCESS);
   CHECK(pulledMessages(*r).at(0).body == "q1");
 }
@@ -107,6 +108,6 @@ TEST_CASE("broker shutdown answers parked pulls") {
   CHECK(node.proc.stop() == 0);
   REQUIRE(parked.wait_for(5s) == std::future_status::ready);
   auto r = parked.get();
-  REQUIRE(r.ok());
+  REQUIRE_OK(r);
   CHECK(r->code == ResponseCode::PULL_NOT_FOUND);
 }

@@ -113,7 +113,7 @@ TEST_CASE("many topics: created topics survive kill -9 once the coalesced write 
   };
   CHECK(eventually(inFile, std::chrono::seconds(1)));
   node.proc.kill();
-  REQUIRE_MESSAGE(node.proc.restart(std::chrono::seconds(20)), node.proc.stderrText());
+  REQUIRE_MESSAGE(node.restart(), node.proc.stderrText());
   auto all = parseBody(invoke(c, node.brokerAddr, request(RequestCode::GET_ALL_TOPIC_CONFIG, {})));
   for (int i : {0, n / 2, n - 1}) CHECK(all["topicConfigTable"].HasMember(fmt::format("Durable_{:04}", i).c_str()));
   int durable = 0;

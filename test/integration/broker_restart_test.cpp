@@ -13,6 +13,7 @@
 #include "common/response_code.h"
 #include "dev_node.h"
 #include "namesrv_client.h"
+#include "require_ok.h"
 
 using namespace rmq;
 using namespace rmq::test;
@@ -31,7 +32,7 @@ TEST_CASE("broker restart: committed offsets and messages survive a clean stop")
   }
   REQUIRE(node.proc.stop() == 0);
   CHECK(node.proc.readFile("store/config/consumerOffset.json").find("RsT@g") != std::string::npos);
-  REQUIRE(node.proc.restart());
+  REQUIRE(node.restart());
   TestClient c;
   auto q = c.call(addr, client::makeQueryConsumerOffset("g", "RsT", 0));
   REQUIRE(q.ok());
@@ -74,7 +75,7 @@ TEST_CASE("broker kill -9 under SYNC_FLUSH load: every acknowledged message is p
   size_t ackedCount = acked.size();
   MESSAGE("acknowledged before kill -9: " << ackedCount);
 
-  REQUIRE(node.proc.restart());
+  REQUIRE(node.restart());
   TestClient c;
   std::set<std::string> found;
   for (int q = 0; q < 4; ++q) {
@@ -85,7 +86,7 @@ TEST_CASE("broker kill -9 under SYNC_FLUSH load: every acknowledged message is p
     int64_t offset = 0;
     for (int guard = 0; guard < 100000; ++guard) {
       auto r = c.call(addr, pullRequest({.topic = "CrashT", .queueId = q, .offset = offset}));
-      REQUIRE(r.ok());
+      REQUIRE_OK(r);
       if (r->code != ResponseCode::SUCCESS) break;
       for (auto& m : pulledMessages(*r)) found.insert(m.body);
       offset = extInt(*r, "nextBeginOffset");

@@ -11,6 +11,7 @@
 #include "common/request_code.h"
 #include "common/response_code.h"
 #include "dev_node.h"
+#include "require_ok.h"
 
 using namespace rmq;
 using namespace rmq::test;
@@ -33,7 +34,7 @@ std::string configValue(TestClient& c, const DevNode& node, const std::string& k
 
 int sendCode(TestClient& c, const DevNode& node, const std::string& topic, size_t bodySize) {
   auto r = c.call(node.brokerAddr, sendRequest({.topic = topic, .body = std::string(bodySize, 'x')}));
-  REQUIRE(r.ok());
+  REQUIRE_OK(r);
   return r->code;
 }
 

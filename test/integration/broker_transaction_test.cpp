@@ -96,7 +96,7 @@ TEST_CASE("broker transaction: half invisible, commit with RocketMQ's bits and o
   // After a kill -9 (memory of decisions lost) a repeated commit still is not applied twice: the
   // committed record is found through the index.
   node.proc.kill();
-  REQUIRE(node.proc.restart(std::chrono::seconds(20)));
+  REQUIRE(node.restart());
   TestClient c2;
   auto again = invoke(c2, addr, endTransaction("pg_tx", 0, half.commitLogOffset, 8, uniq, false));
   CHECK_MESSAGE(again.code == 0, again.remark.value_or(""));
@@ -153,7 +153,7 @@ TEST_CASE("broker transaction: check-back to the producer, discard after transac
   // 999: the broker dies (kill -9) between the half message and the decision.
   sendOk(producer, addr, halfSpec("TxCheck", "order-999", "pg_check"));
   node.proc.kill();
-  REQUIRE(node.proc.restart(std::chrono::seconds(20)));
+  REQUIRE(node.restart());
   CheckInbox inbox2;
   TestClient producer2;
   inbox2.attach(producer2);

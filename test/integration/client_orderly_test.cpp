@@ -17,6 +17,7 @@
 #include "broker_calls.h"
 #include "client_fixture.h"
 #include "dev_node.h"
+#include "require_ok.h"
 
 using namespace rmq;
 using namespace rmq::client;
@@ -70,7 +71,7 @@ void sendSteps(Producer& p, const std::string& topic, int from, int to) {
     for (int id = 0; id < kOrders; ++id) {
       auto msg = makeMessage(topic, "TagA", "order" + std::to_string(id),
                              "order" + std::to_string(id) + ":" + std::to_string(step));
-      REQUIRE(p.send(msg, selectByOrderId, id).ok());
+      REQUIRE_OK(p.send(msg, selectByOrderId, id));
     }
   }
 }
@@ -161,7 +162,7 @@ TEST_CASE_FIXTURE(NodeWithProducer, "client orderly consumer: after maxReconsume
     return msgs[0].body == "poison" ? ConsumeOrderlyStatus::SUSPEND_CURRENT_QUEUE_A_MOMENT : ConsumeOrderlyStatus::SUCCESS;
   });
   REQUIRE(c.start().ok());
-  for (std::string body : {"m0", "poison", "m2"}) REQUIRE(producer->send(makeMessage(topic, "TagA", "", body)).ok());
+  for (std::string body : {"m0", "poison", "m2"}) REQUIRE_OK(producer->send(makeMessage(topic, "TagA", "", body)));
   REQUIRE(eventually([&] { std::lock_guard lk(mu); return !seen.empty() && seen.back() == "m2"; }, std::chrono::seconds(30)));
   {
     std::lock_guard lk(mu);

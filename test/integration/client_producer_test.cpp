@@ -16,6 +16,7 @@
 #include "common/response_code.h"
 #include "client_fixture.h"
 #include "dev_node.h"
+#include "require_ok.h"
 
 using namespace rmq;
 using namespace rmq::client;
@@ -198,7 +199,7 @@ TEST_CASE("client producer: delay level holds the message back") {
   Message m = makeMessage(f.topic, "", "", "later");
   setDelayTimeLevel(m, 2);  // 1 s in the test node's messageDelayLevel
   auto sentAt = std::chrono::steady_clock::now();
-  REQUIRE(f.producer->send(m).ok());
+  REQUIRE_OK(f.producer->send(m));
   CHECK(pullAll(*f.puller, f.topic).empty());
   REQUIRE(eventually([&] { return pullAll(*f.puller, f.topic).size() == 1; }, std::chrono::seconds(10)));
   CHECK(std::chrono::steady_clock::now() - sentAt >= std::chrono::milliseconds(900));

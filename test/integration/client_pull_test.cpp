@@ -9,6 +9,7 @@
 #include "client/consumer/pull_consumer.h"
 #include "client_fixture.h"
 #include "dev_node.h"
+#include "require_ok.h"
 
 using namespace rmq;
 using namespace rmq::client;
@@ -37,7 +38,7 @@ TEST_CASE("client pull consumer: statuses, long poll wake-up, SQL92 and offsets"
   for (int i = 0; i < 3; ++i) {
     Message m = makeMessage(topic, i == 1 ? "TagB" : "TagA", "", "m" + std::to_string(i));
     m.putProperty("n", std::to_string(i));
-    REQUIRE(producer->send(m, mq).ok());
+    REQUIRE_OK(producer->send(m, mq));
   }
 
   REQUIRE(eventually([&] { auto m = pc.maxOffset(mq); return m.ok() && *m == 3; }, std::chrono::seconds(10)));
@@ -81,7 +82,7 @@ TEST_CASE("client pull consumer: statuses, long poll wake-up, SQL92 and offsets"
   auto parked = std::async(std::launch::async, [&] { return pc.pullBlockIfNotFound(mq, "*", 3, 32); });
   CHECK(parked.wait_for(std::chrono::milliseconds(500)) == std::future_status::timeout);
   auto sendStart = std::chrono::steady_clock::now();
-  REQUIRE(producer->send(makeMessage(topic, "TagA", "", "wake"), mq).ok());
+  REQUIRE_OK(producer->send(makeMessage(topic, "TagA", "", "wake"), mq));
   REQUIRE(parked.wait_for(std::chrono::seconds(4)) == std::future_status::ready);
   auto woke = parked.get();
   REQUIRE(woke.ok());

@@ -14,6 +14,7 @@
 #include "client/consumer/push_consumer.h"
 #include "client_fixture.h"
 #include "dev_node.h"
+#include "require_ok.h"
 
 using namespace rmq;
 using namespace rmq::client;
@@ -134,7 +135,7 @@ TEST_CASE_FIXTURE(NodeWithProducer, "client push consumer: consume from timestam
                     std::chrono::system_clock::now().time_since_epoch()).count();
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   sendBodies(*producer, topic, "new-", 5);
-  REQUIRE(producer->send(makeMessage(topic, "TagB", "", "tagged-b")).ok());
+  REQUIRE_OK(producer->send(makeMessage(topic, "TagB", "", "tagged-b")));
 
   // The offset CONSUME_FROM_TIMESTAMP starts from when the broker has none stored: the first
   // message stored at or after the timestamp.
@@ -182,7 +183,7 @@ TEST_CASE_FIXTURE(NodeWithProducer, "client push consumer: RECONSUME_LATER redel
     return deliveries.size() == 1 ? ConsumeStatus::RECONSUME_LATER : ConsumeStatus::CONSUME_SUCCESS;
   });
   REQUIRE(c.start().ok());
-  REQUIRE(producer->send(makeMessage(topic, "", "", "retry-me")).ok());
+  REQUIRE_OK(producer->send(makeMessage(topic, "", "", "retry-me")));
   REQUIRE(eventually([&] { std::lock_guard lk(mu); return deliveries.size() >= 2; }, std::chrono::seconds(30)));
   {
     std::lock_guard lk(mu);
@@ -199,7 +200,7 @@ TEST_CASE_FIXTURE(NodeWithProducer, "client push consumer: SQL92 subscription fi
   for (int i = 0; i < 10; ++i) {
     Message m = makeMessage(topic, i % 2 ? "TagA" : "TagB", "", "s" + std::to_string(i));
     m.putProperty("n", std::to_string(i));
-    REQUIRE(producer->send(m).ok());
+    REQUIRE_OK(producer->send(m));
   }
   Ledger ledger;
   PushConsumer c(fastPushOptions(node, uniqueName("sqlg")));

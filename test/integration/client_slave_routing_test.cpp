@@ -16,6 +16,7 @@
 #include "dev_node.h"
 #include "node_config.h"
 #include "node_process.h"
+#include "require_ok.h"
 
 using namespace rmq;
 using namespace rmq::client;
@@ -112,7 +113,7 @@ TEST_CASE("client slave routing: suggestWhichBrokerId, slave fallback without a 
   po.client = nodes.clientConfig();
   Producer producer(po);
   REQUIRE(producer.start().ok());
-  for (int i = 0; i < 5; ++i) REQUIRE(producer.send(makeMessage(topic, "", "", "m" + std::to_string(i))).ok());
+  for (int i = 0; i < 5; ++i) REQUIRE_OK(producer.send(makeMessage(topic, "", "", "m" + std::to_string(i))));
 
   PullConsumerOptions co;
   co.group = group;

@@ -130,7 +130,7 @@ TEST_CASE("client transaction producer: 666 commit, 777 roll back, 888 by check-
   seed.onExecuteKill = [&] { node.proc.kill(); };
   auto killed = producer.sendMessageInTransaction(makeMessage(topic, "TagTx", "", "kill-999"));
   REQUIRE(killed.ok());
-  REQUIRE(node.proc.restart(std::chrono::seconds(20)));
+  REQUIRE(node.restart());
   expected.insert("kill-999");
   REQUIRE(eventually([&] { return got.snapshot() == expected; }, std::chrono::seconds(60)));
   CHECK(seed.checksOf("kill-999") >= 2);

@@ -100,7 +100,7 @@ TEST_CASE("delay: progress survives restart; a message pending at shutdown is de
   }
   REQUIRE(node.proc.stop() == 0);
   CHECK(node.proc.readFile("store/config/delayOffset.json").find("1:1") != std::string::npos);
-  REQUIRE(node.proc.restart(std::chrono::seconds(20)));
+  REQUIRE(node.restart());
   TestClient c;
   REQUIRE(eventually([&] { return maxOffset(c, addr, "DelayRestart", 0) == 2; }, std::chrono::seconds(15)));
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));

@@ -56,6 +56,11 @@ bool DevNode::start() {
   return up;
 }
 
+bool DevNode::restart() {
+  proc.stop(std::chrono::seconds(30));
+  return start();
+}
+
 client::ClientConfig DevNode::clientConfig() const {
   client::ClientConfig c;
   c.namesrvAddr = namesrvAddr;

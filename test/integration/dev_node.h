@@ -7,7 +7,7 @@
 //   DevNode node;                                         // or DevNode node({.extraStore = "..."});
 //   REQUIRE(node.start());
 //   TestClient c; c.call(node.brokerAddr, sendRequest({.topic = "T"}));
-//   Producer p(...node.clientConfig()...);  node.proc.restart();  node.brokerLog();
+//   Producer p(...node.clientConfig()...);  node.restart();  node.brokerLog();
 #include <cstdint>
 #include <string>
 
@@ -33,6 +33,10 @@ class DevNode {
   // Spawns the node and waits until its ports accept and the name server lists the broker; false
   // (with the node's output printed) when it does not come up.
   bool start();
+  // Stops the node (SIGTERM; SIGKILL after 30 s; nothing when it is not running) and start()s it
+  // again: returns once the broker is registered anew. The broker's ports open before its first
+  // registration, so a send right after NodeProcess::restart() can find no route.
+  bool restart();
   client::ClientConfig clientConfig() const;
   // Creates `topic` with `queues` read/write queues on the broker and waits until it is routable.
   bool createTopic(const std::string& topic, int queues);

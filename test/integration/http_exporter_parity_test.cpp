@@ -16,6 +16,7 @@
 #include "common/request_code.h"
 #include "dev_node.h"
 #include "http_get.h"
+#include "require_ok.h"
 
 using namespace rmq;
 using namespace rmq::test;
@@ -87,7 +88,7 @@ TEST_CASE("exporter parity: every metric name of the exporter's Grafana dashboar
   std::string topic = uniqueName("GrafanaT");
   REQUIRE(node.createTopic(topic, 2));
   auto producer = startProducer(producerOptions(node));
-  for (int i = 0; i < 20; ++i) REQUIRE(producer->send(makeMessage(topic, "TagA", "", "g" + std::to_string(i))).ok());
+  for (int i = 0; i < 20; ++i) REQUIRE_OK(producer->send(makeMessage(topic, "TagA", "", "g" + std::to_string(i))));
 
   // A consumer that does not answer GET_CONSUMER_RUNNING_INFO (a bare remoting client): online,
   // skipped by the client families. Registered before the push consumer, so every collection
@@ -225,7 +226,7 @@ TEST_CASE("exporter parity: a broker asking its consumers for running info stops
   consumer.registerListener([](const std::vector<MessageExt>&, const MessageQueue&) { return ConsumeStatus::CONSUME_SUCCESS; });
   REQUIRE(consumer.start().ok());
   auto producer = startProducer(producerOptions(node));
-  REQUIRE(producer->send(makeMessage(topic, "", "", "x")).ok());
+  REQUIRE_OK(producer->send(makeMessage(topic, "", "", "x")));
   CHECK(eventually([&] {
     return scrape(node.httpPort).find("rocketmq_client_consumer_pull_tps{") != std::string::npos;
   }, 20s));

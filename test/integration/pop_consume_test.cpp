@@ -254,7 +254,7 @@ TEST_CASE("pop: kill -9 with messages in flight and acked: the un-acked come bac
   // (broker README "Topic table durability"), the pop state is in the commit log at once.
   REQUIRE(eventually([&] { return node.proc.readFile("store/config/topics.json").find(t) != std::string::npos; }, 10s));
   node.proc.kill();
-  REQUIRE(node.proc.restart());
+  REQUIRE(node.restart());
   TestClient c2;
   // Everything not acked arrives (the 6 in flight after their invisible time, the 8 never popped);
   // nothing acked does.
@@ -308,7 +308,7 @@ TEST_CASE("pop: a clean restart resumes from the shutdown checkpoint: messages i
   REQUIRE(p.messages.size() == 4);
   REQUIRE(ackMessage(c, addr, g, t, p.messages[0]) == ResponseCode::SUCCESS);
   REQUIRE(node.proc.stop() == 0);
-  REQUIRE(node.proc.restart());
+  REQUIRE(node.restart());
   std::string log = node.brokerLog();
   auto at = log.rfind("pop: recovered");
   REQUIRE(at != std::string::npos);

@@ -93,7 +93,7 @@ TEST_CASE("pop crash drill: consumers pop and ack while the broker is kill -9'd;
   node.proc.kill();
   const int64_t killedAt = nowMillis();
   const size_t ackedBeforeKill = log.acked();
-  bool restarted = node.proc.restart();
+  bool restarted = node.restart();
   bool all = restarted && eventually([&] { return log.acked() == size_t(n); }, 15s);
   stop = true;
   a.join();

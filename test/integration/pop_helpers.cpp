@@ -12,6 +12,7 @@
 #include "coord/base64.h"
 #include "common/response_code.h"
 #include "roles/broker/pop/pop_codes.h"
+#include "require_ok.h"
 
 namespace rmq::test {
 
@@ -70,7 +71,7 @@ int ackMessage(TestClient& c, const std::string& addr, const std::string& group,
                    {"queueId", std::to_string(m.queueId)},
                    {"extraInfo", handle.empty() ? handleOf(m) : handle},
                    {"offset", std::to_string(m.queueOffset)}});
-  REQUIRE(r.ok());
+  REQUIRE_OK(r);
   return r->code;
 }
 
@@ -84,7 +85,7 @@ net::RemotingCommand changeInvisible(TestClient& c, const std::string& addr, con
                    {"extraInfo", handle},
                    {"offset", std::to_string(m.queueOffset)},
                    {"invisibleTime", std::to_string(invisibleMs)}});
-  REQUIRE(r.ok());
+  REQUIRE_OK(r);
   return *r;
 }
 
@@ -116,7 +117,7 @@ net::RemotingCommand batchAck(TestClient& c, const std::string& addr, const std:
   }
   std::string body = fmt::format(R"({{"acks":[{}],"brokerName":"{}"}})", acks, brokerName);
   auto r = c.call(addr, RequestCode::BATCH_ACK_MESSAGE, {}, body);
-  REQUIRE(r.ok());
+  REQUIRE_OK(r);
   return *r;
 }
 
@@ -127,7 +128,7 @@ net::RemotingCommand peekMessages(TestClient& c, const std::string& addr, const 
                    {"topic", topic},
                    {"queueId", std::to_string(queueId)},
                    {"maxMsgNums", std::to_string(maxNums)}});
-  REQUIRE(r.ok());
+  REQUIRE_OK(r);
   return *r;
 }
 
@@ -135,7 +136,7 @@ void createPopGroup(TestClient& c, const std::string& addr, const std::string& g
   std::string body = fmt::format(R"({{"groupName":"{}","retryMaxTimes":{},"consumeMessageOrderly":{}}})", group,
                                  retryMaxTimes, orderly ? "true" : "false");
   auto r = c.call(addr, RequestCode::UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, {}, body);
-  REQUIRE(r.ok());
+  REQUIRE_OK(r);
   REQUIRE(r->code == ResponseCode::SUCCESS);
 }
 
@@ -143,7 +144,7 @@ int64_t consumerOffset(TestClient& c, const std::string& addr, const std::string
                        int32_t queueId) {
   auto r = c.call(addr, RequestCode::QUERY_CONSUMER_OFFSET,
                   {{"consumerGroup", group}, {"topic", topic}, {"queueId", std::to_string(queueId)}});
-  REQUIRE(r.ok());
+  REQUIRE_OK(r);
   if (r->code != ResponseCode::SUCCESS) return -1;
   return extInt(*r, "offset");
 }

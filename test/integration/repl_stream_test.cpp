@@ -15,6 +15,7 @@
 #include "http_get.h"
 #include "node_config.h"
 #include "repl_cluster.h"
+#include "require_ok.h"
 
 using namespace rmq;
 using namespace rmq::test;
@@ -29,7 +30,7 @@ void sendMany(ReplCluster& c, const std::string& topic, int count, int firstInde
   const std::string body(1000, 'b');
   for (int i = firstIndex; i < firstIndex + count; ++i) {
     auto r = c.client.call(c.masterAddr(), sendRequest({.topic = topic, .body = body + std::to_string(i), .queueId = i % 4}));
-    REQUIRE(r.ok());
+    REQUIRE_OK(r);
     REQUIRE(r->code == ResponseCode::SUCCESS);
   }
 }

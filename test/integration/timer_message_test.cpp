@@ -19,6 +19,7 @@
 #include "common/response_code.h"
 #include "common/wall_clock.h"
 #include "dev_node.h"
+#include "require_ok.h"
 
 using namespace rmq;
 using namespace rmq::client;
@@ -66,7 +67,7 @@ Delivered collectIncrementally(PullConsumer& pc, const std::string& topic, size_
     for (size_t q = 0; q < queues->size(); ++q) {
       for (;;) {
         auto r = pc.pull((*queues)[q], "*", next[q], 32);
-        REQUIRE(r.ok());
+        REQUIRE_OK(r);
         if (r->status != PullStatus::FOUND) break;
         for (auto& m : r->messages) {
           ++d.total;
@@ -157,14 +158,14 @@ TEST_CASE_FIXTURE(NodeWithProducer, "timer: cancel by delete marker; past and no
   int64_t at = nowMillis() + 1500;
   auto target = producer->send(timerMessage(topic, "cancelled", prop::TIMER_DELIVER_MS, at));
   REQUIRE(target.ok());
-  REQUIRE(producer->send(timerMessage(topic, "kept", prop::TIMER_DELIVER_MS, at)).ok());
+  REQUIRE_OK(producer->send(timerMessage(topic, "kept", prop::TIMER_DELIVER_MS, at)));
   Message marker = timerMessage(topic, "marker", prop::TIMER_DELIVER_MS, at);
   marker.putProperty(prop::TIMER_DEL_UNIQKEY, topic + "+" + target->msgId);
-  REQUIRE(producer->send(marker).ok());
+  REQUIRE_OK(producer->send(marker));
 
   // Past and now: normal messages, visible at once.
-  REQUIRE(producer->send(timerMessage(topic, "past", prop::TIMER_DELIVER_MS, nowMillis() - 60'000)).ok());
-  REQUIRE(producer->send(timerMessage(topic, "now", prop::TIMER_DELIVER_MS, nowMillis())).ok());
+  REQUIRE_OK(producer->send(timerMessage(topic, "past", prop::TIMER_DELIVER_MS, nowMillis() - 60'000)));
+  REQUIRE_OK(producer->send(timerMessage(topic, "now", prop::TIMER_DELIVER_MS, nowMillis())));
   auto early = collect(*pc, topic, 2, std::chrono::seconds(5));
   std::set<std::string> earlyBodies;
   for (auto& [k, v] : early.byKey) earlyBodies.insert(v.front().body);
@@ -205,13 +206,13 @@ TEST_CASE("timer: clean restart and kill -9 with pending and due timers: each de
     for (int i = 0; i < n; ++i) {
       int64_t at = i < n / 2 ? t0 + i * 10 : t0 + 6000 + i;
       auto r = producer->send(timerMessage(topic, "c" + std::to_string(i), prop::TIMER_DELIVER_MS, at));
-      REQUIRE(r.ok());
+      REQUIRE_OK(r);
     }
     producer->shutdown();
   }
   // A clean restart before anything is due: nothing lost, nothing early.
   REQUIRE(node.proc.stop() == 0);
-  REQUIRE(node.proc.restart());
+  REQUIRE(node.restart());
   REQUIRE(node.waitRouted(topic));
   {
     // One runtime-info answer: pending and delivered are read together.
@@ -227,7 +228,7 @@ TEST_CASE("timer: clean restart and kill -9 with pending and due timers: each de
     pc->shutdown();
   }
   node.proc.kill();
-  REQUIRE(node.proc.restart());
+  REQUIRE(node.restart());
   REQUIRE(node.waitRouted(topic));
   auto pc = startPullConsumer(pullOptions(node));
   auto d = collect(*pc, topic, n, std::chrono::seconds(20));
@@ -251,19 +252,19 @@ TEST_CASE("timer: a backlog due while the broker was down drains at timerMaxDeli
   {
     auto producer = startProducer(producerOptions(node));
     for (int i = 0; i < n; ++i)
-      REQUIRE(producer->send(timerMessage(topic, "b" + std::to_string(i), prop::TIMER_DELIVER_MS, due)).ok());
+      REQUIRE_OK(producer->send(timerMessage(topic, "b" + std::to_string(i), prop::TIMER_DELIVER_MS, due)));
     producer->shutdown();
   }
   REQUIRE(node.proc.stop() == 0);
   while (nowMillis() < due + 500) std::this_thread::sleep_for(std::chrono::milliseconds(50));  // down past the time
-  REQUIRE(node.proc.restart());
+  REQUIRE(node.restart());
   auto producer = startProducer(producerOptions(node));
   auto pc = startPullConsumer(pullOptions(node));
   // Plain sends while the backlog drains: each stored, none waiting for the backlog.
   std::vector<int64_t> plainStored;
   for (int i = 0; i < 20; ++i) {
     auto r = producer->send(timerMessage(plain, "p", prop::KEYS, i));
-    REQUIRE(r.ok());
+    REQUIRE_OK(r);
   }
   auto d = collect(*pc, topic, n, std::chrono::seconds(20));
   REQUIRE(d.byKey.size() == size_t(n));
@@ -291,7 +292,7 @@ TEST_CASE("timer: timerInterceptDelayLevel routes DELAY levels through the timer
   auto producer = startProducer(producerOptions(node));
   auto pc = startPullConsumer(pullOptions(node));
   auto sentAt = nowMillis();
-  REQUIRE(producer->send(timerMessage(topic, "level", prop::DELAY, 3)).ok());
+  REQUIRE_OK(producer->send(timerMessage(topic, "level", prop::DELAY, 3)));
   auto d = collect(*pc, topic, 1, std::chrono::seconds(10));
   REQUIRE(d.byKey.size() == 1);
   const MessageExt& m = d.byKey.begin()->second.front();
