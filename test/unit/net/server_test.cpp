@@ -42,6 +42,13 @@ void registerBasics(Dispatcher& d, std::atomic<int>* counter = nullptr) {
     co_return RemotingCommand::response(ResponseCode::SUCCESS, std::string("counted"));
   });
 }
+// kSlow answers once `gate` opens (code 0), or after 10 s (code 1).
+void registerSlow(Dispatcher& d, const std::shared_ptr<Gate>& gate) {
+  d.registerProcessor(kSlow, [gate](ConnectionPtr, RemotingCommand) -> asio::awaitable<std::optional<RemotingCommand>> {
+    bool opened = co_await gate->wait(10s);
+    co_return RemotingCommand::response(opened ? 0 : 1, std::string("slow"));
+  });
+}
 // A ServerFixture (not started) with the basic processors; kCount counts into `counted`.
 struct BasicServer : ServerFixture {
   explicit BasicServer(ConnectionOptions connOptions = {}) : ServerFixture(connOptions) {
@@ -119,10 +126,7 @@ TEST_CASE("unknown code answers 3; a throwing handler answers 1 and the connecti
 TEST_CASE("a suspended handler does not hold back the next request on the same connection") {
   ServerFixture f;
   auto gate = std::make_shared<Gate>();
-  f.dispatcher->registerProcessor(kSlow, [gate](ConnectionPtr, RemotingCommand) -> asio::awaitable<std::optional<RemotingCommand>> {
-    bool opened = co_await gate->wait(10s);
-    co_return RemotingCommand::response(opened ? 0 : 1, std::string("slow"));
-  });
+  registerSlow(*f.dispatcher, gate);
   f.dispatcher->registerProcessor(kFast, [](ConnectionPtr, RemotingCommand) -> asio::awaitable<std::optional<RemotingCommand>> {
     co_return RemotingCommand::response(0, std::string("fast"));
   });
@@ -295,10 +299,7 @@ TEST_CASE("a dispatcher guard answers instead of the processor; refused oneway r
 TEST_CASE("the dispatcher's observer times each answered request across its wait; not a throw, not an unknown code") {
   BasicServer f;
   auto gate = std::make_shared<Gate>();
-  f.dispatcher->registerProcessor(kSlow, [gate](ConnectionPtr, RemotingCommand) -> asio::awaitable<std::optional<RemotingCommand>> {
-    bool opened = co_await gate->wait(10s);
-    co_return RemotingCommand::response(opened ? 0 : 1, std::string("slow"));
-  });
+  registerSlow(*f.dispatcher, gate);
   std::mutex mu;
   std::vector<std::pair<int, std::chrono::steady_clock::duration>> seen;
   f.dispatcher->setObserver([&](int code, std::chrono::steady_clock::duration took) {
