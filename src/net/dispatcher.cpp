@@ -22,22 +22,14 @@ asio::awaitable<std::optional<RemotingCommand>> Dispatcher::dispatch(ConnectionP
     }
   }
   auto it = handlers_.find(cmd.code);
-  if (it != handlers_.end()) {
-    if (!observer_) return it->second(std::move(conn), std::move(cmd));
-    const int code = cmd.code;
-    const auto start = std::chrono::steady_clock::now();  // a handler may do its work when called
-    return timed(it->second(std::move(conn), std::move(cmd)), code, start);
-  }
+  if (it != handlers_.end()) return it->second(std::move(conn), std::move(cmd));
   if (default_) return default_(std::move(conn), std::move(cmd));
   return answered(RemotingCommand::response(ResponseCode::REQUEST_CODE_NOT_SUPPORTED,
                                             " request type " + std::to_string(cmd.code) + " not supported"));
 }
 
-asio::awaitable<std::optional<RemotingCommand>> Dispatcher::timed(asio::awaitable<std::optional<RemotingCommand>> work,
-                                                                  int code, std::chrono::steady_clock::time_point start) const {
-  auto response = co_await std::move(work);
-  observer_(code, std::chrono::steady_clock::now() - start);
-  co_return response;
+void Dispatcher::observe(int code, std::chrono::steady_clock::duration elapsed) const {
+  if (observer_ && handlers_.count(code) != 0) observer_(code, elapsed);
 }
 
 }  // namespace rmq::net

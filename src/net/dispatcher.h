@@ -26,21 +26,22 @@ class Dispatcher {
   using Guard = std::function<std::optional<RemotingCommand>(const Connection&, const RemotingCommand&)>;
   void setGuard(Guard guard) { guard_ = std::move(guard); }
   // Runs the processor for cmd.code (or the default, or answers code 3). Not a coroutine itself:
-  // the processor is called here and its awaitable returned (wrapped only to time it), so a
-  // suspended request holds no dispatcher frame with a copy of the request.
+  // the processor is called here and its awaitable returned as it is, so a suspended request holds
+  // no dispatcher frame (its time is taken by the connection: observe()).
   asio::awaitable<std::optional<RemotingCommand>> dispatch(ConnectionPtr conn, RemotingCommand cmd) const;
   bool has(int code) const { return handlers_.count(code) != 0; }
-  // Called on the handler's thread after each registered processor returned, with the time it
-  // took (request latency metrics). Set before serving; must be cheap and thread-safe.
+  // Called on the handler's thread after each request of a registered code was answered (also when
+  // the guard answered it), with the time since its processor was called (request latency metrics).
+  // Set before the server starts (its connections time requests only then); cheap and thread-safe.
   using Observer = std::function<void(int code, std::chrono::steady_clock::duration elapsed)>;
   void setObserver(Observer observer) { observer_ = std::move(observer); }
+  bool observed() const { return static_cast<bool>(observer_); }
+  // The server's connections report each answered request here (ConnectionHooks::onAnswered).
+  void observe(int code, std::chrono::steady_clock::duration elapsed) const;
 
  private:
   std::unordered_map<int, RequestHandler> handlers_;
   RequestHandler default_;
-  // Awaits `work` (the handler's coroutine, already called at `start`) and reports its time.
-  asio::awaitable<std::optional<RemotingCommand>> timed(asio::awaitable<std::optional<RemotingCommand>> work, int code,
-                                                        std::chrono::steady_clock::time_point start) const;
 
   Observer observer_;
   Guard guard_;

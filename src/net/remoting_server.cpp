@@ -38,6 +38,8 @@ ConnectionHooks makeHooks(const std::shared_ptr<Dispatcher>& dispatcher, const s
     if (s->onClosed) s->onClosed(c);
   };
   h.inFlight = state->inFlight;
+  if (dispatcher->observed())
+    h.onAnswered = [d = dispatcher](int code, std::chrono::steady_clock::duration took) { d->observe(code, took); };
   return h;
 }
 

@@ -44,7 +44,6 @@ TcpConnection::TcpConnection(asio::ip::tcp::socket socket, LiveConnectionOptions
       options_(std::move(options)),
       hooks_(std::move(hooks)),
       id_(g_nextConnectionId.fetch_add(1)),
-      writeSignal_(socket_.get_executor()),
       readResume_(socket_.get_executor()),
       idleTimer_(socket_.get_executor()),
       lastActivity_(Clock::now()) {
@@ -60,8 +59,7 @@ TcpConnection::~TcpConnection() = default;
 
 void TcpConnection::start() {
   auto ex = socket_.get_executor();
-  asio::co_spawn(ex, readLoop(self()), asio::detached);
-  asio::co_spawn(ex, writeLoop(self()), asio::detached);
+  asio::co_spawn(ex, readLoop(self()), asio::detached);  // the writer runs per burst (enqueue)
   if (options_->idleTimeout().count() > 0 || options_->partialFrameTimeout().count() > 0 ||
       options_->writeStallTimeout().count() > 0)
     asio::co_spawn(ex, idleWatch(self()), asio::detached);
@@ -79,7 +77,7 @@ void TcpConnection::close() {
 void TcpConnection::closeWhenFlushed() {
   runOnConnection([self = self()] {
     self->closeWhenFlushed_ = true;
-    self->writeSignal_.cancel();
+    if (!self->writerRunning_) self->closeNow("flushed for shutdown", false);  // else when its burst ends
   });
 }
 
@@ -90,8 +88,7 @@ void TcpConnection::closeNow(std::string_view reason, bool problem) {
   if (tls_) tls_->shutdown();  // close_notify, if the socket takes it now
   asio::error_code ec;
   socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
-  socket_.close(ec);
-  writeSignal_.cancel();
+  socket_.close(ec);  // a writer in a burst fails its write and ends
   readResume_.cancel();
   idleTimer_.cancel();
   std::vector<OutFrame>().swap(queue_);  // `writing_` stays until the cancelled write completes
@@ -134,7 +131,10 @@ void TcpConnection::enqueue(OutFrame frame) {
   if (!isOpen()) return;
   outBytes_ += frameBytes(frame);
   queue_.push_back(std::move(frame));
-  writeSignal_.cancel();
+  if (!writerRunning_) {  // no writer coroutine while nothing is to be written
+    writerRunning_ = true;
+    asio::co_spawn(socket_.get_executor(), writeBurst(self()), asio::detached);
+  }
 }
 
 void TcpConnection::sendOneway(RemotingCommand request) {
@@ -159,7 +159,8 @@ void TcpConnection::onFrame(RemotingCommand cmd) {
   }
   if (hooks_.inFlight) hooks_.inFlight->fetch_add(1, std::memory_order_relaxed);
   ++inFlight_;
-  const RequestInfo info{cmd.code, cmd.opaque, cmd.serializeType, cmd.isOneway()};
+  RequestInfo info{cmd.code, cmd.opaque, cmd.serializeType, cmd.isOneway()};
+  if (hooks_.onAnswered) info.start = Clock::now();  // a handler may do its work when called
   try {
     auto work = hooks_.onRequest(self(), std::move(cmd));  // may answer at once; suspends only if it waits
     asio::co_spawn(socket_.get_executor(), handleRequest(self(), info, std::move(work)), asio::detached);
@@ -203,6 +204,8 @@ void TcpConnection::finishRequest(const RequestInfo& info, std::optional<Remotin
   if (failure) {
     log::warn("remoting: request code {} from {} failed: {}", info.code, remote_, *failure);
     response = RemotingCommand::response(ResponseCode::SYSTEM_ERROR, *failure);
+  } else if (hooks_.onAnswered) {
+    hooks_.onAnswered(info.code, Clock::now() - info.start);
   }
   if (response && !info.oneway) {
     response->opaque = info.opaque;

@@ -3,7 +3,8 @@
 // Thread: all socket I/O, the read loop, the writer and the idle watchdog run on the socket's
 // io_context (one IoPool thread). Public methods may be called from any thread: sends are encoded
 // on the caller's thread and posted; invoke() waiters live on the caller's executor.
-// Lifecycle: create with make(), then start(); the three coroutines keep it alive until it closes.
+// Lifecycle: create with make(), then start(); its coroutines (reader, watchdog, a writer while
+// frames are queued, request handlers) keep it alive until it closes.
 // close() (any side, decode error, idle / partial-frame / write-stall timeout) fails pending
 // invokes with CLIENT_CONNECTION_CLOSED and calls onClosed exactly once.
 // TLS (optional, given at make()): the same loops over a TlsSession on the same socket; a
@@ -28,6 +29,9 @@ struct ConnectionHooks {
   RequestHandler onRequest;                                  // required
   std::function<void(const ConnectionPtr&)> onClosed;        // optional
   std::shared_ptr<std::atomic<int64_t>> inFlight;            // optional: counts running handlers
+  // Optional: after each request whose handler returned (not threw), with the time since the handler
+  // was called (the latency metrics: timed here, so a waiting request keeps no wrapping frame).
+  std::function<void(int code, std::chrono::steady_clock::duration took)> onAnswered;
 };
 
 class TcpConnection final : public Connection {
@@ -95,7 +99,9 @@ class TcpConnection final : public Connection {
   std::shared_ptr<TcpConnection> self() { return std::static_pointer_cast<TcpConnection>(shared_from_this()); }
   // Each coroutine holds `self` so the connection lives while it runs.
   asio::awaitable<void> readLoop(std::shared_ptr<TcpConnection> self);
-  asio::awaitable<void> writeLoop(std::shared_ptr<TcpConnection> self);
+  // Writes queued frames until none is left, then ends: started by enqueue() when no writer runs,
+  // so an idle connection or a parked long poll keeps no writer coroutine and no wake-up timer.
+  asio::awaitable<void> writeBurst(std::shared_ptr<TcpConnection> self);
   asio::awaitable<asio::error_code> writeGathered();  // writes all of gather_
   asio::awaitable<asio::error_code> writeGatheredTls();  // the same through tls_ (packs small pieces)
   asio::awaitable<asio::error_code> writeTls(const char* data, size_t size);
@@ -105,6 +111,7 @@ class TcpConnection final : public Connection {
     int32_t code = 0, opaque = 0;
     SerializeType type{};
     bool oneway = false;
+    std::chrono::steady_clock::time_point start{};  // when its handler was called (hooks_.onAnswered only)
   };
   using HandlerWork = asio::awaitable<std::optional<RemotingCommand>>;
   // Awaits the handler's work (called in onFrame); its frame holds no copy of the request, so a
@@ -133,9 +140,9 @@ class TcpConnection final : public Connection {
   std::vector<asio::const_buffer> gather_;
   size_t outBytes_ = 0;    // queued + being written
   size_t inFlight_ = 0;    // requests of this connection being handled
-  bool writeBusy_ = false;
+  bool writerRunning_ = false;  // a writeBurst is on its way (started and not ended)
+  bool writeBusy_ = false;      // its write syscall is pending (the stall watchdog's)
   std::chrono::steady_clock::time_point writeSince_;  // start of the pending write syscall
-  asio::steady_timer writeSignal_;
   asio::steady_timer readResume_;  // a paused reader waits here
   bool readerWaiting_ = false;
   asio::steady_timer idleTimer_;   // the watchdog's

@@ -1,5 +1,5 @@
 // TcpConnection's socket loops: the reader (frames out of a reusable buffer), the gathering
-// writer and the idle watchdog. All three run on the connection's io_context.
+// writer (one burst at a time) and the idle watchdog. All run on the connection's io_context.
 #include <algorithm>
 #include <asio/co_spawn.hpp>
 #include <asio/post.hpp>
@@ -27,18 +27,10 @@ constexpr size_t kTlsRecord = 16 * 1024;        // TLS plaintext per record
 
 }  // namespace
 
-asio::awaitable<void> TcpConnection::writeLoop(std::shared_ptr<TcpConnection> self) {
-  for (;;) {
-    if (queueHead_ == queue_.size()) {
-      if (!isOpen()) co_return;
-      if (closeWhenFlushed_) {
-        closeNow("flushed for shutdown", false);
-        co_return;
-      }
-      writeSignal_.expires_at(Clock::time_point::max());
-      co_await writeSignal_.async_wait(as_tuple(use_awaitable));
-      continue;
-    }
+asio::awaitable<void> TcpConnection::writeBurst(std::shared_ptr<TcpConnection> self) {
+  // Started from enqueue(): let the frames queued in this turn of the thread join the first write.
+  co_await asio::post(socket_.get_executor(), use_awaitable);
+  while (queueHead_ < queue_.size() && isOpen()) {
     // Coalesce every ready frame (bounded) into one gather write: prefix, body, segments.
     writing_.clear();
     gather_.clear();
@@ -71,12 +63,15 @@ asio::awaitable<void> TcpConnection::writeLoop(std::shared_ptr<TcpConnection> se
     if (queue_.empty()) tlsStage_.reset();  // an idle TLS connection keeps no staging buffer
     outBytes_ -= std::min(bytes, outBytes_);
     if (ec) {
+      writerRunning_ = false;
       closeNow("write failed: " + (tls_ && !tls_->error().empty() ? "TLS: " + tls_->error() : ec.message()), isOpen());
       co_return;
     }
     lastActivity_ = Clock::now();
     resumeReading();
   }
+  writerRunning_ = false;
+  if (closeWhenFlushed_) closeNow("flushed for shutdown", false);
 }
 
 // Moves up to `max` queued frames, oldest first, into writing_ (empty). All of them at once is a

@@ -8,6 +8,8 @@
 #include "common/response_code.h"
 #include "dev_node.h"
 #include "http_get.h"
+#include "net/frame_codec.h"
+#include "raw_conn.h"
 #include "require_ok.h"
 
 using namespace rmq;
@@ -110,4 +112,36 @@ TEST_CASE("broker shutdown answers parked pulls") {
   auto r = parked.get();
   REQUIRE_OK(r);
   CHECK(r->code == ResponseCode::PULL_NOT_FOUND);
+}
+
+TEST_CASE("broker long poll: a closed connection's parked pulls end at once; another connection's pull stays parked") {
+  // A hold far longer than this test waits: the parked count can drop only because of the close.
+  DevNode node({.extraBroker = "brokerSuspendMaxTimeMillis = 600000", .http = true});
+  REQUIRE(node.start());
+  TestClient c;
+  auto addr = node.brokerAddr;
+  sendDispatched(c, addr, {{.topic = "CloseT", .queueId = 0}});
+  const PullSpec stays{.topic = "CloseT", .queueId = 0, .offset = 1, .sysFlag = 0x4 | 0x2, .suspendMillis = 600000};
+  auto parked = std::async(std::launch::async, [&] { return c.call(addr, pullRequest(stays), 30s); });
+  REQUIRE(parkedNow(node, 1));
+  {
+    RawConn gone(node.brokerPort);  // two pipelined parked pulls, then the client is gone
+    REQUIRE(gone.connected());
+    for (int32_t q : {0, 1}) {
+      PullSpec s = stays;
+      s.queueId = q;
+      s.offset = q == 0 ? 1 : 0;
+      REQUIRE(gone.send(net::encodeFrame(pullRequest(s))));
+    }
+    REQUIRE(parkedNow(node, 3));
+  }
+  CHECK(parkedNow(node, 1));  // within 10 s; the hold would have kept them 600 s
+  CHECK(parked.wait_for(0ms) == std::future_status::timeout);
+  REQUIRE(c.call(addr, sendRequest({.topic = "CloseT", .body = "after", .queueId = 0})).ok());
+  REQUIRE(parked.wait_for(10s) == std::future_status::ready);
+  auto r = parked.get();
+  REQUIRE(r.ok());
+  CHECK(r->code == ResponseCode::SUCCESS);
+  CHECK(pulledMessages(*r).at(0).body == "after");
+  CHECK(parkedNow(node, 0));
 }

@@ -96,7 +96,10 @@ Result<void> BrokerController::startServers() {
   opts.connection = connectionOptions(config_.connection);
   opts.tls = serverTls_;  // the VIP port too, as Java's fast remoting server
   server_ = std::make_unique<net::RemotingServer>(io_, opts, dispatcher_);
-  auto onClosed = [clients = clients_.get()](const net::ConnectionPtr& c) { clients->onConnectionClosed(c->id()); };
+  auto onClosed = [clients = clients_.get()](const net::ConnectionPtr& c) {
+    cancelConnectionParks(*c);  // its parked pulls end now, not when their hold would (nobody to answer)
+    clients->onConnectionClosed(c->id());
+  };
   server_->onConnectionClosed(onClosed);
   // VIP channel (listenPort-2): same processors; Java slaves and some admin tools use it.
   net::ServerOptions vip = opts;

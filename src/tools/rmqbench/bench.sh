@@ -10,7 +10,8 @@
 # as a percentage of ASYNC_MASTER's; REPL_ROUNDS=N repeats the pair N times (median ratio).
 # Mode `conns` (issue 10): a fresh name server + broker process; for each count in CONNS_COUNTS
 # (default "1000 3000 10000") `rmqbench conns` opens that many idle connections, then that many with
-# one parked long poll each, and prints the broker's RssAnon growth per connection.
+# one parked long poll each, and prints the broker's RssAnon growth per connection and, CONNS_WATCH
+# (default 10) s after closing them, what it holds still.
 # Mode `soak` (issue 10): one broker under mixed load for SOAK_SECONDS (default 600): 1 KiB sends
 # at SOAK_TPS (default 2000/s), a push consumer, and 1000 connections with a parked long poll each;
 # the broker's RssAnon is sampled every 5 s; prints the samples' first/min/max/last.
@@ -33,7 +34,9 @@
 # consumer leaving every 10th message un-acked (invisible 2 s), for max($secs, 10) s (goal p99 <= 1 s).
 # Then memory: POP_PARK (default 10000) receives parked on an empty topic over 20 connections, the
 # broker's RssAnon growth per parked receive (goal <= 8 KB; raise `ulimit -n` before).
-# Usage: src/tools/rmqbench/bench.sh <build-dir> [seconds per run, default 5] [all|repl|failover|conns|soak|timer|grpc|pop, default all]
+# Mode `manytopics` (issue 23 §2): MANY_CONNS parked long polls and MANY_TOPICS topics at once on one
+# dev node (10,000 each): creation rate, registration body size and time, start-up, route latency, RssAnon.
+# Usage: src/tools/rmqbench/bench.sh <build-dir> [seconds per run, default 5] [all|repl|failover|conns|soak|timer|grpc|pop|manytopics, default all]
 # (build it first: BUILD_DIR=build/release scripts/build.sh Release rmqnode rmqadmin rmqbench)
 set -euo pipefail
 build=$(realpath "${1:?usage: bench.sh <build-dir> [seconds] [mode]}")
@@ -386,11 +389,43 @@ if [ "$mode" = conns ]; then
       dir="$work/conns-$n$park"; mkdir -p "$dir"
       start_dev_node "$dir"
       "$admin" updateTopic -n "127.0.0.1:$ns" -b "127.0.0.1:$bp" -t BenchConns -r 4 -w 4 >/dev/null
-      "$bench" conns -b "127.0.0.1:$bp" --pid "$pid" -c "$n" $park --topic BenchConns --queues 4 | grep SUMMARY
+      "$bench" conns -b "127.0.0.1:$bp" --pid "$pid" -c "$n" $park --topic BenchConns --queues 4 \
+        --watch "${CONNS_WATCH:-10}" | grep SUMMARY
       stop_node
     done
   done
   grep -h "open-file limit" "$dir"/logs/*.log 2>/dev/null | head -1
+  exit 0
+fi
+
+if [ "$mode" = manytopics ]; then
+  # Issue 23 §2: MANY_CONNS (10000) parked long polls and MANY_TOPICS (10000) topics at once on one
+  # dev node. Topic creation rate, full-registration body and time (the broker's log), start-up
+  # time with the table (a restart on the same store), route query latency alone and with the
+  # connections open, RssAnon. Raise `ulimit -n` first.
+  nconns=${MANY_CONNS:-10000}; ntopics=${MANY_TOPICS:-10000}
+  dir="$work/manytopics"; mkdir -p "$dir"
+  start_dev_node "$dir"
+  echo "RssAnon idle: $(sed -n 's/^RssAnon: *//p' "/proc/$pid/status")"
+  "$bench" topics -n "127.0.0.1:$ns" -b "127.0.0.1:$bp" --count "$ntopics" --every $((ntopics / 5)) -q 8 --prefix ManyT |
+    grep -E "topics|total"
+  echo "RssAnon with $ntopics topics: $(sed -n 's/^RssAnon: *//p' "/proc/$pid/status")"
+  stop_node
+  t0=$(date +%s%N)
+  start_dev_node "$dir"
+  echo "start-up with $ntopics topics (restart, ports open): $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+  "$admin" updateTopic -n "127.0.0.1:$ns" -b "127.0.0.1:$bp" -t BenchConns -r 8 -w 8 >/dev/null
+  sleep 2
+  grep -h "registered .* topics" "$dir"/logs/*.log | tail -2
+  "$bench" route -n "127.0.0.1:$ns" --existing --topic ManyT$(printf %06d $((ntopics / 2))) -c 1 -d "$secs" | grep SUMMARY
+  "$bench" conns -b "127.0.0.1:$bp" --pid "$pid" -c "$nconns" --park --topic BenchConns --queues 8 \
+    --settle $((secs + 6)) --watch 10 >"$dir/conns.txt" 2>&1 &
+  conns_pid=$!
+  sleep 5  # the connections are open and parked while the route queries run
+  "$bench" route -n "127.0.0.1:$ns" --existing --topic ManyT$(printf %06d $((ntopics / 2))) -c 1 -d "$secs" | grep SUMMARY
+  wait "$conns_pid" || true
+  grep -E "SUMMARY|first error" "$dir/conns.txt"
+  stop_node
   exit 0
 fi
 

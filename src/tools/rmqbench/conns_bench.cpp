@@ -2,7 +2,8 @@
 // --park keeps one long-poll PULL_MESSAGE parked on each (re-sent whenever the broker answers, from
 // the answer's nextBeginOffset), then samples RssAnon of the broker process (--pid, read from
 // /proc/<pid>/status) before connecting, with every connection open (after --settle seconds) and
-// after closing them all (min(--settle, 3) s later). Prints the growth per connection. Raises its
+// after closing them all (min(--settle, 3) s later; with --watch S every second up to S s: memory given
+// back). Prints the growth per connection. Raises its
 // own open-file limit to the hard limit first (rmqnode does the same at start-up). --tls: idle
 // connections that completed a TLS handshake (what an idle TLS connection costs; not with --park).
 #include <asio/co_spawn.hpp>
@@ -110,6 +111,7 @@ int runConns(OptionValues& args) {
   int64_t pid = args.getInt({"pid"}, 0);
   int count = static_cast<int>(args.getInt({"c"}, 1000));
   double settle = args.getDouble({"settle"}, 3);
+  const int watch = static_cast<int>(args.getInt({"watch"}, 0));
   std::optional<ParkSpec> park;
   if (args.flag("park"))
     park = ParkSpec{args.get({"topic"}, "BenchConns"), args.get({"group"}, "bench_conns"),
@@ -117,7 +119,7 @@ int runConns(OptionValues& args) {
   auto colon = broker.rfind(':');
   if (colon == std::string::npos) args.addError("-b is host:port");
   if (pid <= 0) args.addError("--pid <broker pid> is required");
-  if (count < 1 || settle < 0) args.addError("-c must be >= 1 and --settle >= 0");
+  if (count < 1 || settle < 0 || watch < 0) args.addError("-c must be >= 1, --settle and --watch >= 0");
   if (park && park->queues < 1) args.addError("--queues must be >= 1");
   net::TlsContextPtr tls;
   if (auto made = tlsFromArgs(args); made) tls = std::move(*made);
@@ -175,11 +177,19 @@ int runConns(OptionValues& args) {
   sleepSeconds(closeWait);
   int64_t after = rssAnonKiB(pid);
   std::printf("conns: closed, RssAnon %lld KiB after %.1f s\n", static_cast<long long>(after), closeWait);
+  int64_t watched = after;
+  for (int s = static_cast<int>(closeWait) + 1; s <= watch; ++s) {  // memory given back, second by second
+    sleepSeconds(1);
+    watched = rssAnonKiB(pid);
+    std::printf("conns: closed, RssAnon %lld KiB after %d s\n", static_cast<long long>(watched), s);
+  }
   if (c.errors > 0 || c.connectFailed > 0) std::printf("conns: first error: %s\n", c.firstError.c_str());
-  std::printf("SUMMARY conns %d %s: RssAnon before %lld KiB, open %lld KiB, closed %lld KiB, per connection %.0f B, "
+  std::printf("SUMMARY conns %d %s: RssAnon before %lld KiB, open %lld KiB, closed %lld KiB%s, per connection %.0f B, "
               "errors %lld\n",
               count, park ? "parked" : "idle", static_cast<long long>(before), static_cast<long long>(open),
-              static_cast<long long>(after), perConn, static_cast<long long>(c.errors.load() + c.connectFailed.load()));
+              static_cast<long long>(after),
+              watch > closeWait ? fmt::format(" ({} KiB after {} s)", watched, watch).c_str() : "", perConn,
+              static_cast<long long>(c.errors.load() + c.connectFailed.load()));
   return c.errors > 0 || c.connected < count ? 1 : 0;
 }
 
@@ -192,6 +202,8 @@ Registrar registrar("conns", "broker memory per connection: N idle connections o
                      {"--group <group>", "pull group with --park (default bench_conns)"},
                      {"--queues <n>", "spread the pulls over queues 0..n-1 (default 1)", kInteger},
                      {"--settle <seconds>", "wait before each sample (default 3)", kNumber},
+                     {"--watch <seconds>", "after closing, sample RssAnon every second up to this many s (default 0)",
+                      kInteger},
                      tlsOptions()[0], tlsOptions()[1]},
                     &runConns);
 

@@ -1,7 +1,8 @@
 // `rmqbench route`: GET_ROUTEINFO_BY_TOPIC requests/s against a running name server, closed loop
 // over -c connections (one in-flight request per worker). Registers a stand-in broker carrying
 // the topic first (REGISTER_BROKER over its own connection, kept open for the run), so the
-// route exists and has the shape of a real one (master + slave, 8 queues).
+// route exists and has the shape of a real one (master + slave, 8 queues); --existing skips that and
+// asks for a topic a running broker registered (e.g. one of 10,000).
 #include <cstdio>
 #include <fmt/format.h>
 
@@ -50,6 +51,7 @@ int runRoute(OptionValues& args) {
   for (int i = 0; i < connections + 1; ++i) clients.push_back(std::make_unique<net::RemotingClient>(pool));
   auto& registrar = *clients.back();
   for (int64_t id : {0, 1}) {
+    if (args.flag("existing")) break;  // a topic a real broker registered
     auto r = registrar.invokeSync(addr, registerStandIn(topic, id, fmt::format("127.0.0.{}:10911", id + 1)),
                                   std::chrono::seconds(5));
     if (!r || r->code != ResponseCode::SUCCESS) {
@@ -87,6 +89,7 @@ Registrar registrar("route", "name server: GET_ROUTEINFO_BY_TOPIC requests/s ove
                      {"-t <workers>", "in-flight requests (default: one per connection)", kInteger},
                      {"-d <seconds>", "duration (default 10)", kNumber},
                      {"--topic <topic>", "default BenchRouteTopic"},
+                     {"--existing", "query --topic as registered by a running broker (no stand-in registration)"},
                      {"--client-threads <n>", "default 1", kInteger},
                      {"--version <n>", "request version (default 407)", kInteger},
                      jsonOption()},

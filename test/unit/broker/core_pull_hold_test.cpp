@@ -22,8 +22,10 @@ struct Parked {
 };
 
 asio::awaitable<void> park(PullRequestHold& hold, std::string topic, int64_t offset, PullRequestHold::FilterPtr f,
-                           std::chrono::milliseconds timeout, Parked& out, int64_t maxNow = 0) {
-  out.woken = co_await hold.wait(topic, 0, offset, std::move(f), timeout, [maxNow] { return maxNow; });
+                           std::chrono::milliseconds timeout, Parked& out, int64_t maxNow = 0,
+                           ParkCancel* cancel = nullptr) {
+  const std::function<bool()> arrived = [maxNow, offset] { return maxNow > offset; };
+  out.woken = co_await hold.wait(topic, 0, offset, std::move(f), timeout, arrived, cancel);
   out.at = std::chrono::steady_clock::now();
 }
 
@@ -185,4 +187,29 @@ TEST_CASE("ParkCancel: cancel() from another thread ends a parked pop at once; a
   CHECK_FALSE(bystander.woken.has_value());
   hold.wakeAll();
   REQUIRE(eventually([&] { return bystander.woken.has_value(); }));
+}
+
+TEST_CASE("ParkCancel of a connection: cancel() ends all its parked pulls at once, not another's; later parks return") {
+  PullRequestHold hold;
+  Loop loop;
+  ParkCancel closed, other;
+  std::vector<Parked> mine(3);
+  Parked bystander, late;
+  for (size_t i = 0; i < mine.size(); ++i)
+    asio::co_spawn(loop.io, park(hold, "T" + std::to_string(i % 2), 0, nullptr, 30s, mine[i], 0, &closed),
+                   asio::detached);
+  asio::co_spawn(loop.io, park(hold, "T0", 0, nullptr, 30s, bystander, 0, &other), asio::detached);
+  REQUIRE(eventually([&] { return hold.parkedCount() == 4; }));
+  closed.cancel();
+  REQUIRE(eventually([&] { return wokenCount(mine) == mine.size(); }));
+  for (auto& p : mine) CHECK_FALSE(*p.woken);  // ended by the cancel, not by a message
+  CHECK(hold.parkedCount() == 1);
+  CHECK_FALSE(bystander.woken.has_value());
+  asio::co_spawn(loop.io, park(hold, "T0", 0, nullptr, 30s, late, 0, &closed), asio::detached);
+  REQUIRE(eventually([&] { return late.woken.has_value(); }));
+  CHECK_FALSE(*late.woken);
+  CHECK(hold.parkedCount() == 1);
+  hold.notifyMessageArriving("T0", 0, 1, 0, {});  // the other connection's pull is still served
+  REQUIRE(eventually([&] { return bystander.woken.has_value(); }));
+  CHECK(*bystander.woken);
 }

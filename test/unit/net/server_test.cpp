@@ -2,8 +2,11 @@
 #include <doctest/doctest.h>
 
 #include <asio/steady_timer.hpp>
+#include <algorithm>
 #include <future>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 #include "common/response_code.h"
 #include "net/async_result.h"
@@ -37,6 +40,13 @@ void registerBasics(Dispatcher& d, std::atomic<int>* counter = nullptr) {
   d.registerProcessor(kCount, [counter](ConnectionPtr, RemotingCommand) -> asio::awaitable<std::optional<RemotingCommand>> {
     if (counter) ++*counter;
     co_return RemotingCommand::response(ResponseCode::SUCCESS, std::string("counted"));
+  });
+}
+// kSlow answers once `gate` opens (code 0), or after 10 s (code 1).
+void registerSlow(Dispatcher& d, const std::shared_ptr<Gate>& gate) {
+  d.registerProcessor(kSlow, [gate](ConnectionPtr, RemotingCommand) -> asio::awaitable<std::optional<RemotingCommand>> {
+    bool opened = co_await gate->wait(10s);
+    co_return RemotingCommand::response(opened ? 0 : 1, std::string("slow"));
   });
 }
 // A ServerFixture (not started) with the basic processors; kCount counts into `counted`.
@@ -116,10 +126,7 @@ TEST_CASE("unknown code answers 3; a throwing handler answers 1 and the connecti
 TEST_CASE("a suspended handler does not hold back the next request on the same connection") {
   ServerFixture f;
   auto gate = std::make_shared<Gate>();
-  f.dispatcher->registerProcessor(kSlow, [gate](ConnectionPtr, RemotingCommand) -> asio::awaitable<std::optional<RemotingCommand>> {
-    bool opened = co_await gate->wait(10s);
-    co_return RemotingCommand::response(opened ? 0 : 1, std::string("slow"));
-  });
+  registerSlow(*f.dispatcher, gate);
   f.dispatcher->registerProcessor(kFast, [](ConnectionPtr, RemotingCommand) -> asio::awaitable<std::optional<RemotingCommand>> {
     co_return RemotingCommand::response(0, std::string("fast"));
   });
@@ -287,4 +294,43 @@ TEST_CASE("a dispatcher guard answers instead of the processor; refused oneway r
   CHECK(second->opaque == 3);
   CHECK(second->code == ResponseCode::SUCCESS);
   CHECK(f.counted == 1);  // only the allowed request reached the processor
+}
+
+TEST_CASE("the dispatcher's observer times each answered request across its wait; not a throw, not an unknown code") {
+  BasicServer f;
+  auto gate = std::make_shared<Gate>();
+  registerSlow(*f.dispatcher, gate);
+  std::mutex mu;
+  std::vector<std::pair<int, std::chrono::steady_clock::duration>> seen;
+  f.dispatcher->setObserver([&](int code, std::chrono::steady_clock::duration took) {
+    std::lock_guard lk(mu);
+    seen.emplace_back(code, took);
+  });
+  REQUIRE(f.start());  // the connections take the observer at start
+  RawSocket s(f.server->port());
+  s.send(requestOf(kSlow, 1));
+  s.send(requestOf(9999, 2));   // unknown: answered 3, not observed
+  s.send(requestOf(kThrow, 3));  // threw: SYSTEM_ERROR, not observed
+  s.send(requestOf(kCount, 4, true));  // oneway: observed, no answer
+  for (int opaque : {2, 3}) {
+    auto r = s.readFrame();
+    REQUIRE(r);
+    CHECK(r->opaque == opaque);
+  }
+  std::this_thread::sleep_for(50ms);  // the slow request's handler, called before 2 and 3, waits all this while
+  gate->set(true);
+  auto slow = s.readFrame();
+  REQUIRE(slow);
+  CHECK(slow->opaque == 1);
+  s.send(requestOf(kPing, 5));
+  REQUIRE(s.readFrame());
+  std::lock_guard lk(mu);
+  REQUIRE(seen.size() == 3);  // kCount, kSlow, kPing (each observed before its answer; kCount before kPing)
+  auto took = [&](int code) {
+    auto it = std::find_if(seen.begin(), seen.end(), [code](const auto& e) { return e.first == code; });
+    return it == seen.end() ? std::chrono::steady_clock::duration(-1) : it->second;
+  };
+  CHECK(took(kCount) >= std::chrono::steady_clock::duration(0));
+  CHECK(took(kSlow) >= 50ms);  // from its handler's call to its answer, not just the call
+  CHECK(took(kPing) >= std::chrono::steady_clock::duration(0));
 }

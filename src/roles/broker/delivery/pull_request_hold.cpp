@@ -11,8 +11,9 @@
 namespace rmq::broker {
 
 struct PullRequestHold::Waiter {
-  explicit Waiter(const asio::any_io_executor& ex) : timer(ex) {}
-  asio::steady_timer timer;  // touched only on its executor
+  // Made by park() on the parking coroutine's executor before anyone else can see the waiter;
+  // touched only on that executor (wake() posts there).
+  std::optional<asio::steady_timer> timer;
   int64_t offset = 0;
   FilterPtr filter;
   bool pop = false;   // a parked POP: any arrival counts, one woken per group
@@ -22,7 +23,7 @@ struct PullRequestHold::Waiter {
 
 void PullRequestHold::wake(const std::shared_ptr<Waiter>& w) {
   if (w->woken.exchange(true)) return;
-  asio::post(w->timer.get_executor(), [w] { w->timer.cancel(); });
+  asio::post(w->timer->get_executor(), [w] { w->timer->cancel(); });
 }
 
 void PullRequestHold::add(const std::string& topic, int32_t queueId, const std::shared_ptr<Waiter>& w) {
@@ -58,61 +59,76 @@ void PullRequestHold::remove(const std::string& topic, int32_t queueId, const st
   takeLocked(topic, queueId, [&](const std::shared_ptr<Waiter>& x) { return x == w; }, taken);
 }
 
-asio::awaitable<void> PullRequestHold::park(const std::string& topic, int32_t queueId, std::shared_ptr<Waiter> w,
-                                            const std::function<bool()>& arrivedMeanwhile) {
+asio::awaitable<bool> PullRequestHold::park(std::string topic, int32_t queueId, std::shared_ptr<Waiter> w,
+                                            std::chrono::milliseconds timeout, const std::function<bool()>& ready,
+                                            ParkCancel* cancel) {
+  auto ex = co_await asio::this_coro::executor;
+  w->timer.emplace(ex, timeout);
+  if (cancel != nullptr && !cancel->link(w)) co_return false;
   add(topic, queueId, w);
-  if (arrivedMeanwhile && arrivedMeanwhile()) wake(w);  // arrived before we parked
+  if (ready && ready()) wake(w);  // arrived before we parked
   if (!w->woken.load()) {
-    co_await w->timer.async_wait(asio::experimental::as_tuple(asio::use_awaitable));
+    co_await w->timer->async_wait(asio::experimental::as_tuple(asio::use_awaitable));
   }
   remove(topic, queueId, w);
+  if (cancel != nullptr && cancel->unlink(w.get())) co_return false;
+  co_return w->woken.load();
 }
 
-asio::awaitable<bool> PullRequestHold::wait(std::string topic, int32_t queueId, int64_t offset,
-                                            FilterPtr filter, std::chrono::milliseconds timeout,
-                                            const std::function<int64_t()>& currentMaxOffset) {
-  auto ex = co_await asio::this_coro::executor;
-  auto w = std::make_shared<Waiter>(ex);
+asio::awaitable<bool> PullRequestHold::wait(std::string topic, int32_t queueId, int64_t offset, FilterPtr filter,
+                                            std::chrono::milliseconds timeout, const std::function<bool()>& arrived,
+                                            ParkCancel* cancel) {
+  auto w = std::make_shared<Waiter>();
   w->offset = offset;
   w->filter = std::move(filter);
-  w->timer.expires_after(timeout);
-  const std::function<bool()> arrived = [&] { return currentMaxOffset && currentMaxOffset() > offset; };
-  co_await park(topic, queueId, w, arrived);
-  co_return w->woken.load();
+  return park(std::move(topic), queueId, std::move(w), timeout, arrived, cancel);
 }
 
 asio::awaitable<bool> PullRequestHold::waitPop(std::string topic, int32_t queueId, std::string group,
                                                FilterPtr filter, std::chrono::milliseconds timeout,
                                                const std::function<bool()>& ready, ParkCancel* cancel) {
-  auto ex = co_await asio::this_coro::executor;
-  auto w = std::make_shared<Waiter>(ex);
+  auto w = std::make_shared<Waiter>();
   w->offset = -1;
   w->pop = true;
   w->group = std::move(group);
   w->filter = std::move(filter);
-  w->timer.expires_after(timeout);
-  if (cancel != nullptr) {
-    std::lock_guard lock(cancel->mu_);
-    if (cancel->cancelled_) co_return false;
-    cancel->parked_ = w;
+  return park(std::move(topic), queueId, std::move(w), timeout, ready, cancel);
+}
+
+bool ParkCancel::link(const std::shared_ptr<PullRequestHold::Waiter>& w) {
+  std::lock_guard lock(mu_);
+  if (cancelled_) return false;
+  parked_.push_back(w);
+  return true;
+}
+
+bool ParkCancel::unlink(const PullRequestHold::Waiter* w) {
+  std::lock_guard lock(mu_);
+  auto it = std::find_if(parked_.begin(), parked_.end(), [w](const auto& p) { return p.get() == w; });
+  if (it != parked_.end()) {  // cancel() took them all otherwise
+    *it = std::move(parked_.back());
+    parked_.pop_back();
   }
-  co_await park(topic, queueId, w, ready);
-  if (cancel != nullptr) {
-    std::lock_guard lock(cancel->mu_);
-    cancel->parked_.reset();
-    if (cancel->cancelled_) co_return false;
-  }
-  co_return w->woken.load();
+  return cancelled_;
 }
 
 void ParkCancel::cancel() {
-  std::shared_ptr<PullRequestHold::Waiter> w;
+  std::vector<std::shared_ptr<PullRequestHold::Waiter>> parked;
   {
     std::lock_guard lock(mu_);
     cancelled_ = true;
-    w = std::move(parked_);
+    parked.swap(parked_);
   }
-  if (w) PullRequestHold::wake(w);
+  for (auto& w : parked) PullRequestHold::wake(w);
+}
+
+std::shared_ptr<ParkCancel> connectionParks(net::Connection& conn) {
+  if (!conn.userData) conn.userData = std::make_shared<ParkCancel>();
+  return std::static_pointer_cast<ParkCancel>(conn.userData);
+}
+
+void cancelConnectionParks(net::Connection& conn) {
+  if (conn.userData) std::static_pointer_cast<ParkCancel>(conn.userData)->cancel();
 }
 
 bool ParkCancel::cancelled() const {

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "filter/filter.h"
+#include "net/connection.h"
 
 namespace rmq::broker {
 
@@ -33,11 +34,14 @@ class PullRequestHold {
   static constexpr int32_t kAnyQueue = -1;                   // waitPop: every queue of the topic
 
   // Parks until a message at offset >= `offset` matching `filter` arrives in topic/queueId, the
-  // timeout passes, or wakeAll(). `currentMaxOffset` is re-checked after parking to close the
-  // race with an arrival between the caller's read and the park. Returns true if woken early.
+  // timeout passes, wakeAll() or `cancel` (may be null: a remoting connection's parks, ended when it
+  // closes). `arrived` is re-checked after parking to close the race with an arrival between the
+  // caller's read and the park. Returns true if woken early (false on timeout or cancel).
+  // Not a coroutine: the park's one frame holds what the wait needs; `arrived` and `cancel` must
+  // outlive it (the caller's named locals).
   asio::awaitable<bool> wait(std::string topic, int32_t queueId, int64_t offset, FilterPtr filter,
-                             std::chrono::milliseconds timeout,
-                             const std::function<int64_t()>& currentMaxOffset);
+                             std::chrono::milliseconds timeout, const std::function<bool()>& arrived,
+                             ParkCancel* cancel = nullptr);
 
   // A parked POP (src/roles/broker/pop): parks for `group` on topic/queueId (-1: every queue of the
   // topic) until an arrival its filter accepts, notifyPopDue() for its group, the timeout, wakeAll()
@@ -45,6 +49,7 @@ class PullRequestHold {
   // it), not all of them. `ready` is re-checked after parking (closes the race with an arrival
   // between the caller's look and the park). Returns true if woken early.
   // `cancel` (may be null): ParkCancel::cancel() from any thread ends the park (returns false).
+  // Not a coroutine, as wait().
   asio::awaitable<bool> waitPop(std::string topic, int32_t queueId, std::string group, FilterPtr filter,
                                 std::chrono::milliseconds timeout, const std::function<bool()>& ready,
                                 ParkCancel* cancel = nullptr);
@@ -71,9 +76,10 @@ class PullRequestHold {
   friend class ParkCancel;
   void remove(const std::string& topic, int32_t queueId, const std::shared_ptr<Waiter>& w);
   static void wake(const std::shared_ptr<Waiter>& w);
-  // Parks `w` in topic/queueId until woken or its timer ends; removes it again.
-  asio::awaitable<void> park(const std::string& topic, int32_t queueId, std::shared_ptr<Waiter> w,
-                             const std::function<bool()>& arrivedMeanwhile);
+  // The one coroutine of a wait: parks `w` (its timer made here, on the caller's executor) in
+  // topic/queueId until woken, timed out or cancelled; removes it again. True if woken, not cancelled.
+  asio::awaitable<bool> park(std::string topic, int32_t queueId, std::shared_ptr<Waiter> w,
+                             std::chrono::milliseconds timeout, const std::function<bool()>& ready, ParkCancel* cancel);
   // Moves the waiters of topic/queueId that `pred` accepts to `out` (mu_ held); drops emptied entries.
   template <class Pred>
   void takeLocked(std::string_view topic, int32_t queueId, Pred&& pred, std::vector<std::shared_ptr<Waiter>>& out);
@@ -84,10 +90,12 @@ class PullRequestHold {
   std::atomic<size_t> parkedPops_{0};
 };
 
-// Ends a parked waitPop from any thread (a 5.x ReceiveMessage whose call was cancelled: client gone
-// or deadline). Sticky: once cancelled, a later park returns at once, so a cancel arriving between
-// two parks of one pop is not lost. One small object per call instead of a co_spawn'd coroutine
-// and an asio cancellation signal around the whole pop (~1.3 KB per parked receive).
+// Ends parked waits from any thread: a 5.x ReceiveMessage's pop whose call was cancelled (client
+// gone or deadline), or every parked pull of a remoting connection that closed (nobody to answer).
+// Sticky: once cancelled, a later park returns at once, so a cancel arriving between two parks (or
+// between a request's read and its park) is not lost. One small object per call or connection
+// instead of an asio cancellation signal around each wait; a park pays a pointer and an
+// uncontended lock to link itself.
 class ParkCancel {
  public:
   void cancel();
@@ -95,9 +103,19 @@ class ParkCancel {
 
  private:
   friend class PullRequestHold;
+  bool link(const std::shared_ptr<PullRequestHold::Waiter>& w);  // false (not linked) once cancelled
+  bool unlink(const PullRequestHold::Waiter* w);                 // true if cancelled meanwhile
+
   mutable std::mutex mu_;
   bool cancelled_ = false;
-  std::shared_ptr<PullRequestHold::Waiter> parked_;  // the park in progress, if any
+  std::vector<std::shared_ptr<PullRequestHold::Waiter>> parked_;  // the parks in progress (a connection: any number)
 };
+
+// A remoting connection's parked pulls end when it closes (they answer nothing: the socket is gone),
+// not when their hold would have (brokerSuspendMaxTimeMillis): until then they keep the connection's
+// memory. Its ParkCancel is kept in the connection's userData, made by its first park. Both on the
+// connection's thread (request handlers and the close hook run there).
+std::shared_ptr<ParkCancel> connectionParks(net::Connection& conn);
+void cancelConnectionParks(net::Connection& conn);
 
 }  // namespace rmq::broker

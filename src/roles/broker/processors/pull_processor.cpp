@@ -195,18 +195,23 @@ asio::awaitable<std::optional<RemotingCommand>> PullProcessor::handle(net::Conne
   bool suspend = false;
   auto resp = readOnce(p, true, suspend);
   if (!suspend) return net::answered(std::move(resp));
-  return parkThenRead(std::move(p));
+  return parkThenRead(std::move(p), connectionParks(*conn));
 }
 
-asio::awaitable<std::optional<RemotingCommand>> PullProcessor::parkThenRead(Prepared p) {
+asio::awaitable<std::optional<RemotingCommand>> PullProcessor::parkThenRead(Prepared p,
+                                                                           std::shared_ptr<ParkCancel> connectionClosed) {
   const auto& cfg = ctx_.config;
   const int64_t ms = cfg.longPollingEnable ? std::min(p.h.suspendTimeoutMillis, cfg.brokerSuspendMaxTimeMillis)
                                            : cfg.shortPollingTimeMills;
   // Named locals, not temporaries bound to wait()'s reference parameter inside the co_await
   // expression (GCC 12 coroutine temporaries).
-  const std::function<int64_t()> currentMax = [this, &p] { return ctx_.store.maxOffsetInQueue(p.h.topic, p.h.queueId); };
+  const std::function<bool()> arrived = [this, &p] {
+    return ctx_.store.maxOffsetInQueue(p.h.topic, p.h.queueId) > p.h.queueOffset;
+  };
   const auto timeout = std::chrono::milliseconds(std::max<int64_t>(ms, 0));
-  co_await ctx_.pullHold.wait(p.h.topic, p.h.queueId, p.h.queueOffset, p.filter, timeout, currentMax);
+  co_await ctx_.pullHold.wait(p.h.topic, p.h.queueId, p.h.queueOffset, p.filter, timeout, arrived,
+                              connectionClosed.get());
+  if (connectionClosed->cancelled()) co_return std::nullopt;  // the connection closed: nobody to answer
   bool again = false;
   co_return readOnce(p, false, again);
 }

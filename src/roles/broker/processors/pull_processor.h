@@ -4,7 +4,8 @@
 // registry), reads from the store with a tag/SQL92 filter, answers with every header field and
 // the records as zero-copy bodySegments (views into the mapped CommitLog kept alive by
 // bodyOwner). PULL_NOT_FOUND with the SUSPEND flag parks the coroutine in PullRequestHold and
-// re-runs the read once when woken or timed out (a re-run never parks again).
+// re-runs the read once when woken or timed out (a re-run never parks again). A parked pull whose
+// connection closes ends at once without an answer (connectionParks).
 // Threads: handle() on the connection's network thread; the compiled-filter cache is locked.
 #include <asio/awaitable.hpp>
 #include <map>
@@ -22,6 +23,8 @@
 #include "store/store_types.h"
 
 namespace rmq::broker {
+
+class ParkCancel;
 
 class PullProcessor {
  public:
@@ -49,8 +52,9 @@ class PullProcessor {
   void resolveRetryFilters(Prepared& p);
   // One store read turned into an answer; `suspend` set when the caller should park (code 19).
   net::RemotingCommand readOnce(const Prepared& p, bool firstRun, bool& suspend);
-  // Parks until a message arrives or the poll times out, then reads again.
-  asio::awaitable<std::optional<net::RemotingCommand>> parkThenRead(Prepared p);
+  // Parks until a message arrives or the poll times out, then reads again; answers nothing when
+  // `connectionClosed` (the connection's parks) is cancelled meanwhile.
+  asio::awaitable<std::optional<net::RemotingCommand>> parkThenRead(Prepared p, std::shared_ptr<ParkCancel> connectionClosed);
   Result<FilterPtr> compiled(std::string_view type, std::string_view expression);
 
   BrokerContext& ctx_;

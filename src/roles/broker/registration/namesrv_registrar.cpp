@@ -103,8 +103,14 @@ asio::awaitable<void> NamesrvRegistrar::registerAll(bool force) {
       co_return;
     }
   }
-  std::string body = encodeBody(version, id.epoch, ctx_.topics.all());
+  const auto topics = ctx_.topics.all();
+  std::string body = encodeBody(version, id.epoch, topics);
+  const size_t bytes = body.size();
+  const auto start = std::chrono::steady_clock::now();
   co_await sendToAll(std::move(body), std::move(id));
+  // What a full registration weighs as the topic table grows (issue 23 §2); Java logs each one too.
+  log::info("registered {} topics with the name servers: body {} B, {} ms", topics.size(), bytes,
+            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count());
 }
 
 asio::awaitable<void> NamesrvRegistrar::forEachNamesrv(PerNamesrv one) {
