@@ -1,5 +1,7 @@
 #include "net/io_pool.h"
 
+#include <pthread.h>
+
 namespace rmq::net {
 
 IoPool::IoPool(size_t threads) {
@@ -15,7 +17,10 @@ void IoPool::start() {
   for (auto& ctx : contexts_) {
     if (ctx->stopped()) ctx->restart();
     guards_.push_back(asio::make_work_guard(*ctx));
-    threads_.emplace_back([c = ctx.get()] { c->run(); });
+    threads_.emplace_back([c = ctx.get()] {
+      pthread_setname_np(pthread_self(), "io");  // network thread (perf / top)
+      c->run();
+    });
   }
 }
 

@@ -9,6 +9,7 @@
 #include <asio/use_awaitable.hpp>
 #include <asio/write.hpp>
 #include <future>
+#include <pthread.h>
 
 #include "common/log.h"
 #include "repl/ha_protocol.h"
@@ -171,7 +172,10 @@ HaClient::~HaClient() { stop(); }
 void HaClient::start() {
   if (running_.exchange(true)) return;
   asio::co_spawn(io_, run(), asio::detached);
-  thread_ = std::thread([this] { io_.run(); });
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "ha-slave");  // perf / top tell the HA thread apart
+    io_.run();
+  });
 }
 
 void HaClient::stop() {

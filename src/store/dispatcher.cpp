@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <chrono>
+#include <pthread.h>
 
 #include "common/timer_properties.h"
 #include "common/fault_point.h"
@@ -113,7 +114,10 @@ int64_t Dispatcher::dispatchRange(int64_t from, int64_t to, bool notify) {
 void Dispatcher::start(int64_t from) {
   position_ = from;
   stopping_ = false;
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "dispatcher");
+    run();
+  });
 }
 
 void Dispatcher::stop() {
@@ -146,7 +150,8 @@ void Dispatcher::run() {
     // Spin briefly before sleeping: under load the next append is microseconds away, and
     // catching it here spares the appender a futex wake-up per message.
     auto spinUntil = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
-    while (log_.maxOffset() <= end && !stopping_.load() && std::chrono::steady_clock::now() < spinUntil)
+    while (idleSpin_.load(std::memory_order_relaxed) && log_.maxOffset() <= end && !stopping_.load() &&
+           std::chrono::steady_clock::now() < spinUntil)
       __builtin_ia32_pause();
     if (log_.maxOffset() > end) continue;
     std::unique_lock lock(mu_);

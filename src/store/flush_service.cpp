@@ -2,6 +2,7 @@
 #include "store/live_store_keys.h"
 
 #include <algorithm>
+#include <pthread.h>
 
 #include "common/atomic_max.h"
 
@@ -85,10 +86,17 @@ void FlushService::start() {
   stopping_ = false;
   lastThorough_ = std::chrono::steady_clock::now();
   if (!cfg_.syncFlush()) {
-    threads_.emplace_back([this] { runAsync(); });
+    threads_.emplace_back([this] {
+      pthread_setname_np(pthread_self(), "flusher");
+      runAsync();
+    });
     return;
   }
-  for (size_t i = 0; i < kSyncFlushers; ++i) threads_.emplace_back([this] { runSync(); });
+  for (size_t i = 0; i < kSyncFlushers; ++i)
+    threads_.emplace_back([this] {
+      pthread_setname_np(pthread_self(), "flusher");
+      runSync();
+    });
 }
 
 void FlushService::stop() {

@@ -25,6 +25,7 @@ StoreEngine::StoreEngine(StoreConfig config, HostAddress host)
   ramBytes = static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
   slaveRole = cfg.isSlave();
   syncMasterRole = cfg.isSyncMaster();
+  dispatcher.setIdleSpin(!slaveRole);
 }
 
 int64_t StoreEngine::hotDataBytes() const { return ramBytes / 100 * liveRead(cfg.accessMessageInMemoryMaxRatio); }
@@ -162,6 +163,7 @@ void MessageStore::rebuildQueueOffsets() {
 void MessageStore::setRole(std::string_view brokerRole) {
   engine_->syncMasterRole = brokerRole == "SYNC_MASTER";
   engine_->slaveRole = brokerRole == "SLAVE";
+  engine_->dispatcher.setIdleSpin(!engine_->slaveRole);
 }
 bool MessageStore::isSlaveRole() const { return engine_->slaveRole; }
 void MessageStore::setInSyncSetAcks(bool on) { engine_->inSyncSetAcks = on; }
@@ -180,10 +182,11 @@ ByteView MessageStore::readCommitLog(int64_t offset, size_t maxBytes) const {
 
 Result<void> MessageStore::appendReplicated(int64_t offset, std::string_view bytes) {
   auto r = engine_->commitLog.appendRaw(offset, bytes);
-  if (r) {
-    engine_->dispatcher.wake();
-    engine_->flusher.wake();
-  }
+  // The flusher is not woken: a slave flushes on its interval like a master (and like Java's
+  // appendToCommitLog). Woken per batch it ran an msync for every 16 KiB received, a fifth of
+  // the slave's CPU under SYNC_MASTER load, whose page write-protection (TLB shootdown IPIs) and
+  // re-faults hit the HA thread's next appends (src/repl/README.md, "Where the time goes").
+  if (r) engine_->dispatcher.wake();
   return r;
 }
 
