@@ -23,6 +23,7 @@ struct ServerState {
   std::function<void(const ConnectionPtr&)> onClosed;
   std::shared_ptr<std::atomic<int64_t>> inFlight = std::make_shared<std::atomic<int64_t>>(0);
   std::atomic<bool> stopped{false};  // stop() began: a connection still being admitted is dropped
+  HeldAnswer heldAnswer;             // set before start(): copied into every connection's hooks
 };
 
 namespace {
@@ -38,6 +39,7 @@ ConnectionHooks makeHooks(const std::shared_ptr<Dispatcher>& dispatcher, const s
     if (s->onClosed) s->onClosed(c);
   };
   h.inFlight = state->inFlight;
+  h.answerHeld = state->heldAnswer;
   return h;
 }
 
@@ -162,6 +164,8 @@ ConnectionOptions RemotingServer::connectionOptions() const { return impl_->limi
 void RemotingServer::onConnectionClosed(std::function<void(const ConnectionPtr&)> cb) {
   impl_->state->onClosed = std::move(cb);
 }
+
+void RemotingServer::setHeldAnswer(HeldAnswer answer) { impl_->state->heldAnswer = std::move(answer); }
 
 void RemotingServer::stop(std::chrono::milliseconds drain) {
   if (!impl_->running) return;
