@@ -441,7 +441,7 @@ TEST_CASE("busy: sends queued for the append thread behind a stalled append past
   bool held = false;
   for (auto until = Clock::now() + std::chrono::seconds(3); Clock::now() < until && !(held && queuedSeen > 0);) {
     auto size = brokerRuntimeValue(*clients[1], n.addr(), "sendThreadPoolQueueSize", std::chrono::milliseconds(300));
-    if (size) queuedSeen = std::max(queuedSeen, std::stoll(*size));
+    if (size) queuedSeen = std::max<int64_t>(queuedSeen, std::stoll(*size));
     held = held || lockTime(*clients[1], n.addr()) > 20;
   }
   std::filesystem::remove(n.flag);  // the queued appends, if they ran, would not stall

@@ -58,6 +58,20 @@ void sendRefusable(RawSocket& s, const RemotingCommand& cmd) {
   }
 }
 
+// kHold: counts its start, then waits until `release` is set and answers SUCCESS with `remark`.
+void registerHold(Dispatcher& d, std::atomic<int>& started, std::shared_ptr<std::atomic<bool>> release,
+                  std::string remark) {
+  d.registerProcessor(kHold, [&started, release, remark](ConnectionPtr, RemotingCommand) -> asio::awaitable<std::optional<RemotingCommand>> {
+    ++started;
+    asio::steady_timer t(co_await asio::this_coro::executor);
+    while (!release->load()) {
+      t.expires_after(10ms);
+      co_await t.async_wait(asio::use_awaitable);
+    }
+    co_return RemotingCommand::response(ResponseCode::SUCCESS, remark);
+  });
+}
+
 ConnectionOptions options() {
   ConnectionOptions o;
   o.idleTimeout = 0s;
@@ -180,15 +194,7 @@ TEST_CASE("limits: requests beyond maxInFlightRequests wait in the socket until 
   ServerFixture f(o);
   std::atomic<int> started{0};
   auto release = std::make_shared<std::atomic<bool>>(false);
-  f.dispatcher->registerProcessor(kHold, [&started, release](ConnectionPtr, RemotingCommand) -> asio::awaitable<std::optional<RemotingCommand>> {
-    ++started;
-    asio::steady_timer t(co_await asio::this_coro::executor);
-    while (!release->load()) {
-      t.expires_after(10ms);
-      co_await t.async_wait(asio::use_awaitable);
-    }
-    co_return RemotingCommand::response(ResponseCode::SUCCESS, std::string("held"));
-  });
+  registerHold(*f.dispatcher, started, release, "held");
   REQUIRE(f.start());
   RawSocket s(f.server->port());
   std::string requests;
@@ -217,15 +223,7 @@ TEST_CASE("limits: with a held answer, a connection at maxInFlightRequests reads
   ServerFixture f(o);
   std::atomic<int> started{0};
   auto release = std::make_shared<std::atomic<bool>>(false);
-  f.dispatcher->registerProcessor(kHold, [&started, release](ConnectionPtr, RemotingCommand) -> asio::awaitable<std::optional<RemotingCommand>> {
-    ++started;
-    asio::steady_timer t(co_await asio::this_coro::executor);
-    while (!release->load()) {
-      t.expires_after(10ms);
-      co_await t.async_wait(asio::use_awaitable);
-    }
-    co_return RemotingCommand::response(ResponseCode::SUCCESS, std::string("ran"));
-  });
+  registerHold(*f.dispatcher, started, release, "ran");
   std::atomic<bool> answerOdd{false};
   f.server->setHeldAnswer([&answerOdd](const RemotingCommand& req, std::chrono::steady_clock::time_point, int64_t,
                                        bool holdFull) -> std::optional<RemotingCommand> {
