@@ -23,6 +23,7 @@ struct ServerState {
   std::function<void(const ConnectionPtr&)> onClosed;
   std::shared_ptr<std::atomic<int64_t>> inFlight = std::make_shared<std::atomic<int64_t>>(0);
   std::atomic<bool> stopped{false};  // stop() began: a connection still being admitted is dropped
+  HeldAnswer heldAnswer;             // set before start(): copied into every connection's hooks
 };
 
 namespace {
@@ -40,6 +41,7 @@ ConnectionHooks makeHooks(const std::shared_ptr<Dispatcher>& dispatcher, const s
   h.inFlight = state->inFlight;
   if (dispatcher->observed())
     h.onAnswered = [d = dispatcher](int code, std::chrono::steady_clock::duration took) { d->observe(code, took); };
+  h.answerHeld = state->heldAnswer;
   return h;
 }
 
@@ -164,6 +166,8 @@ ConnectionOptions RemotingServer::connectionOptions() const { return impl_->limi
 void RemotingServer::onConnectionClosed(std::function<void(const ConnectionPtr&)> cb) {
   impl_->state->onClosed = std::move(cb);
 }
+
+void RemotingServer::setHeldAnswer(HeldAnswer answer) { impl_->state->heldAnswer = std::move(answer); }
 
 void RemotingServer::stop(std::chrono::milliseconds drain) {
   if (!impl_->running) return;

@@ -12,6 +12,7 @@
 #include "common/result.h"
 #include "net/connection.h"
 #include "net/dispatcher.h"
+#include "net/held_answer.h"
 #include "net/io_pool.h"
 #include "net/tls_handshake.h"
 
@@ -42,6 +43,9 @@ class RemotingServer {
   ConnectionOptions connectionOptions() const;
   // Called on the connection's thread when a connection closes (either side). Set before start().
   void onConnectionClosed(std::function<void(const ConnectionPtr&)> cb);
+  // Answers requests a connection holds at its in-flight limit (held_answer.h; the broker's busy
+  // answer past a request's budget). Unset: a connection at its limit stops reading. Set before start().
+  void setHeldAnswer(HeldAnswer answer);
   // Stops accepting, waits up to `drain` for in-flight requests, lets queued responses go out,
   // then closes all connections. Blocking: call from a non-IoPool thread, before pool.stop().
   void stop(std::chrono::milliseconds drain = std::chrono::milliseconds(3000));

@@ -95,6 +95,9 @@ void TcpConnection::closeNow(std::string_view reason, bool problem) {
   queueHead_ = 0;
   partial_.reset();
   std::string().swap(backlog_);
+  std::vector<HeldRequest>().swap(held_);  // never handed on: nothing was answered for them
+  heldHead_ = heldBytes_ = 0;
+  holdBlocked_ = false;
   partialLen_ = partialCap_ = 0;
   failPending();
   if (hooks_.onClosed) hooks_.onClosed(shared_from_this());
@@ -216,6 +219,7 @@ void TcpConnection::finishRequest(const RequestInfo& info, std::optional<Remotin
   if (hooks_.inFlight) hooks_.inFlight->fetch_sub(1, std::memory_order_relaxed);
   runOnConnection([this, self = self()] {  // inline: handlers resume on the connection's executor
     --inFlight_;
+    releaseHeld();
     resumeReading();
   });
 }

@@ -20,6 +20,7 @@
 
 #include "net/async_result.h"
 #include "net/connection.h"
+#include "net/held_answer.h"
 
 namespace rmq::net {
 
@@ -32,6 +33,11 @@ struct ConnectionHooks {
   // Optional: after each request whose handler returned (not threw), with the time since the handler
   // was called (the latency metrics: timed here, so a waiting request keeps no wrapping frame).
   std::function<void(int code, std::chrono::steady_clock::duration took)> onAnswered;
+  // Optional. Set: a connection at its in-flight limit goes on reading, into a bounded hold
+  // (kMaxHeldBytes), and asks this every kHeldPoll about each held request, so that a request
+  // held too long is answered instead of waiting unseen in the socket; a request read while the
+  // hold is full is asked about at once (holdFull). Unset: it stops reading at the limit.
+  HeldAnswer answerHeld;
 };
 
 class TcpConnection final : public Connection {
@@ -39,6 +45,12 @@ class TcpConnection final : public Connection {
   // `options` fixed for this connection (clients), or shared and changeable while it runs (a
   // server's connections: LiveConnectionOptions).
   // `tls`: a session whose handshake is done (tls_handshake.h), or null for plaintext.
+  // Requests held at the in-flight limit: at most this many bytes (frame + kHeldOverhead each),
+  // looked at (ConnectionHooks::answerHeld) this often.
+  static constexpr size_t kMaxHeldBytes = 4 * 1024 * 1024;
+  static constexpr size_t kHeldOverhead = 512;  // a decoded request's header fields, roughly
+  static constexpr std::chrono::milliseconds kHeldPoll{10};
+
   static std::shared_ptr<TcpConnection> make(asio::ip::tcp::socket socket, const ConnectionOptions& options,
                                              ConnectionHooks hooks, std::unique_ptr<TlsSession> tls = nullptr);
   static std::shared_ptr<TcpConnection> make(asio::ip::tcp::socket socket, LiveConnectionOptionsPtr options,
@@ -91,9 +103,22 @@ class TcpConnection final : public Connection {
   bool consume(const char* data, size_t size);  // frames out of freshly read bytes; false = closed
   bool completePartial(const char*& data, size_t& size);
   bool checkLength(uint32_t total);                     // false = bad, connection closed
-  bool dispatchFrame(const char* frame, size_t size);  // decode + onFrame; false = closed
-  bool readPaused() const;  // backpressure: too much output pending or too many requests running
+  bool dispatchFrame(const char* frame, size_t size);  // decode + onFrame (or hold); false = closed
+  // Backpressure. Reading stops while too much output is pending, or while too many requests run
+  // and nothing more may be held (no answerHeld hook, or the hold is full).
+  bool outputPaused() const;
+  bool requestsPaused() const;  // in-flight limit reached: no further request is handed on
+  bool holdFull() const;        // the in-flight limit is reached and nothing more may be held
+  bool readPaused() const;
   void resumeReading();     // wakes a paused reader when the pressure is gone
+  // The hold (answerHeld set): requests read at the in-flight limit, in read order.
+  bool mustHold() const { return hooks_.answerHeld && (heldHead_ < held_.size() || requestsPaused()); }
+  void hold(RemotingCommand cmd, size_t frameSize);
+  bool answerOverflow(const RemotingCommand& cmd);  // the hold is full: answered now (true) or held
+  void releaseHeld();        // hands held requests on, oldest first, while the limit allows
+  void compactHeld();
+  void answerHeldTooLong();  // answers the held requests answerHeld answers; keeps the others
+  asio::awaitable<void> heldWatch(std::shared_ptr<TcpConnection> self);  // runs while requests are held
   void poke(std::chrono::steady_clock::time_point deadline);  // watchdog re-arms if later than this
 
   std::shared_ptr<TcpConnection> self() { return std::static_pointer_cast<TcpConnection>(shared_from_this()); }
@@ -154,6 +179,16 @@ class TcpConnection final : public Connection {
   std::chrono::steady_clock::time_point frameStart_;
   // Frames read but not yet handed on because backpressure began mid-buffer (at most one read).
   std::string backlog_;
+  // Held requests (answerHeld set): [heldHead_, end) still held, oldest first; heldBytes_ counts
+  // them against kMaxHeldBytes. An empty vector allocates nothing.
+  struct HeldRequest {
+    RemotingCommand cmd;
+    size_t bytes = 0;
+  };
+  std::vector<HeldRequest> held_;
+  size_t heldHead_ = 0, heldBytes_ = 0;
+  bool heldWatching_ = false, releasingHeld_ = false;
+  bool holdBlocked_ = false;  // a request the hook would not answer met a full hold: stop reading
 
   std::mutex pendingMu_;  // invoke() runs on any executor
   std::unordered_map<int32_t, std::shared_ptr<Waiter>> pending_;

@@ -2,6 +2,7 @@
 // writer (one burst at a time) and the idle watchdog. All run on the connection's io_context.
 #include <algorithm>
 #include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
 #include <asio/post.hpp>
 #include <cstring>
 #include <span>
@@ -162,18 +163,110 @@ asio::awaitable<asio::error_code> TcpConnection::writeTls(const char* data, size
 // an idle connection or a parked long poll holds no read buffer at all.
 
 
-bool TcpConnection::readPaused() const {
-  const size_t maxBytes = options_->maxPendingWriteBytes(), maxRequests = options_->maxInFlightRequests();
-  return (maxBytes > 0 && outBytes_ > maxBytes) || (maxRequests > 0 && inFlight_ >= maxRequests);
+bool TcpConnection::outputPaused() const {
+  const size_t maxBytes = options_->maxPendingWriteBytes();
+  return maxBytes > 0 && outBytes_ > maxBytes;
 }
+
+bool TcpConnection::requestsPaused() const {
+  const size_t maxRequests = options_->maxInFlightRequests();
+  return maxRequests > 0 && inFlight_ >= maxRequests;
+}
+
+// The next request could be neither handed on nor held (nor answered: holdBlocked_).
+bool TcpConnection::holdFull() const {
+  if (heldHead_ == held_.size() && !requestsPaused()) return false;
+  return !hooks_.answerHeld || holdBlocked_;
+}
+
+bool TcpConnection::readPaused() const { return outputPaused() || holdFull(); }
 
 void TcpConnection::resumeReading() {
   if (!readerWaiting_) return;
   // Hysteresis: resume once the output is down to half the bound, not at the first byte written.
-  const size_t maxBytes = options_->maxPendingWriteBytes(), maxRequests = options_->maxInFlightRequests();
+  const size_t maxBytes = options_->maxPendingWriteBytes();
   bool outputOk = maxBytes == 0 || outBytes_ <= maxBytes / 2;
-  bool requestsOk = maxRequests == 0 || inFlight_ < maxRequests;
-  if (outputOk && requestsOk) readResume_.cancel();
+  if (outputOk && !holdFull()) readResume_.cancel();
+}
+
+// ---- the hold: requests read at the in-flight limit (ConnectionHooks::answerHeld) -------------
+// Reading goes on at the limit, so that a request's wait is seen from its read on (receivedAt)
+// instead of passing unseen in the socket: the hook answers one held too long (the broker: busy
+// after its budget) and the others are handed on in read order as running requests end.
+
+void TcpConnection::hold(RemotingCommand cmd, size_t frameSize) {
+  const size_t bytes = frameSize + kHeldOverhead;
+  heldBytes_ += bytes;
+  held_.push_back(HeldRequest{std::move(cmd), bytes});
+  if (heldWatching_) return;
+  heldWatching_ = true;
+  asio::co_spawn(socket_.get_executor(), heldWatch(self()), asio::detached);
+}
+
+// Java's executor queue full ([OVERLOAD]): the hook answers a request with a budget at once; one
+// it does not answer is held beyond the bound (by that one frame) and reading stops until there is room.
+bool TcpConnection::answerOverflow(const RemotingCommand& cmd) {
+  auto answer = hooks_.answerHeld(cmd, Clock::now(), static_cast<int64_t>(held_.size() - heldHead_), true);
+  if (!answer) {
+    holdBlocked_ = true;
+    return false;
+  }
+  sendResponse(cmd, std::move(*answer));
+  return true;
+}
+
+void TcpConnection::compactHeld() {
+  if (heldBytes_ < kMaxHeldBytes) holdBlocked_ = false;
+  if (heldHead_ == held_.size()) {
+    held_.clear();
+    heldHead_ = 0;
+    if (held_.capacity() > 64) std::vector<HeldRequest>().swap(held_);  // a flood's array is not kept
+  } else if (heldHead_ >= held_.size() / 2) {
+    held_.erase(held_.begin(), held_.begin() + static_cast<std::ptrdiff_t>(heldHead_));
+    heldHead_ = 0;
+  }
+}
+
+void TcpConnection::releaseHeld() {
+  if (releasingHeld_) return;  // onFrame -> a request failing at once -> finishRequest -> here
+  releasingHeld_ = true;
+  while (heldHead_ < held_.size() && !requestsPaused() && isOpen()) {
+    auto& next = held_[heldHead_++];
+    heldBytes_ -= next.bytes;
+    onFrame(std::move(next.cmd));
+  }
+  compactHeld();
+  releasingHeld_ = false;
+}
+
+void TcpConnection::answerHeldTooLong() {
+  const auto now = Clock::now();
+  auto others = static_cast<int64_t>(held_.size() - heldHead_);
+  size_t kept = heldHead_;
+  for (size_t i = heldHead_; i < held_.size(); ++i) {
+    auto answer = hooks_.answerHeld(held_[i].cmd, now, --others, false);
+    if (answer) {
+      heldBytes_ -= held_[i].bytes;
+      sendResponse(held_[i].cmd, std::move(*answer));
+      continue;
+    }
+    ++others;  // still held: counted for the next one
+    if (kept != i) held_[kept] = std::move(held_[i]);
+    ++kept;
+  }
+  held_.erase(held_.begin() + static_cast<std::ptrdiff_t>(kept), held_.end());
+  compactHeld();
+  resumeReading();
+}
+
+asio::awaitable<void> TcpConnection::heldWatch(std::shared_ptr<TcpConnection> self) {
+  asio::steady_timer tick(socket_.get_executor());
+  while (isOpen() && heldHead_ < held_.size()) {
+    tick.expires_after(kHeldPoll);
+    co_await tick.async_wait(as_tuple(use_awaitable));
+    if (isOpen()) answerHeldTooLong();
+  }
+  heldWatching_ = false;
 }
 
 void TcpConnection::poke(Clock::time_point deadline) {
@@ -195,6 +288,11 @@ bool TcpConnection::dispatchFrame(const char* frame, size_t size) {
     return false;
   }
   cmd->receivedAt = readAt_;  // frames held back by backpressure keep the time they were read
+  if (!cmd->isResponse() && mustHold()) {
+    if (heldBytes_ >= kMaxHeldBytes && answerOverflow(*cmd)) return isOpen();
+    hold(std::move(cmd.value()), size);
+    return true;
+  }
   onFrame(std::move(cmd.value()));
   return isOpen();
 }

@@ -10,6 +10,7 @@
 #include <asio/detached.hpp>
 #include <asio/io_context.hpp>
 #include <chrono>
+#include <atomic>
 #include <filesystem>
 #include <set>
 #include <thread>
@@ -293,69 +294,165 @@ TEST_CASE("busy: brokerFastFailureEnable=false keeps a send waiting for a stalle
 
 namespace {
 
-// SYNC_FLUSH on a slow disk (every msync sleeps 300 ms) and at most 8 requests in flight per
-// connection: 160 pipelined sends on one connection would take 20 group commits (~6 s); the ones
-// read but held back while 8 wait for their flush are answered busy once they are looked at.
+// SYNC_FLUSH on a slow disk (every msync sleeps `slowDiskMs`) and at most 8 requests in flight per
+// connection: `sends` sends pipelined on one connection would take sends/8 group commits; the ones
+// read but held while 8 wait for their flush are answered busy after their budget (100 ms).
+struct Flood {
+  bool fastFailure = true;
+  int sends = 160;
+  size_t bodyBytes = 8;
+  int slowDiskMs = 300;
+  bool askOtherConnection = false;  // a heartbeat on another connection once the first answer came
+};
+
 struct LoadOutcome {
   int ok = 0, busy = 0, timeouts = 0, other = 0;
   int64_t slowestBusy = 0;
+  std::set<std::string> acked, stored;
+  int otherConnectionCode = -1000;
+  bool otherAnsweredBeforeFloodEnd = false;
 };
 
-LoadOutcome pipelinedSends(bool fastFailure) {
-  DevNode node({.extraBroker = std::string("brokerFastFailureEnable = ") + (fastFailure ? "true" : "false") +
+void countAnswer(LoadOutcome& out, const Answer& a, const std::string& key) {
+  if (a.code == ResponseCode::SUCCESS) {
+    ++out.ok;
+    out.acked.insert(key);
+  } else if (a.code == ResponseCode::SYSTEM_BUSY && a.remark.starts_with("[TIMEOUT_CLEAN_QUEUE]broker busy") &&
+             a.remark.find("ms, size of queue: ") != std::string::npos) {
+    ++out.busy;
+    out.slowestBusy = std::max(out.slowestBusy, a.ms);
+  } else if (a.code == ResponseCode::CLIENT_TIMEOUT) {
+    ++out.timeouts;
+  } else {
+    ++out.other;
+    if (out.other <= 3) FAIL_CHECK("code " << a.code << " " << a.remark << " after " << a.ms << " ms");
+  }
+}
+
+LoadOutcome pipelinedSends(const Flood& f) {
+  DevNode node({.extraBroker = std::string("brokerFastFailureEnable = ") + (f.fastFailure ? "true" : "false") +
                                "\nwaitTimeMillsInSendQueue = 100\nconnectionMaxInFlightRequests = 8\n",
                 .extraStore = "flushDiskType = \"SYNC_FLUSH\"\nsyncFlushTimeout = 60000\n"});
-  node.proc.setEnv("RMQNODE_FAULTS", "slow_disk:300");
+  node.proc.setEnv("RMQNODE_FAULTS", "slow_disk:" + std::to_string(f.slowDiskMs));
   REQUIRE(node.start());
   std::string topic = uniqueName("Load");
   REQUIRE(node.createTopic(topic, 1));
-  TestClient c;
+  TestClient c, otherClient;
   REQUIRE(brokerRuntimeInfo(c, node.brokerAddr, std::chrono::seconds(5)).has_value());
+  REQUIRE(brokerRuntimeInfo(otherClient, node.brokerAddr, std::chrono::seconds(5)).has_value());
 
-  constexpr int kSends = 160;
-  std::vector<Answer> answers(kSends);
+  std::vector<Answer> answers(static_cast<size_t>(f.sends));
+  std::atomic<bool> firstAnswer{false};
+  int64_t lastAnswerNs = 0;  // on ctx's thread
   asio::io_context ctx;  // one thread: the requests leave together, in one burst
-  for (int i = 0; i < kSends; ++i) {
+  const std::string body(f.bodyBytes, 'b');
+  for (int i = 0; i < f.sends; ++i) {
     auto one = [&, i]() -> asio::awaitable<void> {
-      auto req = sendRequest({.topic = topic, .body = "b" + std::to_string(i), .keys = "k" + std::to_string(i)});
+      auto req = sendRequest({.topic = topic, .body = body, .keys = "k" + std::to_string(i)});
       auto start = Clock::now();
       auto r = co_await c.raw().invoke(node.brokerAddr, std::move(req), std::chrono::milliseconds(3000));
       answers[i].ms = msSince(start);
       answers[i].code = r ? r->code : r.error().code;
       if (r) answers[i].remark = r->remark.value_or("");
+      firstAnswer = true;
+      lastAnswerNs = std::max<int64_t>(lastAnswerNs, Clock::now().time_since_epoch().count());
     };
     asio::co_spawn(ctx, one, asio::detached);
   }
-  ctx.run();
   LoadOutcome out;
-  for (auto& a : answers) {
-    if (a.code == ResponseCode::SUCCESS) ++out.ok;
-    else if (a.code == ResponseCode::SYSTEM_BUSY && a.remark.starts_with("[TIMEOUT_CLEAN_QUEUE]broker busy")) {
-      ++out.busy;
-      out.slowestBusy = std::max(out.slowestBusy, a.ms);
-    } else if (a.code == ResponseCode::CLIENT_TIMEOUT) {
-      ++out.timeouts;
-    } else {
-      ++out.other;
-      if (out.other <= 3) FAIL_CHECK("code " << a.code << " " << a.remark << " after " << a.ms << " ms");
-    }
+  std::thread other;
+  int64_t otherAnsweredNs = 0;
+  if (f.askOtherConnection) {
+    other = std::thread([&] {
+      for (auto until = Clock::now() + std::chrono::seconds(5); !firstAnswer && Clock::now() < until;)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      auto r = otherClient.call(node.brokerAddr, heartbeatRequest("flood-other", "flood-cg", {topic}));
+      otherAnsweredNs = Clock::now().time_since_epoch().count();
+      out.otherConnectionCode = codeOf(r);
+    });
   }
-  MESSAGE("fast failure " << fastFailure << ": SEND_OK " << out.ok << ", SYSTEM_BUSY " << out.busy << " (slowest "
-                          << out.slowestBusy << " ms), client timeouts " << out.timeouts << ", other " << out.other);
+  ctx.run();
+  if (other.joinable()) other.join();
+  out.otherAnsweredBeforeFloodEnd = otherAnsweredNs > 0 && otherAnsweredNs < lastAnswerNs;
+  for (int i = 0; i < f.sends; ++i) countAnswer(out, answers[static_cast<size_t>(i)], "k" + std::to_string(i));
+  out.stored = pulledKeys(otherClient, node.brokerAddr, topic, out.acked.size());
+  MESSAGE("fast failure " << f.fastFailure << ", " << f.sends << " x " << f.bodyBytes << " B: SEND_OK " << out.ok
+                          << ", SYSTEM_BUSY " << out.busy << " (slowest " << out.slowestBusy
+                          << " ms), client timeouts " << out.timeouts << ", other " << out.other);
   return out;
 }
 
 }  // namespace
 
 TEST_CASE("busy: requests a connection held back under load get fast SYSTEM_BUSY answers, not timeouts") {
-  auto on = pipelinedSends(true);
+  auto on = pipelinedSends({.fastFailure = true});
   CHECK(on.timeouts == 0);
   CHECK(on.other == 0);
   CHECK(on.busy > 0);
   CHECK(on.ok > 0);
   CHECK(on.slowestBusy < 2500);
   // brokerFastFailureEnable=false: as before, the held-back sends wait their turn and time out.
-  auto off = pipelinedSends(false);
+  auto off = pipelinedSends({.fastFailure = false});
   CHECK(off.busy == 0);
   CHECK(off.timeouts > 0);
+}
+
+TEST_CASE("busy: a connection flooded past its in-flight limit goes on reading; the sends it holds past their "
+          "budget get Java's busy answer, another connection is served meanwhile, nothing acknowledged is lost") {
+  // 400 x 4 KiB = 1.6 MB on one connection: far more than one read, so most of the flood would
+  // wait unseen in the socket if the connection stopped reading at its limit (8 in flight, each
+  // ~0.6 s on the slow disk: the last ones would time out after 3 s).
+  auto out = pipelinedSends({.sends = 400, .bodyBytes = 4096, .slowDiskMs = 600, .askOtherConnection = true});
+  CHECK(out.timeouts == 0);
+  CHECK(out.other == 0);
+  CHECK(out.ok > 0);
+  CHECK(out.busy > 300);
+  CHECK(out.ok + out.busy == 400);
+  CHECK(out.otherConnectionCode == ResponseCode::SUCCESS);
+  CHECK(out.otherAnsweredBeforeFloodEnd);
+  CHECK(out.stored == out.acked);  // every SEND_OK stored, no busy send stored
+}
+
+TEST_CASE("busy: sends queued for the append thread behind a stalled append past their budget get "
+          "[TIMEOUT_CLEAN_QUEUE], not an append") {
+  StallNode n("waitTimeMillsInSendQueue = 200\n");
+  REQUIRE(n.start());
+  auto clients = connectedClients(n.addr(), 2);
+  n.node.proc.writeFile("stall.flag", "");
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the fault point sees its flag
+  // One burst on one connection: the first append stalls; the others are admitted before the lock
+  // has been held 2 ms (they queue for the append thread) or after (they park): busy either way.
+  constexpr int kSends = 6;
+  std::vector<Answer> answers(kSends);
+  asio::io_context ctx;
+  for (int i = 0; i < kSends; ++i) {
+    auto one = [&, i]() -> asio::awaitable<void> {
+      auto req = sendRequest({.topic = n.topic, .body = "b", .keys = "q" + std::to_string(i)});
+      auto start = Clock::now();
+      auto r = co_await clients[0]->raw().invoke(n.addr(), std::move(req), std::chrono::milliseconds(10000));
+      answers[i].ms = msSince(start);
+      answers[i].code = r ? r->code : r.error().code;
+      if (r) answers[i].remark = r->remark.value_or("");
+    };
+    asio::co_spawn(ctx, one, asio::detached);
+  }
+  std::thread burst([&] { ctx.run(); });
+  int64_t queuedSeen = 0;
+  bool held = false;
+  for (auto until = Clock::now() + std::chrono::seconds(3); Clock::now() < until && !(held && queuedSeen > 0);) {
+    auto size = brokerRuntimeValue(*clients[1], n.addr(), "sendThreadPoolQueueSize", std::chrono::milliseconds(300));
+    if (size) queuedSeen = std::max<int64_t>(queuedSeen, std::stoll(*size));
+    held = held || lockTime(*clients[1], n.addr()) > 20;
+  }
+  std::filesystem::remove(n.flag);  // the queued appends, if they ran, would not stall
+  burst.join();
+  REQUIRE_MESSAGE(queuedSeen > 0, "no send queued for the append thread behind the stalled one");
+  CHECK(answers[0].code == ResponseCode::SUCCESS);  // the stalled append itself
+  for (int i = 1; i < kSends; ++i) {
+    CHECK(answers[i].code == ResponseCode::SYSTEM_BUSY);
+    CHECK_MESSAGE(answers[i].remark.starts_with(
+                      "[TIMEOUT_CLEAN_QUEUE]broker busy, start flow control for a while, period in queue: "),
+                  answers[i].remark);
+  }
+  CHECK(pulledKeys(*clients[1], n.addr(), n.topic, 1) == std::set<std::string>{"q0"});  // no busy send stored
 }

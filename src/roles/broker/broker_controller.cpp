@@ -32,6 +32,7 @@
 #include "roles/broker/delivery/schedule_message_service.h"
 #include "roles/broker/delivery/timer_message_service.h"
 #include "roles/broker/processors/end_transaction_processor.h"
+#include "roles/broker/processors/fast_failure.h"
 #include "roles/broker/messaging/broker_messaging.h"
 #include "roles/broker/transaction/transactional_message_service.h"
 #include "roles/broker/processors/reply_processor.h"
@@ -106,6 +107,13 @@ Result<void> BrokerController::startServers() {
   vip.port = static_cast<uint16_t>(config_.listenPort - 2);
   vipServer_ = std::make_unique<net::RemotingServer>(io_, vip, dispatcher_);
   vipServer_->onConnectionClosed(onClosed);
+  // A connection at connectionMaxInFlightRequests reads on into a bounded hold, where a request
+  // past its budget gets the busy answer (fast_failure.h heldTooLong) instead of waiting unseen in
+  // its socket until the client times out.
+  auto heldAnswer = [cfg = &config_](const net::RemotingCommand& req, std::chrono::steady_clock::time_point now,
+                                     int64_t held, bool holdFull) { return heldTooLong(*cfg, req, now, held, holdFull); };
+  server_->setHeldAnswer(heldAnswer);
+  vipServer_->setHeldAnswer(heldAnswer);
   // UPDATE_BROKER_CONFIG of a connection key: both ports' connections, open and future. Set before
   // any request can run; both servers live until the controller is destroyed.
   ctx_->applyConnectionLimits = [main = server_.get(), vipPort = vipServer_.get(), &limits = config_.connection] {

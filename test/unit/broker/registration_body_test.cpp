@@ -104,10 +104,11 @@ TEST_CASE("compressed register body: the name server reads a Java 4.9.8 vector")
   CHECK(*body->filterServerList == std::vector<std::string>{"127.0.0.1:10999"});
 }
 
-TEST_CASE("compressed register body: Java's layout, zlib level 9, and a round trip through the name server") {
+TEST_CASE("compressed register body: Java's layout, zlib level 3, and a round trip through the name server") {
   auto z = encodeRegisterBodyCompressed(DataVersion{1700000000123, 42}, 0, threeTopics(), perm::READ | perm::WRITE);
   CHECK(static_cast<unsigned char>(z[0]) == 0x78);
-  CHECK(static_cast<unsigned char>(z[1]) == 0xda);  // Deflater(BEST_COMPRESSION)'s zlib header
+  // Levels 2-5 write the header 78 5e (Java's level 9: 78 da); an inflater ignores the hint.
+  CHECK(static_cast<unsigned char>(z[1]) == 0x5e);
   auto raw = zlibInflate(z);
   REQUIRE(raw.ok());
   // The same records as Java's (its order is ConcurrentHashMap's, ours the table's sorted order).

@@ -7,9 +7,13 @@
 #include <asio/steady_timer.hpp>
 #include <asio/this_coro.hpp>
 #include <asio/use_awaitable.hpp>
+#include <algorithm>
+#include <map>
+#include <set>
 #include <thread>
 
 #include "common/response_code.h"
+#include "net/tcp_connection.h"
 #include "unit/net/net_test_util.h"
 
 using namespace rmq;
@@ -52,6 +56,20 @@ void sendRefusable(RawSocket& s, const RemotingCommand& cmd) {
     s.send(cmd);
   } catch (const std::exception&) {
   }
+}
+
+// kHold: counts its start, then waits until `release` is set and answers SUCCESS with `remark`.
+void registerHold(Dispatcher& d, std::atomic<int>& started, std::shared_ptr<std::atomic<bool>> release,
+                  std::string remark) {
+  d.registerProcessor(kHold, [&started, release, remark](ConnectionPtr, RemotingCommand) -> asio::awaitable<std::optional<RemotingCommand>> {
+    ++started;
+    asio::steady_timer t(co_await asio::this_coro::executor);
+    while (!release->load()) {
+      t.expires_after(10ms);
+      co_await t.async_wait(asio::use_awaitable);
+    }
+    co_return RemotingCommand::response(ResponseCode::SUCCESS, remark);
+  });
 }
 
 ConnectionOptions options() {
@@ -176,15 +194,7 @@ TEST_CASE("limits: requests beyond maxInFlightRequests wait in the socket until 
   ServerFixture f(o);
   std::atomic<int> started{0};
   auto release = std::make_shared<std::atomic<bool>>(false);
-  f.dispatcher->registerProcessor(kHold, [&started, release](ConnectionPtr, RemotingCommand) -> asio::awaitable<std::optional<RemotingCommand>> {
-    ++started;
-    asio::steady_timer t(co_await asio::this_coro::executor);
-    while (!release->load()) {
-      t.expires_after(10ms);
-      co_await t.async_wait(asio::use_awaitable);
-    }
-    co_return RemotingCommand::response(ResponseCode::SUCCESS, std::string("held"));
-  });
+  registerHold(*f.dispatcher, started, release, "held");
   REQUIRE(f.start());
   RawSocket s(f.server->port());
   std::string requests;
@@ -204,6 +214,82 @@ TEST_CASE("limits: requests beyond maxInFlightRequests wait in the socket until 
     CHECK(r->remark == "held");
   }
   CHECK(started.load() == 50);
+}
+
+TEST_CASE("limits: with a held answer, a connection at maxInFlightRequests reads on into a bounded hold; the "
+          "answer replaces held requests' handlers, a full hold is asked at once, the rest run in read order") {
+  auto o = options();
+  o.maxInFlightRequests = 2;
+  ServerFixture f(o);
+  std::atomic<int> started{0};
+  auto release = std::make_shared<std::atomic<bool>>(false);
+  registerHold(*f.dispatcher, started, release, "ran");
+  std::atomic<bool> answerOdd{false};
+  f.server->setHeldAnswer([&answerOdd](const RemotingCommand& req, std::chrono::steady_clock::time_point, int64_t,
+                                       bool holdFull) -> std::optional<RemotingCommand> {
+    if (holdFull) return RemotingCommand::response(ResponseCode::SYSTEM_BUSY, std::string("full"));
+    if (answerOdd && req.opaque % 2 == 1) return RemotingCommand::response(ResponseCode::SYSTEM_BUSY, std::string("held"));
+    return std::nullopt;
+  });
+  REQUIRE(f.start());
+  RawSocket s(f.server->port());
+  // 100 x 64 KiB = 6.4 MB: 2 run, the hold takes ~4 MiB (~63), the rest meet a full hold.
+  constexpr int kRequests = 100;
+  std::string requests;
+  int heldCount = 0;  // a request is held while the hold has less than kMaxHeldBytes (frame + kHeldOverhead each)
+  size_t heldBytes = 0;
+  for (int i = 0; i < kRequests; ++i) {
+    auto req = RemotingCommand::request(kHold);
+    req.opaque = i;
+    req.body.assign(64 * 1024, 'x');
+    auto frame = encodeFrame(req);
+    if (i >= 2 && heldBytes < TcpConnection::kMaxHeldBytes) {
+      heldBytes += frame.size() - 4 + TcpConnection::kHeldOverhead;
+      ++heldCount;
+    }
+    requests += frame;
+  }
+  s.write(requests);  // completes: the server reads everything (held or answered)
+  const int full = kRequests - 2 - heldCount;
+  REQUIRE(full > 0);
+  std::map<int, std::string> answers;
+  for (int i = 0; i < full; ++i) {  // answered at once, before anything else ends
+    auto r = s.readFrame();
+    REQUIRE(r);
+    CHECK(r->remark == "full");
+    CHECK(r->opaque >= 2 + heldCount);
+    answers[r->opaque] = "full";
+  }
+  std::this_thread::sleep_for(50ms);  // several looks at the hold, which answer nothing yet
+  CHECK(started.load() == 2);
+  answerOdd = true;  // the next look at the hold answers the odd held requests
+  std::set<int> oddHeld;
+  for (int i = 2; i < kRequests; ++i)
+    if (!answers.count(i) && i % 2 == 1) oddHeld.insert(i);
+  for (size_t i = 0; i < oddHeld.size(); ++i) {
+    auto r = s.readFrame();
+    REQUIRE(r);
+    CHECK(r->remark == "held");
+    CHECK(oddHeld.count(r->opaque) == 1);
+    answers[r->opaque] = "held";
+  }
+  release->store(true);  // the two running end; the even held ones run, oldest first
+  std::vector<int> ranOrder;
+  while (answers.size() < size_t(kRequests)) {
+    auto r = s.readFrame();
+    REQUIRE(r);
+    CHECK(r->remark == "ran");
+    CHECK(answers.count(r->opaque) == 0);
+    answers[r->opaque] = "ran";
+    ranOrder.push_back(r->opaque);
+  }
+  CHECK(started.load() == static_cast<int>(ranOrder.size()));
+  std::vector<int> heldRan;  // the held ones ran in read order, and only the even ones
+  for (int i : ranOrder)
+    if (i >= 2) heldRan.push_back(i);
+  CHECK(std::is_sorted(heldRan.begin(), heldRan.end()));
+  for (int i : heldRan) CHECK(i % 2 == 0);
+  CHECK(heldRan.size() == static_cast<size_t>(heldCount) - oddHeld.size());
 }
 
 TEST_CASE("limits: setConnectionOptions applies to open connections at their next frame, no restart") {

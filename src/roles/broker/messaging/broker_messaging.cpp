@@ -35,7 +35,8 @@ constexpr std::string_view kRpcs[] = {
 // outlives the call (MessagingDeps::put).
 asio::awaitable<SendProcessor::PutOutcome> putOwned(SendProcessor& send, SendHeader h, std::string_view body,
                                                     HostAddress born) {
-  auto out = co_await send.put(h, body, born, std::chrono::steady_clock::now());
+  const auto start = std::chrono::steady_clock::now();  // gRPC: the send's budget counts from here
+  auto out = co_await send.put(h, body, born, start, start);
   co_return out;
 }
 

@@ -5,6 +5,7 @@
 #include <asio/use_awaitable.hpp>
 #include <fmt/format.h>
 
+#include "common/request_code.h"
 #include "common/response_code.h"
 #include "roles/broker/broker_config.h"
 #include "store/append_thread.h"
@@ -52,24 +53,58 @@ RemotingCommand cleanedFromQueue(std::string_view tag, int64_t waitedMs, int64_t
                   waitedMs, queueSize));
 }
 
-std::optional<RemotingCommand> expiredInQueue(const BrokerConfig& cfg, WaitQueue queue, const RemotingCommand& req,
+std::optional<RemotingCommand> expiredInQueue(const BrokerConfig& cfg, WaitQueue queue, Clock::time_point receivedAt,
                                               Clock::time_point now, int64_t queueSize) {
-  if (!cfg.brokerFastFailureEnable || req.receivedAt == Clock::time_point{}) return std::nullopt;
-  const int64_t waited = millisSince(req.receivedAt, now);
+  if (!cfg.brokerFastFailureEnable || receivedAt == Clock::time_point{}) return std::nullopt;
+  const int64_t waited = millisSince(receivedAt, now);
   if (waited < budgetOf(cfg, queue)) return std::nullopt;
   return cleanedFromQueue("TIMEOUT_CLEAN_QUEUE", waited, queueSize);
 }
 
+std::optional<RemotingCommand> expiredInQueue(const BrokerConfig& cfg, WaitQueue queue, const RemotingCommand& req,
+                                              Clock::time_point now, int64_t queueSize) {
+  return expiredInQueue(cfg, queue, req.receivedAt, now, queueSize);
+}
+
+std::optional<WaitQueue> waitQueueOf(int code) {
+  switch (code) {
+    case RequestCode::SEND_MESSAGE:
+    case RequestCode::SEND_MESSAGE_V2:
+    case RequestCode::SEND_BATCH_MESSAGE:
+    case RequestCode::CONSUMER_SEND_MSG_BACK: return WaitQueue::Send;
+    case RequestCode::PULL_MESSAGE: return WaitQueue::Pull;
+    case RequestCode::HEART_BEAT: return WaitQueue::Heartbeat;
+    case RequestCode::END_TRANSACTION: return WaitQueue::Transaction;
+    default: return std::nullopt;
+  }
+}
+
+std::optional<RemotingCommand> heldTooLong(const BrokerConfig& cfg, const RemotingCommand& req, Clock::time_point now,
+                                           int64_t held, bool holdFull) {
+  const auto queue = waitQueueOf(req.code);
+  if (!queue || !cfg.brokerFastFailureEnable) return std::nullopt;
+  if (auto late = expiredInQueue(cfg, *queue, req.receivedAt, now, held)) return late;
+  if (!holdFull) return std::nullopt;
+  return RemotingCommand::response(ResponseCode::SYSTEM_BUSY, std::string(kOverloadRemark));
+}
+
 asio::awaitable<std::optional<RemotingCommand>> appendInQueue(const BrokerConfig& cfg, store::MessageStore& store,
-                                                              store::AppendWork append) {
+                                                              store::AppendWork append, Clock::time_point receivedAt) {
   if (!cfg.sendAppendThreadEnable) {
     append();
     co_return std::nullopt;
   }
-  if (store.appender().pending() >= cfg.sendThreadPoolQueueCapacity)
+  auto& appender = store.appender();
+  if (appender.pending() >= cfg.sendThreadPoolQueueCapacity)
     co_return RemotingCommand::response(ResponseCode::SYSTEM_BUSY, std::string(kOverloadRemark));
-  co_await store.appender().run(append, asio::use_awaitable);
-  co_return std::nullopt;
+  std::optional<RemotingCommand> late;  // set on the append thread, read after the completion
+  auto appendInBudget = [&] {
+    late = expiredInQueue(cfg, WaitQueue::Send, receivedAt, Clock::now(), appender.pending());
+    if (!late) append();
+  };
+  const store::AppendWork work(appendInBudget);  // referenced from this frame: no allocation
+  co_await appender.run(work, asio::use_awaitable);
+  co_return std::move(late);
 }
 
 std::optional<RemotingCommand> SendAdmission::check(const RemotingCommand& req, Clock::time_point now,

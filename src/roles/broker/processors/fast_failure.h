@@ -56,17 +56,40 @@ net::RemotingCommand cleanedFromQueue(std::string_view tag, int64_t waitedMs, in
 std::optional<net::RemotingCommand> expiredInQueue(const BrokerConfig& cfg, WaitQueue queue,
                                                    const net::RemotingCommand& req,
                                                    std::chrono::steady_clock::time_point now, int64_t queueSize = 0);
+// The same for a request read at `receivedAt` (time_point{} = unknown: never expired).
+std::optional<net::RemotingCommand> expiredInQueue(const BrokerConfig& cfg, WaitQueue queue,
+                                                   std::chrono::steady_clock::time_point receivedAt,
+                                                   std::chrono::steady_clock::time_point now, int64_t queueSize);
+
+// The budget a request of `code` waits under (Java: the executor its processor runs on): sends
+// and CONSUMER_SEND_MSG_BACK -> Send, PULL_MESSAGE -> Pull, HEART_BEAT -> Heartbeat,
+// END_TRANSACTION -> Transaction; nullopt for every other code (no budget).
+std::optional<WaitQueue> waitQueueOf(int code);
+
+// The answer for a request a connection read and holds because its in-flight limit is reached
+// (net::HeldAnswer, asked every few ms): TIMEOUT_CLEAN_QUEUE once it has waited its code's
+// budget, as Java's BrokerFastFailure cleans its executors' queues; when the hold is full
+// (`holdFull`), SYSTEM_BUSY "[OVERLOAD]system busy, start flow control for a while" at once, as
+// Java's full executor queue. nullopt while it may still run, for a code without a budget, and
+// with brokerFastFailureEnable = false (the connection then stops reading: TCP backpressure).
+// `held` = the connection's other held requests.
+std::optional<net::RemotingCommand> heldTooLong(const BrokerConfig& cfg, const net::RemotingCommand& req,
+                                                std::chrono::steady_clock::time_point now, int64_t held,
+                                                bool holdFull);
 
 // Runs `append` on the store's append thread (store/append_thread.h): a stalled append holds that
 // thread, not the network thread of the send. That thread's queue is the send queue of Java's send
 // executor: with sendThreadPoolQueueCapacity appends already waiting in it, `append` does not run
 // and the answer is SYSTEM_BUSY "[OVERLOAD]system busy, start flow control for a while" at once
-// (Java's RejectedExecutionException answer). A queued append is not dropped for its time in the
-// queue: the sends that could meet a stalled append park before it (SendAdmission), and one that
-// reached the queue runs as soon as the thread is free. With sendAppendThreadEnable = false it runs
-// here, on the calling network thread (no queue, no [OVERLOAD]).
+// (Java's RejectedExecutionException answer). An append whose send (read at `receivedAt`) has
+// waited waitTimeMillsInSendQueue or more when the thread reaches it does not run either: the
+// answer is [TIMEOUT_CLEAN_QUEUE] with "size of queue" = the appends still waiting (Java's
+// BrokerFastFailure cleaning the send queue; the one clock read per append is the thread's).
+// With sendAppendThreadEnable = false it runs here, on the calling network thread (no queue, no
+// [OVERLOAD], no budget past the admission's).
 asio::awaitable<std::optional<net::RemotingCommand>> appendInQueue(const BrokerConfig& cfg, store::MessageStore& store,
-                                                                   store::AppendWork append);
+                                                                   store::AppendWork append,
+                                                                   std::chrono::steady_clock::time_point receivedAt);
 
 // The send path's admission: page-cache busy, its queue budget, and the wait for the commit-log lock.
 class SendAdmission {

@@ -91,7 +91,7 @@ Reply consumerSendMsgBack(BrokerContext& ctx, RemotingCommand cmd) {
   store::AppendResult res;
   auto appendHere = [&] { res = ctx.store.append(m); };
   const store::AppendWork append(appendHere);
-  auto overload = co_await appendInQueue(ctx.config, ctx.store, append);
+  auto overload = co_await appendInQueue(ctx.config, ctx.store, append, cmd.receivedAt);
   if (overload) co_return std::move(overload);
   if (!res.ok()) {  // Java: SYSTEM_ERROR with the status's name (OS_PAGECACHE_BUSY, ...)
     co_return failure(ResponseCode::SYSTEM_ERROR, std::string(store::toString(res.status)) + " " + res.error);

@@ -148,7 +148,7 @@ asio::awaitable<std::optional<RemotingCommand>> SendProcessor::handle(net::Conne
   auto header = decodeSendHeader(req);
   if (!header) co_return sendResponse(cfg, header.error().code, header.error().message);
   HostAddress born = peerHostAddress(conn->remoteAddress());
-  PutOutcome out = co_await put(*header, req.body, born, putStart);
+  PutOutcome out = co_await put(*header, req.body, born, putStart, req.receivedAt);
   if (out.code != ResponseCode::SUCCESS && out.msgId.empty()) co_return sendResponse(cfg, out.code, out.remark);
   auto resp = sendResponse(cfg, out.code, out.remark.empty() ? std::nullopt : std::optional<std::string>(out.remark));
   resp.extFields.set("msgId", std::move(out.msgId));
@@ -181,7 +181,8 @@ store::AppendResult SendProcessor::appendNow(const SendHeader& h, const Target& 
 
 asio::awaitable<SendProcessor::PutOutcome> SendProcessor::put(const SendHeader& h, std::string_view body,
                                                               HostAddress born,
-                                                              std::chrono::steady_clock::time_point putStart) {
+                                                              std::chrono::steady_clock::time_point putStart,
+                                                              std::chrono::steady_clock::time_point receivedAt) {
   const auto& cfg = ctx_.config;
   if (ctx_.isShuttingDown() || !ctx_.store.isWriteable() || !ctx_.role.acceptsSends())
     co_return PutOutcome{ResponseCode::SERVICE_NOT_AVAILABLE, notWriteableReason()};
@@ -201,7 +202,7 @@ asio::awaitable<SendProcessor::PutOutcome> SendProcessor::put(const SendHeader& 
   auto appendHere = [&] { res = appendNow(h, target, body, props, wait, born, half); };
   const store::AppendWork append(appendHere);  // referenced from this frame: no allocation
   // On the store's append thread: a stalled append holds that thread, not this one.
-  auto overload = co_await appendInQueue(cfg, ctx_.store, append);
+  auto overload = co_await appendInQueue(cfg, ctx_.store, append, receivedAt);
   if (overload) co_return PutOutcome{overload->code, overload->remark.value_or("")};
   if (!res.ok()) {
     putStats().failed();

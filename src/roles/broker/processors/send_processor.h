@@ -51,6 +51,7 @@ class SendProcessor {
   // writeability, resolveTarget, stored properties, half messages, append, durability wait,
   // failover fence. `body` must stay valid until the coroutine completes. A failure has `code`
   // != SUCCESS and an empty msgId; a durability timeout keeps the stored message's fields.
+  // `receivedAt`: when the request was read (the send budget of the append queue counts from it).
   struct PutOutcome {
     int code = 0;
     std::string remark;
@@ -60,7 +61,8 @@ class SendProcessor {
     int64_t physicalOffset = 0;
   };
   asio::awaitable<PutOutcome> put(const SendHeader& h, std::string_view body, HostAddress born,
-                                  std::chrono::steady_clock::time_point putStart);
+                                  std::chrono::steady_clock::time_point putStart,
+                                  std::chrono::steady_clock::time_point receivedAt);
 
  private:
   std::optional<net::RemotingCommand> checkRetryTopic(const SendHeader& h, Target& target);

@@ -92,7 +92,7 @@ std::string encodeRegisterBodyCompressed(const DataVersion& version, int64_t epo
     putBlock(raw, line);
   }
   putBlock(raw, "[]");
-  return zlibCompress(raw, 9);
+  return zlibCompress(raw, kRegisterBodyZlibLevel);
 }
 
 }  // namespace rmq::broker
