@@ -7,6 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 # Only the node: the tools' own 34 sources (rmqadmin, rmqbench: the heaviest files, ~12 CPU-s each) are
-# about a quarter of a first build and not needed to run it (`scripts/build.sh Release rmqadmin rmqbench`).
+# not needed to run it (`scripts/build.sh Release rmqadmin rmqbench`). A first build of the node compiles
+# unity batches (CMakeLists.txt RMQ_UNITY_BUILD): scripts/README.md "First build" has the figures.
 scripts/build.sh Release rmqnode
 exec build/release/rmqnode --role=namesrv,master --config config/dev.toml "$@"

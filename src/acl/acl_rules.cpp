@@ -4,6 +4,7 @@
 
 #include "acl/permission.h"
 #include "acl/signature.h"
+#include "acl/acl_error.h"
 #include "acl/text_util.h"
 #include "common/response_code.h"
 
@@ -20,8 +21,6 @@ AclDenied denied(std::string message, const char* method, int line) {
   return {std::move(message), fmt::format("org.apache.rocketmq.acl.plain.PlainPermissionManager.{}"
                                           "(PlainPermissionManager.java:{})", method, line)};
 }
-
-Error aclError(std::string message) { return makeError(ResponseCode::SYSTEM_ERROR, std::move(message)); }
 
 std::string javaString(const std::optional<std::string>& s) { return s ? *s : "null"; }
 

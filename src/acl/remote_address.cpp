@@ -7,13 +7,12 @@
 #include <fmt/format.h>
 #include <optional>
 
+#include "acl/acl_error.h"
 #include "acl/text_util.h"
 #include "common/response_code.h"
 
 namespace rmq::acl {
 namespace {
-
-Error aclError(std::string message) { return makeError(ResponseCode::SYSTEM_ERROR, std::move(message)); }
 
 std::optional<int> parseInt(std::string_view s, int base = 10) {
   s = trim(s);

@@ -12,4 +12,10 @@ inline int64_t nowMillis() {
       .count();
 }
 
+// Milliseconds of std::chrono::steady_clock: elapsed time and deadlines, never stored.
+inline int64_t steadyMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 }  // namespace rmq

@@ -33,8 +33,6 @@
 namespace rmq::node {
 namespace {
 
-Error usageError(std::string msg) { return makeError(kExitBadConfig, std::move(msg)); }
-
 bool has(const std::vector<Role>& roles, Role r) { return std::find(roles.begin(), roles.end(), r) != roles.end(); }
 
 int64_t nowMillis() {

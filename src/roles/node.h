@@ -32,6 +32,7 @@ struct CliOptions {
 // Exit codes: 0 ok, 1 start-up failure (e.g. port in use), 2 usage or config error.
 inline constexpr int kExitStartFailed = 1;
 inline constexpr int kExitBadConfig = 2;
+inline Error usageError(std::string msg) { return makeError(kExitBadConfig, std::move(msg)); }
 
 // The command line (node_cli.cpp, CLI11): the help text, and the options or a usage error.
 std::string usage();

@@ -12,8 +12,6 @@
 namespace rmq::node {
 namespace {
 
-Error usageError(std::string msg) { return makeError(kExitBadConfig, std::move(msg)); }
-
 Result<std::vector<Role>> parseRoles(std::string_view text) {
   std::vector<Role> roles;
   size_t pos = 0;

@@ -12,7 +12,6 @@ namespace rmq::store {
 
 namespace {
 constexpr int64_t kHeader = 40;
-constexpr int64_t kPage = 4096;
 constexpr int64_t kItemReserveStep = 64 * 1024;
 // Header field offsets.
 constexpr int kBeginTs = 0, kEndTs = 8, kBeginPhy = 16, kEndPhy = 24, kSlotCount = 32, kIndexCount = 36;

@@ -21,7 +21,6 @@
 namespace rmq::store {
 
 namespace {
-constexpr int64_t kPage = 4096;
 Error ioError(const std::string& what, const std::string& path) { return diskError(what, path, errno); }
 }  // namespace
 

@@ -16,6 +16,9 @@
 
 namespace rmq::store {
 
+// The page the kernel maps, reserves and writes back: alignment of reserveRange/msync/madvise.
+inline constexpr int64_t kPage = 4096;
+
 class MappedFile {
  public:
   // Reserved: every block is reserved at creation (fallocate), so a full disk fails the creation

@@ -24,11 +24,6 @@ constexpr int64_t kLockExpiredMs = 30000;              // client side: a lock ol
 constexpr auto kMaxConsumeContinuously = std::chrono::seconds(60);  // then yield the thread
 constexpr auto kRelockDelay = std::chrono::milliseconds(3000);      // lock lost: try again after
 
-asio::awaitable<void> sleepFor(std::chrono::milliseconds d) {
-  asio::steady_timer t(co_await asio::this_coro::executor, d);
-  co_await t.async_wait(asio::experimental::as_tuple(asio::use_awaitable));
-}
-
 std::map<std::string, std::vector<MessageQueue>> byBroker(const std::vector<MessageQueue>& mqs) {
   std::map<std::string, std::vector<MessageQueue>> out;
   for (const auto& mq : mqs) out[mq.brokerName].push_back(mq);

@@ -15,14 +15,10 @@
 
 namespace rmq::client {
 
-namespace {
-
-asio::awaitable<void> sleepFor(std::chrono::milliseconds d) {
+asio::awaitable<void> PushConsumer::sleepFor(std::chrono::milliseconds d) {
   asio::steady_timer t(co_await asio::this_coro::executor, d);
   co_await t.async_wait(asio::experimental::as_tuple(asio::use_awaitable));
 }
-
-}  // namespace
 
 asio::awaitable<void> PushConsumer::pullLoop(MessageQueue mq, std::shared_ptr<ProcessQueue> pq, int64_t nextOffset) {
   using namespace std::chrono_literals;

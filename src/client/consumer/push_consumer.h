@@ -107,6 +107,7 @@ class PushConsumer {
   asio::awaitable<int64_t> computePullFromWhere(const MessageQueue& mq);
   asio::awaitable<void> pullLoop(MessageQueue mq, std::shared_ptr<ProcessQueue> pq, int64_t nextOffset);
   asio::awaitable<void> persistAll();
+  static asio::awaitable<void> sleepFor(std::chrono::milliseconds d);  // on the caller's executor
   void submitConsume(const MessageQueue& mq, std::shared_ptr<ProcessQueue> pq, std::vector<MessageExt> msgs);
   void consume(const MessageQueue& mq, const std::shared_ptr<ProcessQueue>& pq, std::vector<MessageExt> msgs);
   // Orderly path (orderly_consume.cpp).

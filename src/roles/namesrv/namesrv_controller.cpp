@@ -3,16 +3,10 @@
 #include <asio/post.hpp>
 
 #include "common/log.h"
+#include "common/wall_clock.h"
 #include "roles/connection_options.h"
 
 namespace rmq::namesrv {
-namespace {
-int64_t steadyMillis() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
-}
-}  // namespace
-
 NamesrvController::NamesrvController(net::IoPool& pool, NamesrvConfig config, config::ProcessConfig process,
                                      std::shared_ptr<config::ConfigFilePersister> configFile)
     : pool_(pool),

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "common/log.h"
+#include "common/wall_clock.h"
 #include "common/request_code.h"
 #include "common/response_code.h"
 #include "config/config_loader.h"
@@ -17,11 +18,6 @@ namespace {
 using net::RemotingCommand;
 constexpr int32_t kVersionV3_0_11 = 37;  // REGISTER_BROKER body is RegisterBrokerBody from here
 constexpr int32_t kVersionV4_9_4 = 401;  // route body in standard JSON from here
-
-int64_t steadyMillis() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
-}
 
 RemotingCommand ok() { return RemotingCommand::response(ResponseCode::SUCCESS); }
 RemotingCommand fail(int code, std::string remark) { return RemotingCommand::response(code, std::move(remark)); }

@@ -8,7 +8,7 @@ namespace rmq::broker {
 namespace {
 
 std::string str(const rapidjson::Value& obj, const char* key, std::string_view dflt = {}) {
-  auto v = json::getString(obj, key);
+  auto v = rmq::json::getString(obj, key);
   return std::string(v.value_or(dflt));
 }
 
@@ -18,8 +18,8 @@ SubscriptionData parseSubscription(const rapidjson::Value& s) {
   d.subString = str(s, "subString", "*");
   d.expressionType = str(s, "expressionType", "TAG");
   if (d.expressionType.empty()) d.expressionType = "TAG";
-  d.subVersion = json::getInt64(s, "subVersion").value_or(0);
-  d.classFilterMode = json::getBool(s, "classFilterMode").value_or(false);
+  d.subVersion = rmq::json::getInt64(s, "subVersion").value_or(0);
+  d.classFilterMode = rmq::json::getBool(s, "classFilterMode").value_or(false);
   if (auto it = s.FindMember("tagsSet"); it != s.MemberEnd() && it->value.IsArray())
     for (auto& t : it->value.GetArray())
       if (t.IsString()) d.tagsSet.emplace_back(t.GetString(), t.GetStringLength());
@@ -33,7 +33,7 @@ SubscriptionData parseSubscription(const rapidjson::Value& s) {
 
 Result<HeartbeatData> parseHeartbeat(std::string_view body) {
   rapidjson::Document doc;
-  if (auto r = json::parse(body, doc); !r) return makeError(ResponseCode::SYSTEM_ERROR, "bad heartbeat body: " + r.error().message);
+  if (auto r = rmq::json::parse(body, doc); !r) return makeError(ResponseCode::SYSTEM_ERROR, "bad heartbeat body: " + r.error().message);
   if (!doc.IsObject()) return makeError(ResponseCode::SYSTEM_ERROR, "bad heartbeat body: not an object");
   HeartbeatData hb;
   hb.clientId = str(doc, "clientID");

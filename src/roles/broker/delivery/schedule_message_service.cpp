@@ -20,7 +20,7 @@ using namespace std::chrono_literals;
 namespace {
 constexpr auto kIdlePoll = 100ms;      // empty level queue: look again (Java's 100 ms)
 constexpr auto kRetryAfterFailure = 1s;
-constexpr int kBatch = 32;
+constexpr int kMessagesPerRead = 32;
 constexpr int kMaxPerRun = 1024;       // then yield to the other levels
 constexpr std::string_view kScheduleConsumerGroup = "SCHEDULE_CONSUMER";  // Java MixAll.SCHEDULE_CONSUMER_GROUP
 }  // namespace
@@ -117,7 +117,7 @@ std::chrono::milliseconds ScheduleMessageService::deliverDue(int32_t level) {
     offset = it == offsets_.end() ? 0 : it->second;
   }
   for (int done = 0; done < kMaxPerRun;) {
-    auto r = store_.getMessages(topics::SCHEDULE_TOPIC, queueId, offset, kBatch, 4 << 20, nullptr);
+    auto r = store_.getMessages(topics::SCHEDULE_TOPIC, queueId, offset, kMessagesPerRead, 4 << 20, nullptr);
     if (r.status == store::GetStatus::OFFSET_TOO_SMALL || r.status == store::GetStatus::OFFSET_OVERFLOW_BADLY) {
       log::warn("delay level {}: offset {} out of range, moving to {}", level, offset, r.nextBeginOffset);
       offset = r.nextBeginOffset;

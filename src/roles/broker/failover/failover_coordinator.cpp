@@ -530,8 +530,8 @@ asio::awaitable<FailoverCoordinator::HandOver> FailoverCoordinator::handOver(int
 
 std::string FailoverCoordinator::statusJson() const {
   auto st = status();
-  json::Buffer buf;
-  json::Writer w(buf);
+  rmq::json::Buffer buf;
+  rmq::json::Writer w(buf);
   w.StartObject();
   w.Key("group"); w.String(keys_.base.c_str());
   w.Key("brokerId"); w.Int64(ctx_.config.brokerId);

@@ -11,11 +11,11 @@ namespace rmq::broker {
 namespace {
 constexpr size_t kHistoryMax = 64;
 
-std::string finish(json::Buffer& buf) { return std::string(buf.GetString(), buf.GetSize()); }
+std::string finish(rmq::json::Buffer& buf) { return std::string(buf.GetString(), buf.GetSize()); }
 
 Result<rapidjson::Document> parseObject(std::string_view text, const char* what) {
   rapidjson::Document doc;
-  if (auto r = json::parse(text, doc); !r) return makeError(ResponseCode::SYSTEM_ERROR, std::string(what) + ": " + r.error().message);
+  if (auto r = rmq::json::parse(text, doc); !r) return makeError(ResponseCode::SYSTEM_ERROR, std::string(what) + ": " + r.error().message);
   if (!doc.IsObject()) return makeError(ResponseCode::SYSTEM_ERROR, std::string(what) + ": not a JSON object");
   return doc;
 }
@@ -47,8 +47,8 @@ GroupState GroupState::nextEpoch(int64_t id, std::string addr, std::string haAdd
 }
 
 std::string toJson(const GroupState& s) {
-  json::Buffer buf;
-  json::Writer w(buf);
+  rmq::json::Buffer buf;
+  rmq::json::Writer w(buf);
   w.StartObject();
   w.Key("epoch"); w.Int64(s.epoch);
   w.Key("masterId"); w.Int64(s.masterId);
@@ -69,8 +69,8 @@ std::string toJson(const GroupState& s) {
 }
 
 std::string toJson(const LeaderRecord& l) {
-  json::Buffer buf;
-  json::Writer w(buf);
+  rmq::json::Buffer buf;
+  rmq::json::Writer w(buf);
   w.StartObject();
   w.Key("brokerId"); w.Int64(l.brokerId);
   w.Key("epoch"); w.Int64(l.epoch);
@@ -79,8 +79,8 @@ std::string toJson(const LeaderRecord& l) {
 }
 
 std::string toJson(const MemberRecord& m) {
-  json::Buffer buf;
-  json::Writer w(buf);
+  rmq::json::Buffer buf;
+  rmq::json::Writer w(buf);
   w.StartObject();
   w.Key("brokerId"); w.Int64(m.brokerId);
   w.Key("addr"); w.String(m.addr.c_str());
@@ -97,12 +97,12 @@ Result<GroupState> parseGroupState(std::string_view text) {
   auto doc = parseObject(text, "failover group state");
   if (!doc) return doc.error();
   GroupState s;
-  s.epoch = json::intOr(*doc, "epoch");
-  s.masterId = json::intOr(*doc, "masterId", -1);
-  s.masterAddr = json::stringOr(*doc, "masterAddr");
-  s.masterHaAddr = json::stringOr(*doc, "masterHaAddr");
-  s.mode = json::stringOr(*doc, "mode", "SYNC_MASTER");
-  s.handoverTo = json::intOr(*doc, "handoverTo", -1);
+  s.epoch = rmq::json::intOr(*doc, "epoch");
+  s.masterId = rmq::json::intOr(*doc, "masterId", -1);
+  s.masterAddr = rmq::json::stringOr(*doc, "masterAddr");
+  s.masterHaAddr = rmq::json::stringOr(*doc, "masterHaAddr");
+  s.mode = rmq::json::stringOr(*doc, "mode", "SYNC_MASTER");
+  s.handoverTo = rmq::json::intOr(*doc, "handoverTo", -1);
   if (s.mode != "SYNC_MASTER" && s.mode != "ASYNC_MASTER") s.mode = "SYNC_MASTER";
   if (auto it = doc->FindMember("inSync"); it != doc->MemberEnd() && it->value.IsArray())
     for (auto& v : it->value.GetArray())
@@ -119,20 +119,20 @@ Result<GroupState> parseGroupState(std::string_view text) {
 Result<LeaderRecord> parseLeader(std::string_view text) {
   auto doc = parseObject(text, "failover leader record");
   if (!doc) return doc.error();
-  return LeaderRecord{json::intOr(*doc, "brokerId", -1), json::intOr(*doc, "epoch")};
+  return LeaderRecord{rmq::json::intOr(*doc, "brokerId", -1), rmq::json::intOr(*doc, "epoch")};
 }
 
 Result<MemberRecord> parseMember(std::string_view text) {
   auto doc = parseObject(text, "failover member record");
   if (!doc) return doc.error();
   MemberRecord m;
-  m.brokerId = json::intOr(*doc, "brokerId", -1);
-  m.addr = json::stringOr(*doc, "addr");
-  m.haAddr = json::stringOr(*doc, "haAddr");
-  m.maxOffset = json::intOr(*doc, "maxOffset");
-  m.epoch = json::intOr(*doc, "epoch");
-  m.priority = static_cast<int32_t>(json::intOr(*doc, "priority"));
-  m.master = json::boolOr(*doc, "master");
+  m.brokerId = rmq::json::intOr(*doc, "brokerId", -1);
+  m.addr = rmq::json::stringOr(*doc, "addr");
+  m.haAddr = rmq::json::stringOr(*doc, "haAddr");
+  m.maxOffset = rmq::json::intOr(*doc, "maxOffset");
+  m.epoch = rmq::json::intOr(*doc, "epoch");
+  m.priority = static_cast<int32_t>(rmq::json::intOr(*doc, "priority"));
+  m.master = rmq::json::boolOr(*doc, "master");
   return m;
 }
 

@@ -5,10 +5,6 @@
 
 namespace rmq::broker::messaging {
 
-namespace {
-constexpr int64_t kMaxInvisibleMs = 12LL * 3600 * 1000;
-}  // namespace
-
 std::optional<v2::Status> AckService::precheck(const v2::Resource& group, const v2::Resource& topic) const {
   if (!deps_.pop.ack) return makeStatus(v2::Code::INTERNAL_SERVER_ERROR, "POP is not available on this broker");
   if (group.name().empty()) return makeStatus(v2::Code::ILLEGAL_CONSUMER_GROUP, "group name is empty");

@@ -15,7 +15,6 @@ namespace rmq::broker::messaging {
 namespace {
 
 constexpr int64_t kMinInvisibleMs = 1000;
-constexpr int64_t kMaxInvisibleMs = 12LL * 3600 * 1000;
 constexpr auto kAnswerMargin = std::chrono::milliseconds(500);
 constexpr int32_t kMaxBatch = 32;
 constexpr int64_t kReleaseMs = 1;  // "visible again at once" (a change needs a positive time)

@@ -23,6 +23,7 @@ namespace rmq::broker::messaging {
 
 inline constexpr int64_t kAutoRenewInvisibleMs = 60000;  // the proxy's default invisible time
 inline constexpr int64_t kMaxLongPollingMs = 20000;
+inline constexpr int64_t kMaxInvisibleMs = 12LL * 3600 * 1000;  // the proxy's limit (receive, change invisible)
 
 // The pop a request asks for, or the status refusing it. `now`/`deadline` bound the long poll.
 struct ReceivePlan {

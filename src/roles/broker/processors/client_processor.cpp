@@ -57,8 +57,8 @@ asio::awaitable<std::optional<RemotingCommand>> ClientProcessor::consumerList(ne
   auto ids = ctx_.clients.consumerIds(*group);
   if (ids.empty())
     co_return RemotingCommand::response(ResponseCode::SYSTEM_ERROR, "no consumer for this group, " + *group);
-  json::Buffer buf;
-  json::Writer w(buf);
+  rmq::json::Buffer buf;
+  rmq::json::Writer w(buf);
   w.StartObject();
   w.Key("consumerIdList");
   w.StartArray();

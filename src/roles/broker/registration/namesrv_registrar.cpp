@@ -195,11 +195,11 @@ asio::awaitable<void> NamesrvRegistrar::registerOne(std::string addr, std::strin
 void NamesrvRegistrar::applyOrderTopics(std::string_view kvTableBody) {
   if (kvTableBody.empty()) return;
   rapidjson::Document doc;
-  if (!json::parse(kvTableBody, doc).ok() || !doc.IsObject() || !doc.HasMember("table")) return;
+  if (!rmq::json::parse(kvTableBody, doc).ok() || !doc.IsObject() || !doc.HasMember("table")) return;
   const auto& table = doc["table"];
   if (!table.IsObject()) return;
   std::vector<std::string> orderTopics;
-  for (auto& m : table.GetObject()) orderTopics.emplace_back(json::keyView(m.name));
+  for (auto& m : table.GetObject()) orderTopics.emplace_back(rmq::json::keyView(m.name));
   ctx_.topics.updateOrderTopicConfig(orderTopics);
 }
 

@@ -15,7 +15,7 @@ int32_t announcedPerm(const TopicConfig& t, int32_t brokerPermission) {
   return brokerRW ? t.perm : brokerPermission;
 }
 
-void writeDataVersion(json::Writer& w, const DataVersion& version, int64_t epoch) {
+void writeDataVersion(rmq::json::Writer& w, const DataVersion& version, int64_t epoch) {
   w.StartObject();
   w.Key("counter"); w.Int64(version.counter);
   if (epoch > 0) { w.Key("stateVersion"); w.Int64(epoch); }
@@ -31,25 +31,25 @@ void putBlock(std::string& out, std::string_view bytes) {
 }  // namespace
 
 std::string encodeDataVersion(const DataVersion& version, int64_t epoch) {
-  json::Buffer buf;
-  json::Writer w(buf);
+  rmq::json::Buffer buf;
+  rmq::json::Writer w(buf);
   writeDataVersion(w, version, epoch);
   return std::string(buf.GetString(), buf.GetSize());
 }
 
 bool sameDataVersionJson(std::string_view a, std::string_view b) {
   rapidjson::Document da, db;
-  if (!json::parse(a, da) || !json::parse(b, db) || !da.IsObject() || !db.IsObject()) return false;
+  if (!rmq::json::parse(a, da) || !rmq::json::parse(b, db) || !da.IsObject() || !db.IsObject()) return false;
   for (const char* key : {"counter", "timestamp", "stateVersion"}) {
-    if (json::getInt64(da, key) != json::getInt64(db, key)) return false;
+    if (rmq::json::getInt64(da, key) != rmq::json::getInt64(db, key)) return false;
   }
   return true;
 }
 
 std::string encodeRegisterBody(const DataVersion& version, int64_t epoch, const std::vector<TopicConfig>& topics,
                                int32_t brokerPermission) {
-  json::Buffer buf;
-  json::Writer w(buf);
+  rmq::json::Buffer buf;
+  rmq::json::Writer w(buf);
   w.StartObject();
   w.Key("filterServerList");
   w.StartArray();

@@ -54,7 +54,7 @@ std::vector<Asked> onlineConsumers(ClientManager& clients) {
 
 std::optional<std::map<std::string, ClientConsumeStatus>> parseStatusTable(std::string_view runningInfoJson) {
   rapidjson::Document doc;
-  if (auto r = json::parse(runningInfoJson, doc); !r || !doc.IsObject()) return std::nullopt;
+  if (auto r = rmq::json::parse(runningInfoJson, doc); !r || !doc.IsObject()) return std::nullopt;
   std::map<std::string, ClientConsumeStatus> out;
   auto table = doc.FindMember("statusTable");
   if (table == doc.MemberEnd() || !table->value.IsObject()) return out;
@@ -67,7 +67,7 @@ std::optional<std::map<std::string, ClientConsumeStatus>> parseStatusTable(std::
     s.consumeOKTPS = numberField(m.value, "consumeOKTPS");
     s.consumeFailedTPS = numberField(m.value, "consumeFailedTPS");
     s.consumeFailedMsgs = static_cast<int64_t>(numberField(m.value, "consumeFailedMsgs"));
-    out.emplace(std::string(json::keyView(m.name)), s);
+    out.emplace(std::string(rmq::json::keyView(m.name)), s);
   }
   return out;
 }

@@ -22,7 +22,7 @@
 namespace rmq::broker {
 
 namespace {
-constexpr int kBatch = 32;
+constexpr int kRecordsPerRead = 32;
 constexpr int64_t kMaxRoundMs = 60000;
 constexpr size_t kMaxDecided = 200000;  // remembered decisions (oldest half offsets forgotten first)
 const std::string kHalf(topics::TRANS_HALF_TOPIC);
@@ -126,7 +126,7 @@ std::string TransactionalMessageService::uniqKeyOfHalf(int64_t halfQueueOffset) 
 
 store::GetMessageResult TransactionalMessageService::readQueue(std::string_view topic, int64_t offset,
                                                                int maxBytes) const {
-  auto g = ctx_.store.getMessages(topic, 0, offset, kBatch, maxBytes, nullptr);
+  auto g = ctx_.store.getMessages(topic, 0, offset, kRecordsPerRead, maxBytes, nullptr);
   if (g.status == store::GetStatus::FOUND && !g.records.empty())
     getStats().found(tx::SYS_GROUP, topic, static_cast<int64_t>(g.records.size()), g.totalBytes);
   return g;
