@@ -8,4 +8,6 @@ dir=${BUILD_DIR:-build/$(echo "$type" | tr 'A-Z' 'a-z')}
 # Let ccache hit across clones in different folders (CI builds a fresh clone each run).
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$type" >/dev/null
-if [ $# -gt 0 ]; then cmake --build "$dir" -j "$(nproc)" --target "$@"; else cmake --build "$dir" -j "$(nproc)"; fi
+# nproc + 1 jobs: a compile waits on the disk and page faults for part of its time (scripts/README.md "First build").
+jobs=$(( $(nproc) + 1 ))
+if [ $# -gt 0 ]; then cmake --build "$dir" -j "$jobs" --target "$@"; else cmake --build "$dir" -j "$jobs"; fi

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 # Only the node: the tools' own 34 sources (rmqadmin, rmqbench: the heaviest files, ~12 CPU-s each) are
-# not needed to run it (`scripts/build.sh Release rmqadmin rmqbench`). Unity batches and asio compiled
-# once (CMakeLists.txt RMQ_UNITY_BUILD, RMQ_ASIO_SEPARATE; opt-in): scripts/README.md "First build".
+# not needed to run it (`scripts/build.sh Release rmqadmin rmqbench`). Sources compiled in batches and
+# asio compiled once (CMakeLists.txt RMQ_UNITY_BUILD, RMQ_ASIO_SEPARATE): scripts/README.md "First build".
 scripts/build.sh Release rmqnode
 exec build/release/rmqnode --role=namesrv,master --config config/dev.toml "$@"
