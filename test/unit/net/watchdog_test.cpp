@@ -2,8 +2,6 @@
 // connection), and requests answered later (Connection::answerLater): real loopback sockets.
 #include <doctest/doctest.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -15,13 +13,14 @@
 
 #include "common/response_code.h"
 #include "net/dispatcher.h"
+#include "support/node_process.h"  // connectLoopback, eventually
 #include "unit/net/net_test_util.h"
 
 using namespace rmq;
 using namespace rmq::net;
 using namespace std::chrono_literals;
-using test::RawSocket;
-using test::ServerFixture;
+using rmq::net::test::RawSocket;
+using rmq::net::test::ServerFixture;
 
 namespace {
 
@@ -39,32 +38,10 @@ RemotingCommand request(int code, int opaque) {
   return cmd;
 }
 
-// A bare blocking socket (no io_context each: thousands of them).
-int connectTo(uint16_t port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
-
 bool peerClosed(int fd) {  // EOF or reset seen without blocking
   char c;
   ssize_t n = ::recv(fd, &c, 1, MSG_DONTWAIT);
   return n == 0 || (n < 0 && errno == ECONNRESET);
-}
-
-template <class F>
-bool within(std::chrono::milliseconds limit, F cond) {
-  for (auto end = std::chrono::steady_clock::now() + limit; std::chrono::steady_clock::now() < end;
-       std::this_thread::sleep_for(20ms))
-    if (cond()) return true;
-  return cond();
 }
 
 }  // namespace
@@ -77,13 +54,13 @@ TEST_CASE("watchdog: one sweep per io thread closes thousands of idle connection
   REQUIRE(f.start());
   std::vector<int> idle;
   for (int i = 0; i < 2000; ++i) {
-    int fd = connectTo(f.server->port());
+    int fd = rmq::test::connectLoopback(f.server->port());  // bare sockets: no io_context each
     REQUIRE(fd >= 0);
     idle.push_back(fd);
   }
   std::vector<std::unique_ptr<RawSocket>> busy;
   for (int i = 0; i < 4; ++i) busy.push_back(std::make_unique<RawSocket>(f.server->port()));
-  REQUIRE(within(5s, [&] { return f.server->connectionCount() == 2004; }));
+  REQUIRE(rmq::test::eventually([&] { return f.server->connectionCount() == 2004; }, 5s));
   CHECK(std::none_of(idle.begin(), idle.end(), peerClosed));  // not before their time
 
   // The busy ones talk every 500 ms (well within 3 s) while the idle ones pass their deadline.
@@ -101,7 +78,7 @@ TEST_CASE("watchdog: one sweep per io thread closes thousands of idle connection
   }
   CHECK(idleClosed);
   CHECK(busyServed);
-  CHECK(within(2s, [&] { return f.server->connectionCount() == 4; }));
+  CHECK(rmq::test::eventually([&] { return f.server->connectionCount() == 4; }, 2s));
   for (auto& s : busy) {
     s->send(request(kEcho, ++opaque));
     auto r = s->readFrame();
@@ -133,10 +110,12 @@ TEST_CASE("answerLater: the answer comes from another thread; the request counts
   RawSocket s(f.server->port());
   auto takeOwed = [&] {
     LaterAnswer a;
-    REQUIRE(within(5s, [&] {
-      std::lock_guard lk(mu);
-      return !owed.empty();
-    }));
+    REQUIRE(rmq::test::eventually(
+        [&] {
+          std::lock_guard lk(mu);
+          return !owed.empty();
+        },
+        5s));
     std::lock_guard lk(mu);
     a = std::move(owed.front());
     owed.erase(owed.begin());
