@@ -3,6 +3,7 @@
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>
 #include <asio/dispatch.hpp>
+#include <asio/post.hpp>
 
 #include "common/bytes.h"
 #include "common/log.h"
@@ -64,9 +65,10 @@ TcpConnection::~TcpConnection() {
   if (watchdog_) watchdog_->unwatch(*this);  // only if never closed (an io_context destroyed first forgot it)
 }
 
-// The reader starts on the connection's thread (start() may run on another: the accept loop's).
+// The reader starts on the connection's thread (start() may run on another: the accept loop's), after
+// start() returned: no handler or close hook runs inside the caller's start().
 void TcpConnection::start() {
-  runOnConnection([self = self()] { self->startReading(); });  // the writer runs per burst (enqueue)
+  asio::post(socket_.get_executor(), [self = self()] { self->startReading(); });  // the writer runs per burst
 }
 
 template <class F>
