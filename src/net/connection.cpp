@@ -23,4 +23,24 @@ ConnectionOptions LiveConnectionOptions::load() const {
   return o;
 }
 
+LaterAnswer Connection::answerLater(const RemotingCommand&) { return {}; }
+
+void Connection::finishLater(const RequestInfo&, std::optional<RemotingCommand>) {}
+
+LaterAnswer& LaterAnswer::operator=(LaterAnswer&& other) noexcept {
+  if (this != &other) {
+    send(std::nullopt);
+    conn_ = std::move(other.conn_);
+    info_ = other.info_;
+  }
+  return *this;
+}
+
+void LaterAnswer::send(std::optional<RemotingCommand> response) {
+  if (!conn_) return;
+  auto conn = std::move(conn_);
+  conn_.reset();
+  conn->finishLater(info_, std::move(response));
+}
+
 }  // namespace rmq::net

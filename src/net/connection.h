@@ -74,6 +74,16 @@ class LiveConnectionOptions {
 };
 using LiveConnectionOptionsPtr = std::shared_ptr<const LiveConnectionOptions>;
 
+// What answering a request needs once its handler has the request itself.
+struct RequestInfo {
+  int32_t code = 0, opaque = 0;
+  SerializeType type{};
+  bool oneway = false;
+  std::chrono::steady_clock::time_point start{};  // when its handler was called (timed connections only)
+};
+
+class LaterAnswer;
+
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   // Opaque of a request that expects an answer; a response for it completes invoke().
@@ -95,8 +105,46 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Sends a response to `request` later (for handlers that returned nullopt).
   virtual void sendResponse(const RemotingCommand& request, RemotingCommand response) = 0;
 
+  // Called by a request handler while the connection calls it (before the handler returns, not from
+  // a coroutine that has waited): `request`'s answer will be given by the returned LaterAnswer, and
+  // the awaitable the handler returns is dropped unawaited. So a request that waits long (a parked
+  // long poll) can be kept as a small record instead of suspended coroutine frames. Empty when the
+  // connection cannot (not while handing `request` over, or a connection kind without it): the
+  // handler answers as usual then.
+  virtual LaterAnswer answerLater(const RemotingCommand& request);
+  // The executor the connection's requests run on (its io thread); empty for a connection kind without one.
+  virtual asio::any_io_executor ioExecutor() { return {}; }
+
   // Arbitrary per-connection state for the layer above (e.g. the client id a heartbeat bound).
   std::shared_ptr<void> userData;
+
+ protected:
+  friend class LaterAnswer;
+  // Ends a request answerLater() took: sends `response` (none: no answer) as the handler's would have been.
+  virtual void finishLater(const RequestInfo& info, std::optional<RemotingCommand> response);
+};
+
+// The answer of one request, owed by whoever holds this (from any thread). The request counts as
+// running (the in-flight limit, a server's drain, the latency observer's time) until send() or
+// until this is destroyed unsent (then it ends without an answer, as a handler returning nullopt).
+class LaterAnswer {
+ public:
+  LaterAnswer() = default;
+  LaterAnswer(std::shared_ptr<Connection> conn, const RequestInfo& info) : conn_(std::move(conn)), info_(info) {}
+  LaterAnswer(LaterAnswer&& other) noexcept = default;
+  LaterAnswer& operator=(LaterAnswer&& other) noexcept;
+  LaterAnswer(const LaterAnswer&) = delete;
+  LaterAnswer& operator=(const LaterAnswer&) = delete;
+  ~LaterAnswer() { send(std::nullopt); }
+
+  explicit operator bool() const { return conn_ != nullptr; }
+  // Sends the answer (opaque, response flag and serialize type filled in); once, then empty.
+  void send(std::optional<RemotingCommand> response);
+  Connection* connection() const { return conn_.get(); }
+
+ private:
+  std::shared_ptr<Connection> conn_;
+  RequestInfo info_;
 };
 
 }  // namespace rmq::net

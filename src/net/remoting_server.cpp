@@ -28,8 +28,9 @@ struct ServerState {
 
 namespace {
 
-ConnectionHooks makeHooks(const std::shared_ptr<Dispatcher>& dispatcher, const std::shared_ptr<ServerState>& state) {
-  ConnectionHooks h;
+ConnectionHooksPtr makeHooks(const std::shared_ptr<Dispatcher>& dispatcher, const std::shared_ptr<ServerState>& state) {
+  auto hooks = std::make_shared<ConnectionHooks>();
+  auto& h = *hooks;
   h.onRequest = [d = dispatcher](ConnectionPtr c, RemotingCommand cmd) { return d->dispatch(std::move(c), std::move(cmd)); };
   h.onClosed = [s = state](const ConnectionPtr& c) {
     {
@@ -42,11 +43,11 @@ ConnectionHooks makeHooks(const std::shared_ptr<Dispatcher>& dispatcher, const s
   if (dispatcher->observed())
     h.onAnswered = [d = dispatcher](int code, std::chrono::steady_clock::duration took) { d->observe(code, took); };
   h.answerHeld = state->heldAnswer;
-  return h;
+  return hooks;
 }
 
 void startConnection(asio::ip::tcp::socket socket, const LiveConnectionOptionsPtr& options,
-                     const ConnectionHooks& hooks, const std::shared_ptr<ServerState>& state,
+                     const ConnectionHooksPtr& hooks, const std::shared_ptr<ServerState>& state,
                      std::unique_ptr<TlsSession> tls) {
   auto conn = TcpConnection::make(std::move(socket), options, hooks, std::move(tls));
   {
@@ -66,7 +67,7 @@ std::string endpointOf(const asio::ip::tcp::socket& socket, bool remote) {
 // the connection proper. The first byte may take up to the idle timeout (a plaintext client may
 // connect before its first request); the handshake, once begun, at most partialFrameTimeout.
 asio::awaitable<void> admit(asio::ip::tcp::socket socket, ServerTls tls, LiveConnectionOptionsPtr options,
-                            ConnectionHooks hooks, std::shared_ptr<ServerState> state) {
+                            ConnectionHooksPtr hooks, std::shared_ptr<ServerState> state) {
   auto admitted = co_await admitConnection(socket, tls, options->idleTimeout(), options->partialFrameTimeout());
   if (!admitted) {
     if (admitted.error().code == ResponseCode::CLIENT_CONNECTION_CLOSED)
@@ -84,7 +85,7 @@ asio::awaitable<void> admit(asio::ip::tcp::socket socket, ServerTls tls, LiveCon
 
 // Runs on pool.at(0); holds everything it touches so a destroyed server cannot dangle it.
 asio::awaitable<void> acceptLoop(std::shared_ptr<asio::ip::tcp::acceptor> acc, IoPool& pool,
-                                 LiveConnectionOptionsPtr options, ConnectionHooks hooks,
+                                 LiveConnectionOptionsPtr options, ConnectionHooksPtr hooks,
                                  std::shared_ptr<ServerState> state, ServerTls tls) {
   using asio::experimental::as_tuple;
   for (;;) {

@@ -3,10 +3,12 @@
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>
 #include <asio/dispatch.hpp>
+#include <asio/post.hpp>
 
 #include "common/bytes.h"
 #include "common/log.h"
 #include "common/response_code.h"
+#include "net/connection_watchdog.h"
 #include "net/frame_codec.h"
 #include "net/tls_session.h"
 
@@ -34,18 +36,22 @@ std::shared_ptr<TcpConnection> TcpConnection::make(asio::ip::tcp::socket socket,
 
 std::shared_ptr<TcpConnection> TcpConnection::make(asio::ip::tcp::socket socket, LiveConnectionOptionsPtr options,
                                                    ConnectionHooks hooks, std::unique_ptr<TlsSession> tls) {
+  return make(std::move(socket), std::move(options), std::make_shared<const ConnectionHooks>(std::move(hooks)),
+              std::move(tls));
+}
+
+std::shared_ptr<TcpConnection> TcpConnection::make(asio::ip::tcp::socket socket, LiveConnectionOptionsPtr options,
+                                                   ConnectionHooksPtr hooks, std::unique_ptr<TlsSession> tls) {
   return std::make_shared<TcpConnection>(std::move(socket), std::move(options), std::move(hooks), std::move(tls));
 }
 
-TcpConnection::TcpConnection(asio::ip::tcp::socket socket, LiveConnectionOptionsPtr options, ConnectionHooks hooks,
+TcpConnection::TcpConnection(asio::ip::tcp::socket socket, LiveConnectionOptionsPtr options, ConnectionHooksPtr hooks,
                              std::unique_ptr<TlsSession> tls)
     : socket_(std::move(socket)),
       tls_(std::move(tls)),
       options_(std::move(options)),
       hooks_(std::move(hooks)),
       id_(g_nextConnectionId.fetch_add(1)),
-      readResume_(socket_.get_executor()),
-      idleTimer_(socket_.get_executor()),
       lastActivity_(Clock::now()) {
   asio::error_code ec;
   socket_.set_option(asio::ip::tcp::no_delay(true), ec);
@@ -55,14 +61,14 @@ TcpConnection::TcpConnection(asio::ip::tcp::socket socket, LiveConnectionOptions
   local_ = ec ? "unknown" : endpointText(local);
 }
 
-TcpConnection::~TcpConnection() = default;
+TcpConnection::~TcpConnection() {
+  if (watchdog_) watchdog_->unwatch(*this);  // only if never closed (an io_context destroyed first forgot it)
+}
 
+// The reader starts on the connection's thread (start() may run on another: the accept loop's), after
+// start() returned: no handler or close hook runs inside the caller's start().
 void TcpConnection::start() {
-  auto ex = socket_.get_executor();
-  asio::co_spawn(ex, readLoop(self()), asio::detached);  // the writer runs per burst (enqueue)
-  if (options_->idleTimeout().count() > 0 || options_->partialFrameTimeout().count() > 0 ||
-      options_->writeStallTimeout().count() > 0)
-    asio::co_spawn(ex, idleWatch(self()), asio::detached);
+  asio::post(socket_.get_executor(), [self = self()] { self->startReading(); });  // the writer runs per burst
 }
 
 template <class F>
@@ -89,8 +95,8 @@ void TcpConnection::closeNow(std::string_view reason, bool problem) {
   asio::error_code ec;
   socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
   socket_.close(ec);  // a writer in a burst fails its write and ends
-  readResume_.cancel();
-  idleTimer_.cancel();
+  if (readResume_) readResume_->cancel();
+  if (watchdog_) watchdog_->unwatch(*this);
   std::vector<OutFrame>().swap(queue_);  // `writing_` stays until the cancelled write completes
   queueHead_ = 0;
   partial_.reset();
@@ -100,7 +106,7 @@ void TcpConnection::closeNow(std::string_view reason, bool problem) {
   holdBlocked_ = false;
   partialLen_ = partialCap_ = 0;
   failPending();
-  if (hooks_.onClosed) hooks_.onClosed(shared_from_this());
+  if (hooks_->onClosed) hooks_->onClosed(shared_from_this());
 }
 
 void TcpConnection::failPending() {
@@ -160,18 +166,40 @@ void TcpConnection::onFrame(RemotingCommand cmd) {
     completeResponse(std::move(cmd));
     return;
   }
-  if (hooks_.inFlight) hooks_.inFlight->fetch_add(1, std::memory_order_relaxed);
+  if (hooks_->inFlight) hooks_->inFlight->fetch_add(1, std::memory_order_relaxed);
   ++inFlight_;
   RequestInfo info{cmd.code, cmd.opaque, cmd.serializeType, cmd.isOneway()};
-  if (hooks_.onAnswered) info.start = Clock::now();  // a handler may do its work when called
+  if (hooks_->onAnswered) info.start = Clock::now();  // a handler may do its work when called
+  RequestInfo* const outer = handing_;  // a handler's answer may hand on a held request (re-entry)
+  handing_ = &info;
+  std::optional<HandlerWork> work;
+  std::optional<std::string> failure;
   try {
-    auto work = hooks_.onRequest(self(), std::move(cmd));  // may answer at once; suspends only if it waits
-    asio::co_spawn(socket_.get_executor(), handleRequest(self(), info, std::move(work)), asio::detached);
+    work.emplace(hooks_->onRequest(self(), std::move(cmd)));  // may answer at once; suspends only if it waits
   } catch (const std::exception& e) {
-    finishRequest(info, std::nullopt, std::string(e.what()));
+    failure = e.what();
   } catch (...) {
-    finishRequest(info, std::nullopt, std::string("unknown exception"));
+    failure = "unknown exception";
   }
+  const bool later = handing_ == nullptr;  // answerLater() took it: its LaterAnswer ends it, thrown or not
+  handing_ = outer;
+  if (later) return;  // `work` is dropped unstarted
+  if (failure) {
+    finishRequest(info, std::nullopt, failure);
+    return;
+  }
+  asio::co_spawn(socket_.get_executor(), handleRequest(self(), info, std::move(*work)), asio::detached);
+}
+
+LaterAnswer TcpConnection::answerLater(const RemotingCommand& request) {
+  if (handing_ == nullptr || handing_->opaque != request.opaque || handing_->code != request.code) return {};
+  LaterAnswer answer(self(), *handing_);
+  handing_ = nullptr;
+  return answer;
+}
+
+void TcpConnection::finishLater(const RequestInfo& info, std::optional<RemotingCommand> response) {
+  finishRequest(info, std::move(response), std::nullopt);
 }
 
 void TcpConnection::completeResponse(RemotingCommand cmd) {
@@ -207,8 +235,8 @@ void TcpConnection::finishRequest(const RequestInfo& info, std::optional<Remotin
   if (failure) {
     log::warn("remoting: request code {} from {} failed: {}", info.code, remote_, *failure);
     response = RemotingCommand::response(ResponseCode::SYSTEM_ERROR, *failure);
-  } else if (hooks_.onAnswered) {
-    hooks_.onAnswered(info.code, Clock::now() - info.start);
+  } else if (hooks_->onAnswered) {
+    hooks_->onAnswered(info.code, Clock::now() - info.start);
   }
   if (response && !info.oneway) {
     response->opaque = info.opaque;
@@ -216,7 +244,7 @@ void TcpConnection::finishRequest(const RequestInfo& info, std::optional<Remotin
     response->serializeType = info.type;
     send(*response);
   }
-  if (hooks_.inFlight) hooks_.inFlight->fetch_sub(1, std::memory_order_relaxed);
+  if (hooks_->inFlight) hooks_->inFlight->fetch_sub(1, std::memory_order_relaxed);
   runOnConnection([this, self = self()] {  // inline: handlers resume on the connection's executor
     --inFlight_;
     releaseHeld();

@@ -1,10 +1,10 @@
 #pragma once
 // TcpConnection: the Connection implementation over a TCP socket (server-accepted or client-made).
-// Thread: all socket I/O, the read loop, the writer and the idle watchdog run on the socket's
+// Thread: all socket I/O, the reader, the writer and the thread's watchdog sweep run on the socket's
 // io_context (one IoPool thread). Public methods may be called from any thread: sends are encoded
 // on the caller's thread and posted; invoke() waiters live on the caller's executor.
-// Lifecycle: create with make(), then start(); its coroutines (reader, watchdog, a writer while
-// frames are queued, request handlers) keep it alive until it closes.
+// Lifecycle: create with make(), then start(); the reader's pending wait, a writer while frames
+// are queued and request handlers (or LaterAnswers) keep it alive until it closes.
 // close() (any side, decode error, idle / partial-frame / write-stall timeout) fails pending
 // invokes with CLIENT_CONNECTION_CLOSED and calls onClosed exactly once.
 // TLS (optional, given at make()): the same loops over a TlsSession on the same socket; a
@@ -25,6 +25,7 @@
 namespace rmq::net {
 
 class TlsSession;
+class ConnectionWatchdog;
 
 struct ConnectionHooks {
   RequestHandler onRequest;                                  // required
@@ -39,6 +40,8 @@ struct ConnectionHooks {
   // hold is full is asked about at once (holdFull). Unset: it stops reading at the limit.
   HeldAnswer answerHeld;
 };
+// Shared by all the connections of a server (one copy, not ~150 bytes in each connection).
+using ConnectionHooksPtr = std::shared_ptr<const ConnectionHooks>;
 
 class TcpConnection final : public Connection {
  public:
@@ -55,7 +58,9 @@ class TcpConnection final : public Connection {
                                              ConnectionHooks hooks, std::unique_ptr<TlsSession> tls = nullptr);
   static std::shared_ptr<TcpConnection> make(asio::ip::tcp::socket socket, LiveConnectionOptionsPtr options,
                                              ConnectionHooks hooks, std::unique_ptr<TlsSession> tls = nullptr);
-  TcpConnection(asio::ip::tcp::socket socket, LiveConnectionOptionsPtr options, ConnectionHooks hooks,
+  static std::shared_ptr<TcpConnection> make(asio::ip::tcp::socket socket, LiveConnectionOptionsPtr options,
+                                             ConnectionHooksPtr hooks, std::unique_ptr<TlsSession> tls = nullptr);
+  TcpConnection(asio::ip::tcp::socket socket, LiveConnectionOptionsPtr options, ConnectionHooksPtr hooks,
                 std::unique_ptr<TlsSession> tls);
   ~TcpConnection() override;
 
@@ -74,6 +79,8 @@ class TcpConnection final : public Connection {
                                                   std::chrono::milliseconds timeout) override;
   void sendOneway(RemotingCommand request) override;
   void sendResponse(const RemotingCommand& request, RemotingCommand response) override;
+  LaterAnswer answerLater(const RemotingCommand& request) override;
+  asio::any_io_executor ioExecutor() override { return socket_.get_executor(); }
 
  private:
   using Waiter = AsyncResult<Result<RemotingCommand>>;
@@ -112,32 +119,38 @@ class TcpConnection final : public Connection {
   bool readPaused() const;
   void resumeReading();     // wakes a paused reader when the pressure is gone
   // The hold (answerHeld set): requests read at the in-flight limit, in read order.
-  bool mustHold() const { return hooks_.answerHeld && (heldHead_ < held_.size() || requestsPaused()); }
+  bool mustHold() const { return hooks_->answerHeld && (heldHead_ < held_.size() || requestsPaused()); }
   void hold(RemotingCommand cmd, size_t frameSize);
   bool answerOverflow(const RemotingCommand& cmd);  // the hold is full: answered now (true) or held
   void releaseHeld();        // hands held requests on, oldest first, while the limit allows
   void compactHeld();
   void answerHeldTooLong();  // answers the held requests answerHeld answers; keeps the others
   asio::awaitable<void> heldWatch(std::shared_ptr<TcpConnection> self);  // runs while requests are held
-  void poke(std::chrono::steady_clock::time_point deadline);  // watchdog re-arms if later than this
+  // The limits in time (ConnectionWatchdog's sweep, connection thread): the reason to close now if
+  // a deadline (idle, incomplete frame, write stall) has passed, else nullopt.
+  struct Overdue {
+    std::string reason;
+    bool problem = false;
+  };
+  std::optional<Overdue> overdue(std::chrono::steady_clock::time_point now) const;
+  void closeIfOverdue(std::chrono::steady_clock::time_point now);
 
   std::shared_ptr<TcpConnection> self() { return std::static_pointer_cast<TcpConnection>(shared_from_this()); }
+  // The reader: completion handlers, no coroutine (an idle connection keeps one pending socket wait
+  // holding `self`, no frames). Connection thread.
+  void startReading();  // links the thread's watchdog, then reads
+  void readStep();      // reads while bytes are there, then waits for readiness or for resumeReading()
+  void waitSocket(asio::socket_base::wait_type what);
+  void waitResume();    // backpressure: until resumeReading() (or close) cancels readResume_
+  void onResumed();
   // Each coroutine holds `self` so the connection lives while it runs.
-  asio::awaitable<void> readLoop(std::shared_ptr<TcpConnection> self);
   // Writes queued frames until none is left, then ends: started by enqueue() when no writer runs,
   // so an idle connection or a parked long poll keeps no writer coroutine and no wake-up timer.
   asio::awaitable<void> writeBurst(std::shared_ptr<TcpConnection> self);
   asio::awaitable<asio::error_code> writeGathered();  // writes all of gather_
   asio::awaitable<asio::error_code> writeGatheredTls();  // the same through tls_ (packs small pieces)
   asio::awaitable<asio::error_code> writeTls(const char* data, size_t size);
-  asio::awaitable<void> idleWatch(std::shared_ptr<TcpConnection> self);
-  // A request being handled: what its answer needs from it (the request itself went to the handler).
-  struct RequestInfo {
-    int32_t code = 0, opaque = 0;
-    SerializeType type{};
-    bool oneway = false;
-    std::chrono::steady_clock::time_point start{};  // when its handler was called (hooks_.onAnswered only)
-  };
+  void finishLater(const RequestInfo& info, std::optional<RemotingCommand> response) override;
   using HandlerWork = asio::awaitable<std::optional<RemotingCommand>>;
   // Awaits the handler's work (called in onFrame); its frame holds no copy of the request, so a
   // request that waits (a parked long poll) costs only the handler's own frame.
@@ -150,7 +163,7 @@ class TcpConnection final : public Connection {
   std::unique_ptr<TlsSession> tls_;  // null: plaintext. Freed with the connection, not at close
   std::unique_ptr<char[]> tlsStage_;  // TLS writes: small pieces packed into one record (during a burst only)
   LiveConnectionOptionsPtr options_;  // read where used: a change applies to the next use
-  ConnectionHooks hooks_;
+  ConnectionHooksPtr hooks_;  // never null
   uint64_t id_;
   std::string remote_, local_;
   std::atomic<bool> open_{true};
@@ -165,12 +178,18 @@ class TcpConnection final : public Connection {
   std::vector<asio::const_buffer> gather_;
   size_t outBytes_ = 0;    // queued + being written
   size_t inFlight_ = 0;    // requests of this connection being handled
+  RequestInfo* handing_ = nullptr;  // the request whose handler is being called (answerLater() clears it)
   bool writerRunning_ = false;  // a writeBurst is on its way (started and not ended)
   bool writeBusy_ = false;      // its write syscall is pending (the stall watchdog's)
   std::chrono::steady_clock::time_point writeSince_;  // start of the pending write syscall
-  asio::steady_timer readResume_;  // a paused reader waits here
+  // A paused reader waits here; made at the first pause (most connections never pause).
+  std::unique_ptr<asio::steady_timer> readResume_;
   bool readerWaiting_ = false;
-  asio::steady_timer idleTimer_;   // the watchdog's
+  // The io thread's ConnectionWatchdog while this connection is watched: its list's links.
+  friend class ConnectionWatchdog;
+  ConnectionWatchdog* watchdog_ = nullptr;
+  TcpConnection* watchPrev_ = nullptr;
+  TcpConnection* watchNext_ = nullptr;
   std::chrono::steady_clock::time_point lastActivity_;
   std::chrono::steady_clock::time_point readAt_;  // the last read that returned bytes: receivedAt of its frames
   // An incomplete frame: its bytes so far (capacity = its full size once known) and first byte time.

@@ -1,5 +1,5 @@
-// TcpConnection's socket loops: the reader (frames out of a reusable buffer), the gathering
-// writer (one burst at a time) and the idle watchdog. All run on the connection's io_context.
+// TcpConnection's socket loops: the reader (frames out of a reusable buffer, completion handlers), the gathering
+// writer (one burst at a time) and what the thread's watchdog asks (overdue). All run on the connection's io_context.
 #include <algorithm>
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>
@@ -9,6 +9,7 @@
 
 #include "common/bytes.h"
 #include "common/log.h"
+#include "net/connection_watchdog.h"
 #include "net/frame_codec.h"
 #include "net/io_scratch.h"
 #include "net/tcp_connection.h"
@@ -46,7 +47,6 @@ asio::awaitable<void> TcpConnection::writeBurst(std::shared_ptr<TcpConnection> s
     for (auto& f : writing_) bytes += frameBytes(f);
     writeBusy_ = true;
     writeSince_ = Clock::now();
-    if (auto stall = options_->writeStallTimeout(); stall.count() > 0) poke(writeSince_ + stall);
     // Not `tls_ ? co_await ... : co_await ...`: GCC 12 mishandles co_await inside ?:.
     asio::error_code ec;
     if (tls_) {
@@ -176,7 +176,7 @@ bool TcpConnection::requestsPaused() const {
 // The next request could be neither handed on nor held (nor answered: holdBlocked_).
 bool TcpConnection::holdFull() const {
   if (heldHead_ == held_.size() && !requestsPaused()) return false;
-  return !hooks_.answerHeld || holdBlocked_;
+  return !hooks_->answerHeld || holdBlocked_;
 }
 
 bool TcpConnection::readPaused() const { return outputPaused() || holdFull(); }
@@ -186,7 +186,7 @@ void TcpConnection::resumeReading() {
   // Hysteresis: resume once the output is down to half the bound, not at the first byte written.
   const size_t maxBytes = options_->maxPendingWriteBytes();
   bool outputOk = maxBytes == 0 || outBytes_ <= maxBytes / 2;
-  if (outputOk && !holdFull()) readResume_.cancel();
+  if (outputOk && !holdFull() && readResume_) readResume_->cancel();
 }
 
 // ---- the hold: requests read at the in-flight limit (ConnectionHooks::answerHeld) -------------
@@ -206,7 +206,7 @@ void TcpConnection::hold(RemotingCommand cmd, size_t frameSize) {
 // Java's executor queue full ([OVERLOAD]): the hook answers a request with a budget at once; one
 // it does not answer is held beyond the bound (by that one frame) and reading stops until there is room.
 bool TcpConnection::answerOverflow(const RemotingCommand& cmd) {
-  auto answer = hooks_.answerHeld(cmd, Clock::now(), static_cast<int64_t>(held_.size() - heldHead_), true);
+  auto answer = hooks_->answerHeld(cmd, Clock::now(), static_cast<int64_t>(held_.size() - heldHead_), true);
   if (!answer) {
     holdBlocked_ = true;
     return false;
@@ -244,7 +244,7 @@ void TcpConnection::answerHeldTooLong() {
   auto others = static_cast<int64_t>(held_.size() - heldHead_);
   size_t kept = heldHead_;
   for (size_t i = heldHead_; i < held_.size(); ++i) {
-    auto answer = hooks_.answerHeld(held_[i].cmd, now, --others, false);
+    auto answer = hooks_->answerHeld(held_[i].cmd, now, --others, false);
     if (answer) {
       heldBytes_ -= held_[i].bytes;
       sendResponse(held_[i].cmd, std::move(*answer));
@@ -267,10 +267,6 @@ asio::awaitable<void> TcpConnection::heldWatch(std::shared_ptr<TcpConnection> se
     if (isOpen()) answerHeldTooLong();
   }
   heldWatching_ = false;
-}
-
-void TcpConnection::poke(Clock::time_point deadline) {
-  if (idleTimer_.expiry() > deadline) idleTimer_.cancel();  // the watchdog re-computes its deadline
 }
 
 bool TcpConnection::checkLength(uint32_t total) {
@@ -346,7 +342,6 @@ bool TcpConnection::consume(const char* data, size_t size) {
   std::memcpy(partial_.get(), data, size);
   partialLen_ = size;
   frameStart_ = Clock::now();
-  if (auto partial = options_->partialFrameTimeout(); partial.count() > 0) poke(frameStart_ + partial);
   return true;
 }
 
@@ -394,82 +389,94 @@ TcpConnection::ReadStatus TcpConnection::readAvailable() {
   return isOpen() ? next : ReadStatus::Closed;
 }
 
-asio::awaitable<void> TcpConnection::readLoop(std::shared_ptr<TcpConnection> self) {
+void TcpConnection::startReading() {
   asio::error_code nbec;
   socket_.non_blocking(true, nbec);
-  while (isOpen()) {
-    if (readPaused()) {  // backpressure: leave the requests in the socket until output drains
-      readerWaiting_ = true;
-      readResume_.expires_at(Clock::time_point::max());
-      co_await readResume_.async_wait(as_tuple(use_awaitable));
-      readerWaiting_ = false;
-      if (partial_) frameStart_ = Clock::now();  // not the peer's delay
-      if (!backlog_.empty()) {  // frames read before the pause come first
-        std::string held = std::move(backlog_);
-        backlog_.clear();
-        if (!consume(held.data(), held.size())) co_return;
+  // The limits in time: the thread's watchdog (none if every timeout is 0 now: not started later).
+  if (isOpen() && (options_->idleTimeout().count() > 0 || options_->partialFrameTimeout().count() > 0 ||
+                   options_->writeStallTimeout().count() > 0))
+    ConnectionWatchdog::of(socket_.get_executor()).watch(*this, socket_.get_executor());
+  readStep();
+}
+
+void TcpConnection::readStep() {
+  try {
+    while (isOpen()) {
+      if (readPaused()) {  // backpressure: leave the requests in the socket until output drains
+        waitResume();
+        return;
       }
-      continue;
-    }
-    auto status = readAvailable();
-    if (status == ReadStatus::Closed) co_return;
-    if (status == ReadStatus::WantWrite) {  // TLS: a record must go out before more can be read
-      auto [ec] = co_await socket_.async_wait(asio::ip::tcp::socket::wait_write, as_tuple(use_awaitable));
-      if (ec && isOpen()) {
-        closeNow("write failed: " + ec.message(), true);
-        co_return;
+      switch (readAvailable()) {
+        case ReadStatus::Closed: return;
+        case ReadStatus::WantWrite:  // TLS: a record must go out before more can be read
+          waitSocket(asio::socket_base::wait_write);
+          return;
+        case ReadStatus::More:  // more is waiting: let the thread's other work run first
+          asio::post(socket_.get_executor(), [self = self()] { self->readStep(); });
+          return;
+        case ReadStatus::Drained:
+          if (readPaused()) continue;  // paused mid-buffer: wait for the pressure to go, not for bytes
+          // A short read returns everything the socket held, so any later byte raises a new
+          // readiness edge for this wait (everything here runs on the connection's one thread).
+          waitSocket(asio::socket_base::wait_read);
+          return;
       }
-      continue;
     }
-    if (status == ReadStatus::More) {  // more is waiting: let the thread's other work run first
-      co_await asio::post(socket_.get_executor(), use_awaitable);
-      continue;
-    }
-    if (readPaused()) continue;  // paused mid-buffer: wait for the pressure to go, not for bytes
-    // Drained: a short read returns everything the socket held, so any later byte raises a new
-    // readiness edge for this wait (everything here runs on the connection's one thread).
-    auto [ec] = co_await socket_.async_wait(asio::ip::tcp::socket::wait_read, as_tuple(use_awaitable));
-    if (ec && isOpen()) {
-      closeNow("read failed: " + ec.message(), true);
-      co_return;
-    }
+  } catch (const std::exception& e) {  // out of memory: this connection ends, not the io thread
+    closeNow(std::string("read failed: ") + e.what(), true);
   }
 }
 
-asio::awaitable<void> TcpConnection::idleWatch(std::shared_ptr<TcpConnection> self) {
-  constexpr auto never = Clock::time_point::max();
-  while (isOpen()) {
-    const ConnectionOptions o = options_->load();  // the limits in force now (they may change)
-    auto now = Clock::now();
-    auto idleAt = o.idleTimeout.count() > 0 ? lastActivity_ + o.idleTimeout : never;
-    auto partialAt = partial_ && !readerWaiting_ && o.partialFrameTimeout.count() > 0
-                         ? frameStart_ + o.partialFrameTimeout : never;
-    auto stallAt = writeBusy_ && o.writeStallTimeout.count() > 0 ? writeSince_ + o.writeStallTimeout : never;
-    if (now >= partialAt) {
-      closeNow("incomplete frame: " + std::to_string(partialLen_) + " of " +
-                   (partialCap_ > 4 ? std::to_string(partialCap_) : std::string("?")) + " bytes after " +
-                   std::to_string(o.partialFrameTimeout.count()) + "s",
-               true);
-      co_return;
+void TcpConnection::waitSocket(asio::socket_base::wait_type what) {
+  socket_.async_wait(what, [self = self(), what](const asio::error_code& ec) {
+    if (!ec) {
+      self->readStep();
+    } else if (self->isOpen()) {
+      self->closeNow((what == asio::socket_base::wait_write ? "write failed: " : "read failed: ") + ec.message(), true);
     }
-    if (now >= stallAt) {
-      closeNow("peer not reading: no write progress for " + std::to_string(o.writeStallTimeout.count()) +
-                   "s, " + std::to_string(outBytes_) + " bytes pending",
-               true);
-      co_return;
-    }
-    if (now >= idleAt) {
-      log::info("remoting: closing connection {}: idle for {}s", remote_, o.idleTimeout.count());
-      closeNow("idle timeout", false);
-      co_return;
-    }
-    // Wake at least every min(partial, stall) timeout even when nothing is due: then a poke() for
-    // a new frame or write never finds a later expiry, so the hot path never re-arms this timer.
-    auto tick = std::min(o.partialFrameTimeout.count() > 0 ? now + o.partialFrameTimeout : never,
-                         o.writeStallTimeout.count() > 0 ? now + o.writeStallTimeout : never);
-    idleTimer_.expires_at(std::min({idleAt, partialAt, stallAt, tick}));
-    co_await idleTimer_.async_wait(as_tuple(use_awaitable));
+  });
+}
+
+void TcpConnection::waitResume() {
+  readerWaiting_ = true;
+  if (!readResume_) readResume_ = std::make_unique<asio::steady_timer>(socket_.get_executor());
+  readResume_->expires_at(Clock::time_point::max());
+  readResume_->async_wait([self = self()](const asio::error_code&) { self->onResumed(); });
+}
+
+void TcpConnection::onResumed() {
+  readerWaiting_ = false;
+  if (!isOpen()) return;
+  if (partial_) frameStart_ = Clock::now();  // not the peer's delay
+  if (!backlog_.empty()) {  // frames read before the pause come first
+    std::string held = std::move(backlog_);
+    backlog_.clear();
+    if (!consume(held.data(), held.size())) return;
   }
+  readStep();
+}
+
+std::optional<TcpConnection::Overdue> TcpConnection::overdue(Clock::time_point now) const {
+  const ConnectionOptions o = options_->load();  // the limits in force now (they may change)
+  if (partial_ && !readerWaiting_ && o.partialFrameTimeout.count() > 0 && now >= frameStart_ + o.partialFrameTimeout)
+    return Overdue{"incomplete frame: " + std::to_string(partialLen_) + " of " +
+                       (partialCap_ > 4 ? std::to_string(partialCap_) : std::string("?")) + " bytes after " +
+                       std::to_string(o.partialFrameTimeout.count()) + "s",
+                   true};
+  if (writeBusy_ && o.writeStallTimeout.count() > 0 && now >= writeSince_ + o.writeStallTimeout)
+    return Overdue{"peer not reading: no write progress for " + std::to_string(o.writeStallTimeout.count()) + "s, " +
+                       std::to_string(outBytes_) + " bytes pending",
+                   true};
+  if (o.idleTimeout.count() > 0 && now >= lastActivity_ + o.idleTimeout)
+    return Overdue{"idle timeout", false};
+  return std::nullopt;
+}
+
+void TcpConnection::closeIfOverdue(Clock::time_point now) {
+  auto why = overdue(now);
+  if (!why || !isOpen()) return;
+  if (!why->problem) log::info("remoting: closing connection {}: idle for {}s", remote_, options_->idleTimeout().count());
+  closeNow(why->reason, why->problem);
 }
 
 }  // namespace rmq::net

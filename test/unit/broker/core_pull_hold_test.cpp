@@ -1,9 +1,11 @@
-// PullRequestHold: parked coroutines woken by arrivals (filter-aware), by timeout, by wakeAll.
+// PullRequestHold: parked coroutines and parked records woken by arrivals (filter-aware), by
+// timeout, by wakeAll, by their connection's ParkCancel.
 #include <doctest/doctest.h>
 
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>
 #include <asio/io_context.hpp>
+#include <asio/post.hpp>
 #include <chrono>
 #include <thread>
 
@@ -212,4 +214,91 @@ TEST_CASE("ParkCancel of a connection: cancel() ends all its parked pulls at onc
   hold.notifyMessageArriving("T0", 0, 1, 0, {});  // the other connection's pull is still served
   REQUIRE(eventually([&] { return bystander.woken.has_value(); }));
   CHECK(*bystander.woken);
+}
+
+// ---- parked records (a remoting PULL: no coroutine, resumed on its connection's thread) --------
+
+namespace {
+
+// What a record saw when resumed: once, on which thread, after how many others, cancelled or not.
+struct Record final : PullRequestHold::Parked {
+  std::atomic<int>* resumedCount = nullptr;
+  std::atomic<int> resumes{0};
+  int order = -1;
+  std::thread::id thread;
+  bool cancelled = false;
+  void resume() override {
+    thread = std::this_thread::get_id();
+    cancelled = cancel && cancel->cancelled();
+    order = (*resumedCount)++;
+    ++resumes;
+  }
+};
+
+// Parks on the loop's thread, as a connection's handler does.
+std::shared_ptr<Record> parkRecord(PullRequestHold& hold, Loop& loop, std::atomic<int>& resumed, std::string topic,
+                                   int64_t offset, std::chrono::milliseconds timeout,
+                                   std::shared_ptr<ParkCancel> cancel = nullptr, int64_t maxNow = 0) {
+  auto r = std::make_shared<Record>();
+  r->resumedCount = &resumed;
+  r->offset = offset;
+  r->cancel = std::move(cancel);
+  asio::post(loop.io, [&hold, &loop, r, topic, timeout, maxNow, offset] {
+    const std::function<bool()> arrived = [maxNow, offset] { return maxNow > offset; };
+    hold.park(r, loop.io.get_executor(), topic, 0, timeout, arrived);
+  });
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("parked records: resumed once on their thread, by an arrival, or at their deadline earliest first") {
+  PullRequestHold hold;
+  Loop loop;
+  std::atomic<int> resumed{0};
+  // Deadlines out of parking order: one timer per thread must still end them earliest first.
+  auto late = parkRecord(hold, loop, resumed, "T", 0, 300ms);
+  auto early = parkRecord(hold, loop, resumed, "T", 0, 100ms);
+  auto middle = parkRecord(hold, loop, resumed, "T", 0, 200ms);
+  auto woken = parkRecord(hold, loop, resumed, "W", 5, 30s);
+  auto raced = parkRecord(hold, loop, resumed, "W", 3, 30s, nullptr, /*maxNow=*/4);  // arrived before the park
+  REQUIRE(eventually([&] { return raced->resumes == 1; }));
+  REQUIRE(eventually([&] { return hold.parkedCount() == 4; }));
+  hold.notifyMessageArriving("W", 0, 5, 0, {});  // nothing new for offset 5
+  hold.notifyMessageArriving("W", 0, 6, 0, {});
+  REQUIRE(eventually([&] { return woken->resumes == 1; }));
+  REQUIRE(eventually([&] { return late->resumes == 1; }));
+  CHECK(early->order < middle->order);
+  CHECK(middle->order < late->order);
+  for (auto* r : {late.get(), early.get(), middle.get(), woken.get(), raced.get()}) {
+    CHECK(r->resumes == 1);
+    CHECK(r->thread == loop.t.get_id());
+    CHECK_FALSE(r->cancelled);
+  }
+  CHECK(hold.parkedCount() == 0);
+  hold.notifyMessageArriving("W", 0, 7, 0, {});  // nothing parked: nothing resumed twice
+  std::this_thread::sleep_for(20ms);
+  CHECK(woken->resumes == 1);
+}
+
+TEST_CASE("parked records: a closed connection's thousands end at once (cancelled), wakeAll ends the others") {
+  PullRequestHold hold;
+  Loop loop;
+  std::atomic<int> resumed{0};
+  auto closed = std::make_shared<ParkCancel>();
+  std::vector<std::shared_ptr<Record>> mine, others;
+  for (int i = 0; i < 2000; ++i) mine.push_back(parkRecord(hold, loop, resumed, "T" + std::to_string(i % 8), 0, 30s, closed));
+  for (int i = 0; i < 1000; ++i) others.push_back(parkRecord(hold, loop, resumed, "T" + std::to_string(i % 8), 0, 30s));
+  REQUIRE(eventually([&] { return hold.parkedCount() == 3000; }));
+  closed->cancel();
+  REQUIRE(eventually([&] { return resumed.load() == 2000; }));
+  for (auto& r : mine) CHECK(r->cancelled);
+  CHECK(hold.parkedCount() == 1000);
+  auto afterClose = parkRecord(hold, loop, resumed, "T0", 0, 30s, closed);  // parked after the close: ends at once
+  REQUIRE(eventually([&] { return afterClose->resumes == 1; }));
+  CHECK(afterClose->cancelled);
+  hold.wakeAll();
+  REQUIRE(eventually([&] { return resumed.load() == 3001; }));
+  for (auto& r : others) CHECK((r->resumes == 1 && !r->cancelled));
+  CHECK(hold.parkedCount() == 0);
 }

@@ -1,6 +1,9 @@
 #include "roles/broker/delivery/pull_request_hold.h"
 
+#include <asio/execution/context.hpp>
+#include <asio/execution_context.hpp>
 #include <asio/experimental/as_tuple.hpp>
+#include <asio/query.hpp>
 #include <asio/post.hpp>
 #include <asio/this_coro.hpp>
 #include <asio/use_awaitable.hpp>
@@ -10,20 +13,148 @@
 
 namespace rmq::broker {
 
-struct PullRequestHold::Waiter {
+// A coroutine's wait (wait(), waitPop()): it sleeps on `timer` until the timeout or a wake-up.
+struct PullRequestHold::TimedWaiter final : Waiter {
   // Made by park() on the parking coroutine's executor before anyone else can see the waiter;
-  // touched only on that executor (wake() posts there).
+  // touched only on that executor (onWoken() posts there).
   std::optional<asio::steady_timer> timer;
-  int64_t offset = 0;
-  FilterPtr filter;
-  bool pop = false;   // a parked POP: any arrival counts, one woken per group
-  std::string group;  // pop only
-  std::atomic<bool> woken{false};
+  void onWoken(const std::shared_ptr<Waiter>& self) override {
+    asio::post(timer->get_executor(), [w = std::static_pointer_cast<TimedWaiter>(self)] { w->timer->cancel(); });
+  }
 };
+
+// The deadlines of one io thread's parked records: a min-heap (each record knows its index, so a
+// woken one leaves in O(log n)) under one timer armed to the earliest. An asio service: one per
+// io_context; touched only on that io_context's thread.
+class ParkDeadlines final : public asio::execution_context::service {
+ public:
+  static asio::execution_context::id id;
+  explicit ParkDeadlines(asio::execution_context& ctx) : service(ctx) {}
+  static ParkDeadlines& of(const asio::any_io_executor& ex) {
+    return asio::use_service<ParkDeadlines>(asio::query(ex, asio::execution::context));
+  }
+
+  void add(const std::shared_ptr<PullRequestHold::Parked>& w) {
+    w->deadlineIndex_ = heap_.size();
+    heap_.push_back(w);
+    up(heap_.size() - 1);
+    if (!timer_) timer_.emplace(w->executor_);
+    arm();
+  }
+  void remove(PullRequestHold::Parked& w) {
+    size_t i = w.deadlineIndex_;
+    if (i >= heap_.size() || heap_[i].get() != &w) return;
+    w.deadlineIndex_ = SIZE_MAX;
+    if (i + 1 != heap_.size()) {
+      place(i, std::move(heap_.back()));
+      heap_.pop_back();
+      down(i);
+      up(i);
+    } else {
+      heap_.pop_back();
+    }
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  void shutdown() override {  // the io_context ends: its records are dropped (their connections are gone)
+    for (auto& w : heap_) w->deadlineIndex_ = SIZE_MAX;
+    std::vector<std::shared_ptr<PullRequestHold::Parked>>().swap(heap_);
+    timer_.reset();
+  }
+  void place(size_t i, std::shared_ptr<PullRequestHold::Parked> w) {
+    w->deadlineIndex_ = i;
+    heap_[i] = std::move(w);
+  }
+  void up(size_t i) {
+    while (i > 0) {
+      size_t parent = (i - 1) / 2;
+      if (heap_[parent]->deadline_ <= heap_[i]->deadline_) return;
+      auto w = std::move(heap_[i]);
+      place(i, std::move(heap_[parent]));
+      place(parent, std::move(w));
+      i = parent;
+    }
+  }
+  void down(size_t i) {
+    for (;;) {
+      size_t least = i;
+      for (size_t c = 2 * i + 1; c <= 2 * i + 2 && c < heap_.size(); ++c)
+        if (heap_[c]->deadline_ < heap_[least]->deadline_) least = c;
+      if (least == i) return;
+      auto w = std::move(heap_[i]);
+      place(i, std::move(heap_[least]));
+      place(least, std::move(w));
+      i = least;
+    }
+  }
+  // Armed to the earliest deadline; a new earlier one re-arms (the superseded wait sees another generation).
+  void arm() {
+    if (heap_.empty() || !timer_) return;
+    auto first = heap_.front()->deadline_;
+    if (armed_ && armedAt_ <= first) return;
+    armed_ = true;
+    armedAt_ = first;
+    timer_->expires_at(first);
+    timer_->async_wait([this, generation = ++generation_](const asio::error_code& ec) {
+      if (generation != generation_) return;  // re-armed meanwhile
+      armed_ = false;
+      if (ec) return;  // shut down
+      expire();
+    });
+  }
+  void expire() {
+    const auto now = Clock::now();
+    std::vector<std::shared_ptr<PullRequestHold::Parked>> due;
+    while (!heap_.empty() && heap_.front()->deadline_ <= now) {
+      due.push_back(heap_.front());
+      remove(*heap_.front());
+    }
+    for (auto& w : due)
+      if (!w->woken.exchange(true)) w->hold_->finish(w);  // else a wake-up posted its finish already
+    arm();
+  }
+
+  std::vector<std::shared_ptr<PullRequestHold::Parked>> heap_;
+  std::optional<asio::steady_timer> timer_;  // made with the first record's executor
+  bool armed_ = false;
+  Clock::time_point armedAt_{};
+  uint64_t generation_ = 0;
+};
+
+asio::execution_context::id ParkDeadlines::id;
+
+void PullRequestHold::Parked::onWoken(const std::shared_ptr<Waiter>& self) {
+  asio::post(executor_, [w = std::static_pointer_cast<Parked>(self)] { w->hold_->finish(w); });
+}
 
 void PullRequestHold::wake(const std::shared_ptr<Waiter>& w) {
   if (w->woken.exchange(true)) return;
-  asio::post(w->timer->get_executor(), [w] { w->timer->cancel(); });
+  w->onWoken(w);
+}
+
+void PullRequestHold::park(std::shared_ptr<Parked> w, const asio::any_io_executor& executor, std::string topic,
+                           int32_t queueId, std::chrono::milliseconds timeout, const std::function<bool()>& arrived) {
+  w->hold_ = this;
+  w->executor_ = executor;
+  w->deadline_ = std::chrono::steady_clock::now() + timeout;
+  w->topic_ = std::move(topic);
+  w->queueId_ = queueId;
+  if (w->cancel && !w->cancel->link(w)) {  // the connection closed already
+    w->woken.store(true);
+    w->resume();
+    return;
+  }
+  add(w->topic_, queueId, w);
+  ParkDeadlines::of(executor).add(w);
+  if (arrived && arrived()) wake(w);  // arrived before we parked
+}
+
+void PullRequestHold::finish(const std::shared_ptr<Parked>& w) {
+  ParkDeadlines::of(w->executor_).remove(*w);
+  remove(w->topic_, w->queueId_, w);
+  if (w->cancel) w->cancel->unlink(w.get());
+  w->resume();
 }
 
 void PullRequestHold::add(const std::string& topic, int32_t queueId, const std::shared_ptr<Waiter>& w) {
@@ -59,7 +190,7 @@ void PullRequestHold::remove(const std::string& topic, int32_t queueId, const st
   takeLocked(topic, queueId, [&](const std::shared_ptr<Waiter>& x) { return x == w; }, taken);
 }
 
-asio::awaitable<bool> PullRequestHold::park(std::string topic, int32_t queueId, std::shared_ptr<Waiter> w,
+asio::awaitable<bool> PullRequestHold::park(std::string topic, int32_t queueId, std::shared_ptr<TimedWaiter> w,
                                             std::chrono::milliseconds timeout, const std::function<bool()>& ready,
                                             ParkCancel* cancel) {
   auto ex = co_await asio::this_coro::executor;
@@ -78,7 +209,7 @@ asio::awaitable<bool> PullRequestHold::park(std::string topic, int32_t queueId, 
 asio::awaitable<bool> PullRequestHold::wait(std::string topic, int32_t queueId, int64_t offset, FilterPtr filter,
                                             std::chrono::milliseconds timeout, const std::function<bool()>& arrived,
                                             ParkCancel* cancel) {
-  auto w = std::make_shared<Waiter>();
+  auto w = std::make_shared<TimedWaiter>();
   w->offset = offset;
   w->filter = std::move(filter);
   return park(std::move(topic), queueId, std::move(w), timeout, arrived, cancel);
@@ -87,7 +218,7 @@ asio::awaitable<bool> PullRequestHold::wait(std::string topic, int32_t queueId, 
 asio::awaitable<bool> PullRequestHold::waitPop(std::string topic, int32_t queueId, std::string group,
                                                FilterPtr filter, std::chrono::milliseconds timeout,
                                                const std::function<bool()>& ready, ParkCancel* cancel) {
-  auto w = std::make_shared<Waiter>();
+  auto w = std::make_shared<TimedWaiter>();
   w->offset = -1;
   w->pop = true;
   w->group = std::move(group);

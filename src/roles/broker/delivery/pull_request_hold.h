@@ -1,13 +1,19 @@
 #pragma once
-// PullRequestHold: long polling as awaitable wake-ups (PROTOCOL.md §8.4). A PULL_MESSAGE that
-// finds nothing new parks its coroutine here on a steady_timer bound to its own executor (the
-// connection's io_context). The store's arrival listener calls notifyMessageArriving() from the
-// dispatch thread; matching waiters are removed under the lock and their timer is cancelled on
-// their executor, so the pull re-runs within microseconds. No polling loop; a parked pull costs
-// one coroutine frame, one timer and one small Waiter.
-// Threads: wait() on any network executor; notify*/wakeAll() from any thread.
+// PullRequestHold: long polling (PROTOCOL.md §8.4). A remoting PULL_MESSAGE that finds nothing new
+// parks here as a record (park(): a Parked with what its re-run needs, no coroutine) until an
+// arrival, its timeout, wakeAll() or its connection's close; then the record is resumed on its
+// connection's thread, re-reads and answers (as Java's PullRequestHoldService re-executes the
+// request). Timeouts: one timer per io thread over that thread's parked records (a deadline heap),
+// not one per record. Waits that need a coroutine (gRPC and remoting POP: waitPop; wait()) park a
+// coroutine on a steady_timer of their executor instead. The store's arrival listener calls
+// notifyMessageArriving() from the dispatch thread; matching waiters are removed under the lock and
+// woken on their executor, so the pull re-runs within microseconds. No polling loop.
+// Threads: park()/wait() on a network executor; notify*/wakeAll() from any thread.
+#include <asio/any_io_executor.hpp>
 #include <asio/awaitable.hpp>
 #include <asio/steady_timer.hpp>
+#include <climits>
+#include <cstdint>
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -29,9 +35,47 @@ class ParkCancel;
 
 class PullRequestHold {
  public:
-  struct Waiter;
   using FilterPtr = std::shared_ptr<const filter::Filter>;  // null = match everything
   static constexpr int32_t kAnyQueue = -1;                   // waitPop: every queue of the topic
+
+  // One parked wait in the table (topic/queue). Woken once (wake()), from any thread.
+  struct Waiter {
+    virtual ~Waiter() = default;
+    int64_t offset = 0;
+    FilterPtr filter;
+    bool pop = false;   // a parked POP: any arrival counts, one woken per group
+    std::string group;  // pop only
+    std::atomic<bool> woken{false};  // set once, by whoever ends the wait (arrival, cancel, timeout)
+    // After `woken` was set by an arrival, wakeAll or a cancel: gets the waiting side going on its executor.
+    virtual void onWoken(const std::shared_ptr<Waiter>& self) = 0;
+  };
+
+  // A wait kept as data (a remoting PULL): resume() runs once, on `executor`, after an arrival,
+  // the timeout, wakeAll() or `cancel`; the subclass holds what re-running its request needs.
+  class Parked : public Waiter {
+   public:
+    virtual void resume() = 0;  // cancel->cancelled(): the connection closed, nobody to answer
+
+   private:
+    friend class PullRequestHold;
+    friend class ParkDeadlines;
+    void onWoken(const std::shared_ptr<Waiter>& self) override;
+    PullRequestHold* hold_ = nullptr;
+    asio::any_io_executor executor_;
+    std::chrono::steady_clock::time_point deadline_{};
+    size_t deadlineIndex_ = SIZE_MAX;  // its place in the thread's deadline heap (SIZE_MAX: not there)
+    std::string topic_;
+    int32_t queueId_ = 0;
+
+   public:
+    std::shared_ptr<ParkCancel> cancel;  // may be null
+  };
+
+  // Parks `w` (waiting for offset >= w->offset on topic/queueId matching w->filter) on the calling
+  // thread, which must be `executor`'s (a connection's io thread), for at most `timeout`. `arrived`
+  // is checked once it is in the table (an arrival between the caller's read and the park).
+  void park(std::shared_ptr<Parked> w, const asio::any_io_executor& executor, std::string topic, int32_t queueId,
+            std::chrono::milliseconds timeout, const std::function<bool()>& arrived);
 
   // Parks until a message at offset >= `offset` matching `filter` arrives in topic/queueId, the
   // timeout passes, wakeAll() or `cancel` (may be null: a remoting connection's parks, ended when it
@@ -71,6 +115,10 @@ class PullRequestHold {
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
   using QueueWaiters = std::map<int32_t, std::vector<std::shared_ptr<Waiter>>>;
+  struct TimedWaiter;
+  friend class ParkDeadlines;
+  // A Parked's end, on its thread: out of the table, the deadline heap and its cancel; resume().
+  void finish(const std::shared_ptr<Parked>& w);
 
   void add(const std::string& topic, int32_t queueId, const std::shared_ptr<Waiter>& w);
   friend class ParkCancel;
@@ -78,7 +126,7 @@ class PullRequestHold {
   static void wake(const std::shared_ptr<Waiter>& w);
   // The one coroutine of a wait: parks `w` (its timer made here, on the caller's executor) in
   // topic/queueId until woken, timed out or cancelled; removes it again. True if woken, not cancelled.
-  asio::awaitable<bool> park(std::string topic, int32_t queueId, std::shared_ptr<Waiter> w,
+  asio::awaitable<bool> park(std::string topic, int32_t queueId, std::shared_ptr<TimedWaiter> w,
                              std::chrono::milliseconds timeout, const std::function<bool()>& ready, ParkCancel* cancel);
   // Moves the waiters of topic/queueId that `pred` accepts to `out` (mu_ held); drops emptied entries.
   template <class Pred>

@@ -195,25 +195,63 @@ asio::awaitable<std::optional<RemotingCommand>> PullProcessor::handle(net::Conne
   bool suspend = false;
   auto resp = readOnce(p, true, suspend);
   if (!suspend) return net::answered(std::move(resp));
-  return parkThenRead(std::move(p), connectionParks(*conn));
+  auto executor = conn->ioExecutor();
+  auto later = executor ? conn->answerLater(req) : net::LaterAnswer{};
+  if (!later) return parkThenRead(std::move(p), connectionParks(*conn));
+  parkRecord(std::move(p), std::move(later), executor, connectionParks(*conn));
+  return net::answered(std::nullopt);  // dropped unawaited: the record answers
+}
+
+std::chrono::milliseconds PullProcessor::suspendTimeout(const Prepared& p) const {
+  const auto& cfg = ctx_.config;
+  const int64_t ms = cfg.longPollingEnable ? std::min(p.h.suspendTimeoutMillis, cfg.brokerSuspendMaxTimeMillis)
+                                           : cfg.shortPollingTimeMills;
+  return std::chrono::milliseconds(std::max<int64_t>(ms, 0));
+}
+
+std::function<bool()> PullProcessor::arrivedSince(const Prepared& p) const {
+  return [this, &p] { return ctx_.store.maxOffsetInQueue(p.h.topic, p.h.queueId) > p.h.queueOffset; };
 }
 
 asio::awaitable<std::optional<RemotingCommand>> PullProcessor::parkThenRead(Prepared p,
                                                                            std::shared_ptr<ParkCancel> connectionClosed) {
-  const auto& cfg = ctx_.config;
-  const int64_t ms = cfg.longPollingEnable ? std::min(p.h.suspendTimeoutMillis, cfg.brokerSuspendMaxTimeMillis)
-                                           : cfg.shortPollingTimeMills;
   // Named locals, not temporaries bound to wait()'s reference parameter inside the co_await
   // expression (GCC 12 coroutine temporaries).
-  const std::function<bool()> arrived = [this, &p] {
-    return ctx_.store.maxOffsetInQueue(p.h.topic, p.h.queueId) > p.h.queueOffset;
-  };
-  const auto timeout = std::chrono::milliseconds(std::max<int64_t>(ms, 0));
+  const std::function<bool()> arrived = arrivedSince(p);
+  const auto timeout = suspendTimeout(p);
   co_await ctx_.pullHold.wait(p.h.topic, p.h.queueId, p.h.queueOffset, p.filter, timeout, arrived,
                               connectionClosed.get());
   if (connectionClosed->cancelled()) co_return std::nullopt;  // the connection closed: nobody to answer
   bool again = false;
   co_return readOnce(p, false, again);
+}
+
+// A parked remoting pull: what its re-read needs and who answers it.
+struct PullProcessor::ParkedPull final : PullRequestHold::Parked {
+  ParkedPull(PullProcessor& proc, Prepared prepared, net::LaterAnswer later)
+      : processor(proc), p(std::move(prepared)), answer(std::move(later)) {}
+  void resume() override { processor.resumeParked(*this); }
+  PullProcessor& processor;
+  Prepared p;
+  net::LaterAnswer answer;
+};
+
+void PullProcessor::parkRecord(Prepared p, net::LaterAnswer answer, const asio::any_io_executor& executor,
+                               std::shared_ptr<ParkCancel> connectionClosed) {
+  auto pull = std::make_shared<ParkedPull>(*this, std::move(p), std::move(answer));
+  pull->offset = pull->p.h.queueOffset;
+  pull->filter = pull->p.filter;
+  pull->cancel = std::move(connectionClosed);
+  const auto timeout = suspendTimeout(pull->p);
+  const std::function<bool()> arrived = arrivedSince(pull->p);
+  ctx_.pullHold.park(pull, executor, pull->p.h.topic, pull->p.h.queueId, timeout, arrived);
+}
+
+void PullProcessor::resumeParked(ParkedPull& pull) {
+  auto answer = std::move(pull.answer);  // the record may outlive this in the hold's lists for a moment
+  if (pull.cancel && pull.cancel->cancelled()) return;  // the connection closed: `answer` ends unanswered
+  bool again = false;
+  answer.send(readOnce(pull.p, false, again));
 }
 
 }  // namespace rmq::broker

@@ -3,11 +3,16 @@
 // subscription (from the header when sysFlag has SUBSCRIPTION, else from the heartbeat
 // registry), reads from the store with a tag/SQL92 filter, answers with every header field and
 // the records as zero-copy bodySegments (views into the mapped CommitLog kept alive by
-// bodyOwner). PULL_NOT_FOUND with the SUSPEND flag parks the coroutine in PullRequestHold and
-// re-runs the read once when woken or timed out (a re-run never parks again). A parked pull whose
-// connection closes ends at once without an answer (connectionParks).
+// bodyOwner). PULL_NOT_FOUND with the SUSPEND flag parks in PullRequestHold and re-runs the read
+// once when woken or timed out (a re-run never parks again): on a remoting connection as a record
+// (ParkedPull: the Prepared state and the connection's LaterAnswer, no coroutine frame), elsewhere
+// as a suspended coroutine (parkThenRead). A parked pull whose connection closes ends at once
+// without an answer (connectionParks).
 // Threads: handle() on the connection's network thread; the compiled-filter cache is locked.
+#include <asio/any_io_executor.hpp>
 #include <asio/awaitable.hpp>
+#include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -52,9 +57,16 @@ class PullProcessor {
   void resolveRetryFilters(Prepared& p);
   // One store read turned into an answer; `suspend` set when the caller should park (code 19).
   net::RemotingCommand readOnce(const Prepared& p, bool firstRun, bool& suspend);
+  std::chrono::milliseconds suspendTimeout(const Prepared& p) const;
+  std::function<bool()> arrivedSince(const Prepared& p) const;  // a message at or past the pull's offset
   // Parks until a message arrives or the poll times out, then reads again; answers nothing when
   // `connectionClosed` (the connection's parks) is cancelled meanwhile.
   asio::awaitable<std::optional<net::RemotingCommand>> parkThenRead(Prepared p, std::shared_ptr<ParkCancel> connectionClosed);
+  // The same without a coroutine: a ParkedPull record answers through `answer` when resumed.
+  struct ParkedPull;
+  void parkRecord(Prepared p, net::LaterAnswer answer, const asio::any_io_executor& executor,
+                  std::shared_ptr<ParkCancel> connectionClosed);
+  void resumeParked(ParkedPull& pull);
   Result<FilterPtr> compiled(std::string_view type, std::string_view expression);
 
   BrokerContext& ctx_;
