@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include <exception>
+#include <utility>
 
 #include "common/log.h"
 
@@ -10,6 +11,13 @@ namespace rmq::store {
 
 namespace {
 using Clock = std::chrono::steady_clock;
+void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
 int64_t nanosSince(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t).count();
 }
@@ -38,22 +46,68 @@ void AppendThread::stop() {
   running_ = false;
 }
 
-void AppendThread::submit(Work work, Completion done) {
+void AppendThread::submit(Job job) {
   std::unique_lock lock(mu_);
   if (!running_ || stopping_) {  // not started (tests, tools) or shut down: run here
     lock.unlock();
-    work();
-    done(PutStatus::PUT_OK);
+    std::vector<Completion> done;
+    runJob(job, done);
+    completeAll(done, PutStatus::PUT_OK);
     return;
   }
-  queue_.push_back(Job{std::move(work), std::move(done)});
+  queue_.push_back(std::move(job));
   pending_.fetch_add(1, std::memory_order_relaxed);
+  idle_.store(false, std::memory_order_relaxed);
   const bool wake = sleeping_;
   lock.unlock();
   if (wake) cv_.notify_one();
 }
 
+bool AppendThread::runWaiting(AppendTicket& ticket, Work work, std::chrono::nanoseconds spin, bool& submitted) {
+  submitted = false;
+  if (!idle_.load(std::memory_order_relaxed)) return false;
+  if (waitSkips_.load(std::memory_order_relaxed) > 0) {  // a recent wait missed: the box is busy
+    waitSkips_.fetch_sub(1, std::memory_order_relaxed);
+    return false;
+  }
+  ticket.state_.store(AppendTicket::kQueued, std::memory_order_relaxed);
+  submit(Job{work, {}, &ticket});
+  submitted = true;
+  const auto until = Clock::now() + spin;
+  for (;;) {
+    if (ticket.state_.load(std::memory_order_acquire) == AppendTicket::kDone) return true;
+    if (Clock::now() >= until) {
+      waitSkips_.store(kSkipsAfterMiss, std::memory_order_relaxed);
+      return false;
+    }
+    for (int i = 0; i < 16; ++i) cpuRelax();  // fewer clock reads, and room for the sibling hyperthread
+  }
+}
+
+void AppendThread::detach(AppendTicket& ticket, Completion done) {
+  ticket.done_ = std::move(done);  // published by the exchange below (release)
+  int expected = AppendTicket::kQueued;
+  if (ticket.state_.compare_exchange_strong(expected, AppendTicket::kDetached, std::memory_order_acq_rel)) return;
+  std::exchange(ticket.done_, {})(PutStatus::PUT_OK);  // ran meanwhile: posted from here
+}
+
+void AppendThread::runJob(Job& job, std::vector<Completion>& done) {
+  try {
+    job.work();
+  } catch (const std::exception& e) {  // the job records its own outcome; the thread goes on
+    log::error("append job threw: {}", e.what());
+  }
+  if (job.ticket) {
+    // After kDone the submitter may go on and its frame (the ticket) be gone: no touching it then.
+    if (job.ticket->state_.exchange(AppendTicket::kDone, std::memory_order_acq_rel) == AppendTicket::kDetached)
+      done.push_back(std::move(job.ticket->done_));
+  } else {
+    done.push_back(std::move(job.done));
+  }
+}
+
 bool AppendThread::waitForJobs(std::vector<Job>& round) {
+  idle_.store(true, std::memory_order_relaxed);
   const auto spinUntil = Clock::now() + kSpin;
   while (pending_.load(std::memory_order_relaxed) == 0 && Clock::now() < spinUntil) {
   }
@@ -61,6 +115,7 @@ bool AppendThread::waitForJobs(std::vector<Job>& round) {
   sleeping_ = true;
   cv_.wait(lock, [this] { return !queue_.empty() || stopping_; });
   sleeping_ = false;
+  idle_.store(false, std::memory_order_relaxed);
   if (queue_.empty()) return false;  // stopping, nothing left
   round.swap(queue_);
   return true;
@@ -75,13 +130,9 @@ void AppendThread::runRound(std::vector<Job>& round, std::vector<Completion>& do
       completeAll(done, PutStatus::PUT_OK);
       done.clear();
     }
-    try {
-      job.work();
-    } catch (const std::exception& e) {  // the job records its own outcome; the thread goes on
-      log::error("append job threw: {}", e.what());
-    }
-    if (done.empty()) firstDone = Clock::now();
-    done.push_back(std::move(job.done));
+    const size_t before = done.size();
+    runJob(job, done);
+    if (before == 0 && !done.empty()) firstDone = Clock::now();
   }
   round.clear();
   completeAll(done, PutStatus::PUT_OK);

@@ -8,6 +8,11 @@
 // finished jobs have waited past kCompleteEveryNs (a stalled job does not hold the answers of
 // the jobs before it). Idle, it spins briefly (kSpin) before sleeping on a condition variable: a
 // steady stream of sends finds it awake, and a submit wakes it (one futex call) only when asleep.
+// runWaiting() spares the submitter's thread the second hand-off, the post of the completion
+// back: while the thread is idle, the submitter waits for its job in place for a few tens of
+// microseconds (an append takes ~5-10) and goes on without suspending; past that (the append
+// stalls, or the thread was not scheduled in time) it suspends (awaitTicket) and the completion is
+// posted as for run(). So a stall costs the submitter's thread that spin, once.
 #include <asio/async_result.hpp>
 #include <atomic>
 #include <chrono>
@@ -34,6 +39,21 @@ class AppendWork {
   void (*call_)(void*);
 };
 
+// A job whose submitter first waits for it in place (AppendThread::runWaiting) and suspends for it
+// (awaitTicket) only when it is not done in time. Lives in the submitter's coroutine frame.
+class AppendTicket {
+ public:
+  AppendTicket() = default;
+  AppendTicket(const AppendTicket&) = delete;
+  AppendTicket& operator=(const AppendTicket&) = delete;
+
+ private:
+  friend class AppendThread;
+  enum State : int { kQueued, kDone, kDetached };  // kDetached: the submitter suspended, done_ set
+  std::atomic<int> state_{kQueued};
+  Completion done_;
+};
+
 class AppendThread {
  public:
   using Work = AppendWork;
@@ -53,9 +73,24 @@ class AppendThread {
   auto run(Work work, Token&& token) {
     return asio::async_initiate<Token, void()>(
         [this](auto handler, Work w) {
-          submit(std::move(w), completionOf(std::move(handler), [](auto&& h, PutStatus) { std::move(h)(); }));
+          submit(Job{w, completionOf(std::move(handler), [](auto&& h, PutStatus) { std::move(h)(); }), nullptr});
         },
         token, std::move(work));
+  }
+
+  // While the thread is idle (nothing queued, no job running): submits `work` under `ticket` and
+  // spins up to `spin` for it. true: it ran (the caller goes on, nothing is posted); false: the
+  // thread was busy (nothing submitted: use run()) or the job is not done yet (`submitted`: the
+  // caller must co_await awaitTicket(ticket) before it touches what the job reads or writes).
+  bool runWaiting(AppendTicket& ticket, Work work, std::chrono::nanoseconds spin, bool& submitted);
+  // Completes (void()) on the handler's executor, never inline, once the ticket's job ran.
+  template <class Token>
+  auto awaitTicket(AppendTicket& ticket, Token&& token) {
+    return asio::async_initiate<Token, void()>(
+        [this, &ticket](auto handler) {
+          detach(ticket, completionOf(std::move(handler), [](auto&& h, PutStatus) { std::move(h)(); }));
+        },
+        token);
   }
 
   // Jobs submitted and not started yet (the broker's send-queue size: [OVERLOAD], "size of queue").
@@ -63,13 +98,20 @@ class AppendThread {
 
   static constexpr std::chrono::microseconds kSpin{30};
   static constexpr int64_t kCompleteEveryNs = 200'000;
+  // After a runWaiting that was not done in time (the thread was not scheduled: a loaded box, or a
+  // stall), this many runWaiting calls decline at once, so that a busy box does not pay the spin
+  // for nothing on every send, and tries again after them.
+  static constexpr int kSkipsAfterMiss = 64;
 
  private:
   struct Job {
     Work work;
-    Completion done;
+    Completion done;        // empty for a ticket's job
+    AppendTicket* ticket;   // set: runWaiting's job
   };
-  void submit(Work work, Completion done);
+  void submit(Job job);
+  void detach(AppendTicket& ticket, Completion done);
+  void runJob(Job& job, std::vector<Completion>& done);  // its completion, if due, into `done`
   void loop();
   bool waitForJobs(std::vector<Job>& round);  // false: stopping and nothing left
   void runRound(std::vector<Job>& round, std::vector<Completion>& done);
@@ -81,6 +123,8 @@ class AppendThread {
   bool stopping_ = false;   // guarded by mu_
   bool running_ = false;    // guarded by mu_
   std::atomic<int64_t> pending_{0};
+  std::atomic<int> waitSkips_{0};  // runWaiting calls still to decline (kSkipsAfterMiss)
+  std::atomic<bool> idle_{false};  // in waitForJobs with nothing queued: runWaiting may wait here
   std::thread thread_;
 };
 

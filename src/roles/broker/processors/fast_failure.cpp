@@ -97,13 +97,19 @@ asio::awaitable<std::optional<RemotingCommand>> appendInQueue(const BrokerConfig
   auto& appender = store.appender();
   if (appender.pending() >= cfg.sendThreadPoolQueueCapacity)
     co_return RemotingCommand::response(ResponseCode::SYSTEM_BUSY, std::string(kOverloadRemark));
-  std::optional<RemotingCommand> late;  // set on the append thread, read after the completion
+  std::optional<RemotingCommand> late;  // set on the append thread, read after it ran
   auto appendInBudget = [&] {
     late = expiredInQueue(cfg, WaitQueue::Send, receivedAt, Clock::now(), appender.pending());
     if (!late) append();
   };
   const store::AppendWork work(appendInBudget);  // referenced from this frame: no allocation
-  co_await appender.run(work, asio::use_awaitable);
+  store::AppendTicket ticket;
+  bool submitted = false;
+  if (appender.runWaiting(ticket, work, kAppendWaitInPlace, submitted)) co_return std::move(late);
+  if (submitted)
+    co_await appender.awaitTicket(ticket, asio::use_awaitable);
+  else
+    co_await appender.run(work, asio::use_awaitable);
   co_return std::move(late);
 }
 
