@@ -19,7 +19,7 @@ namespace {
 constexpr std::array<std::string_view, static_cast<size_t>(Point::kCount)> kNames{
     "commitlog_append", "flush_eio", "enospc_create", "enospc_write",
     "dispatch_stall",   "ha_drop",   "ha_delay",      "slow_disk",
-    "append_stall"};
+    "append_stall",     "publish_delay"};
 
 struct Slot {
   std::atomic<bool> inProcess{false};

@@ -31,6 +31,9 @@
 //  append_stall:MS  — CommitLog::append/appendBatch — sleeps MS (default 2000) while holding the
 //                     append lock, before writing (a page fault on a slow disk): other sends
 //                     see the lock held (pageCacheLockTimeMills) and get Java's busy answers.
+//  publish_delay:MS — CommitLog::append — sleeps MS (default 500) between moving the file's write
+//                     position and publishing the new end (maxPhyOffset): the window a descheduled
+//                     appender leaves open, in which HA must not ship the bytes.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -48,6 +51,7 @@ enum class Point : uint8_t {
   HaDelay,
   SlowDisk,
   AppendStall,
+  PublishDelay,
   kCount
 };
 

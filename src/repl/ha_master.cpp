@@ -7,6 +7,7 @@
 #include <asio/steady_timer.hpp>
 #include <asio/use_awaitable.hpp>
 #include <asio/write.hpp>
+#include <algorithm>
 #include <atomic>
 #include <future>
 #include <optional>
@@ -172,6 +173,18 @@ class HaMaster::Connection : public std::enable_shared_from_this<Connection> {
     co_return true;
   }
 
+  // Up to `batch` bytes from `next`, never past the store's published end (maxPhyOffset), which
+  // is what refusedReport checks the slave's reports against. An append moves its file's write
+  // position a moment before it publishes the new end; bytes read in between (an appender
+  // descheduled there) would reach the slave, whose report would then be "beyond the master's
+  // end": the connection closed and SYNC_MASTER sends failed SLAVE_NOT_AVAILABLE until the slave
+  // reconnected (seen in issue 23's benchmark; Java reads and checks against one position).
+  store::ByteView readPublished(int64_t next, size_t batch) const {
+    const int64_t end = m_.store_.maxPhyOffset();
+    if (next >= end) return {};
+    return m_.store_.readCommitLog(next, std::min(batch, static_cast<size_t>(end - next)));
+  }
+
   // Parks until onAppended() or `timeout`; returns at once when data arrived meanwhile.
   asio::awaitable<void> park(int64_t next, Clock::duration timeout) {
     parked_ = true;
@@ -179,7 +192,7 @@ class HaMaster::Connection : public std::enable_shared_from_this<Connection> {
     // Dekker pair with onAppended(): our count store before our read of the commit log end, its
     // publication of the end before its read of the count; one of the two sees the other.
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (m_.store_.readCommitLog(next, 1) || link_.closed()) {  // appended between our read and parking
+    if (readPublished(next, 1) || link_.closed()) {  // appended between our read and parking
       if (parked_.exchange(false)) m_.idleWriters_.fetch_sub(1);
       co_return;
     }
@@ -205,7 +218,7 @@ class HaMaster::Connection : public std::enable_shared_from_this<Connection> {
     const auto batch = static_cast<size_t>(m_.cfg_.haTransferBatchSize);
     lastWrite_ = Clock::now();
     while (!link_.closed()) {
-      auto view = m_.store_.readCommitLog(next, batch);  // never crosses a file; keeps its file alive
+      auto view = readPublished(next, batch);  // never crosses a file; keeps its file alive
       if (view) {
         if (!co_await send(next, view.bytes)) co_return;
         next += static_cast<int64_t>(view.bytes.size());

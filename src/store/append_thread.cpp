@@ -65,7 +65,7 @@ void AppendThread::submit(Job job) {
 
 bool AppendThread::runWaiting(AppendTicket& ticket, Work work, std::chrono::nanoseconds spin, bool& submitted) {
   submitted = false;
-  if (!idle_.load(std::memory_order_relaxed)) return false;
+  if (!idle_.load(std::memory_order_relaxed) || !idleSpin()) return false;
   if (waitSkips_.load(std::memory_order_relaxed) > 0) {  // a recent wait missed: the box is busy
     waitSkips_.fetch_sub(1, std::memory_order_relaxed);
     return false;
@@ -109,7 +109,7 @@ void AppendThread::runJob(Job& job, std::vector<Completion>& done) {
 bool AppendThread::waitForJobs(std::vector<Job>& round) {
   idle_.store(true, std::memory_order_relaxed);
   const auto spinUntil = Clock::now() + kSpin;
-  while (pending_.load(std::memory_order_relaxed) == 0 && Clock::now() < spinUntil) {
+  while (idleSpin() && pending_.load(std::memory_order_relaxed) == 0 && Clock::now() < spinUntil) {
   }
   std::unique_lock lock(mu_);
   sleeping_ = true;

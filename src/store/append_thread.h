@@ -80,7 +80,8 @@ class AppendThread {
 
   // While the thread is idle (nothing queued, no job running): submits `work` under `ticket` and
   // spins up to `spin` for it. true: it ran (the caller goes on, nothing is posted); false: the
-  // thread was busy (nothing submitted: use run()) or the job is not done yet (`submitted`: the
+  // thread was busy or its idle spin is off (nothing submitted: use run()), or the job is not
+  // done yet (`submitted`: the
   // caller must co_await awaitTicket(ticket) before it touches what the job reads or writes).
   bool runWaiting(AppendTicket& ticket, Work work, std::chrono::nanoseconds spin, bool& submitted);
   // Completes (void()) on the handler's executor, never inline, once the ticket's job ran.
@@ -92,6 +93,12 @@ class AppendThread {
         },
         token);
   }
+
+  // Off: the thread sleeps as soon as its queue is empty, and runWaiting declines (the submitter
+  // suspends and the completion is posted). The store turns it off under SYNC_MASTER (see
+  // StoreEngine::applyRoleToThreads), where sends come in bursts a replication round trip apart.
+  void setIdleSpin(bool on) { idleSpin_.store(on, std::memory_order_relaxed); }
+  bool idleSpin() const { return idleSpin_.load(std::memory_order_relaxed); }
 
   // Jobs submitted and not started yet (the broker's send-queue size: [OVERLOAD], "size of queue").
   int64_t pending() const { return pending_.load(std::memory_order_relaxed); }
@@ -123,6 +130,7 @@ class AppendThread {
   bool stopping_ = false;   // guarded by mu_
   bool running_ = false;    // guarded by mu_
   std::atomic<int64_t> pending_{0};
+  std::atomic<bool> idleSpin_{true};
   std::atomic<int> waitSkips_{0};  // runWaiting calls still to decline (kSkipsAfterMiss)
   std::atomic<bool> idle_{false};  // in waitForJobs with nothing queued: runWaiting may wait here
   std::thread thread_;

@@ -138,6 +138,8 @@ AppendResult CommitLog::append(const MessageToStore& m) {
     f.storeTimestamp = lockedAt;
     encodeRecord(f, mf.data() + pos);
     mf.setWrote(pos + size);
+    if (fault::armed(fault::Point::PublishDelay))  // test fault point: the appender descheduled here
+      std::this_thread::sleep_for(std::chrono::milliseconds(fault::arg(fault::Point::PublishDelay, 500)));
     publish(mf);
     if (toQueue) ++next;
     lastStoreTs_.store(f.storeTimestamp, std::memory_order_release);

@@ -65,11 +65,13 @@ class Dispatcher {
       cv_.notify_one();
     }
   }
-  // Whether the thread spins briefly before it sleeps (on: a master, whose appender then skips a
-  // futex wake-up per message; off: a slave, whose replicated batches wake it once each: the spin
-  // after every batch was ~40 % of a slave dispatcher's CPU, taken from the HA thread and the
-  // master on a shared box, and nothing waits on a slave's dispatch).
+  // Whether the thread spins briefly before it sleeps (on: an ASYNC master, whose appender then
+  // skips a futex wake-up per message; off: a slave, whose replicated batches wake it once each:
+  // the spin after every batch was ~40 % of a slave dispatcher's CPU, taken from the HA thread and
+  // the master on a shared box, and nothing waits on a slave's dispatch; off too under SYNC_MASTER:
+  // StoreEngine::applyRoleToThreads).
   void setIdleSpin(bool on) { idleSpin_.store(on, std::memory_order_relaxed); }
+  bool idleSpin() const { return idleSpin_.load(std::memory_order_relaxed); }
   int64_t position() const { return position_.load(std::memory_order_acquire); }
   int maxDelayLevel() const { return static_cast<int>(delayMillis_.size()); }
   // Delay of a level capped at maxDelayLevel(); 0 for level <= 0.

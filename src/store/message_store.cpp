@@ -25,7 +25,13 @@ StoreEngine::StoreEngine(StoreConfig config, HostAddress host)
   ramBytes = static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
   slaveRole = cfg.isSlave();
   syncMasterRole = cfg.isSyncMaster();
-  dispatcher.setIdleSpin(!slaveRole);
+  applyRoleToThreads();
+}
+
+void StoreEngine::applyRoleToThreads() {
+  const bool spin = !slaveRole.load() && !syncMasterRole.load();
+  dispatcher.setIdleSpin(spin);
+  appender.setIdleSpin(spin);
 }
 
 int64_t StoreEngine::hotDataBytes() const { return ramBytes / 100 * liveRead(cfg.accessMessageInMemoryMaxRatio); }
@@ -163,7 +169,7 @@ void MessageStore::rebuildQueueOffsets() {
 void MessageStore::setRole(std::string_view brokerRole) {
   engine_->syncMasterRole = brokerRole == "SYNC_MASTER";
   engine_->slaveRole = brokerRole == "SLAVE";
-  engine_->dispatcher.setIdleSpin(!engine_->slaveRole);
+  engine_->applyRoleToThreads();
 }
 bool MessageStore::isSlaveRole() const { return engine_->slaveRole; }
 void MessageStore::setInSyncSetAcks(bool on) { engine_->inSyncSetAcks = on; }

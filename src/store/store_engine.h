@@ -44,6 +44,14 @@ class StoreEngine {
   // A slave refuses appends. Set from brokerRole at construction; failover flips it at run time.
   std::atomic<bool> slaveRole{false};
   std::atomic<bool> syncMasterRole{false};  // SYNC_MASTER: sends wait for the slave ack
+  // The idle spins of the dispatcher and the append thread, and the network threads' wait in place
+  // for an append (AppendThread::runWaiting), are for an ASYNC master's steady stream of sends.
+  // A slave has no sends. Under SYNC_MASTER the sends come in bursts a replication round trip
+  // apart (each waits for the slave's ack, so a burst's senders send again together), the spins
+  // miss after every burst, and on a small box their CPU is taken from the HA threads, the slave
+  // and the clients the round trip waits for: issue 23 measured SYNC_MASTER at a median 76 % of
+  // ASYNC_MASTER with them and 90 % without (src/repl/README.md). Called whenever the role changes.
+  void applyRoleToThreads();
   // Failover (MessageStore::setInSyncSetAcks): the SYNC_MASTER wait is for the in-sync set's
   // confirmed offset only (no SLAVE_NOT_AVAILABLE for a missing or far-behind slave).
   std::atomic<bool> inSyncSetAcks{false};

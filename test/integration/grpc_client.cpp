@@ -194,7 +194,7 @@ void GrpcTestClient::Stream::close() {
 std::string newMessageId() {
   static std::atomic<uint32_t> seq{0};
   char buf[40];
-  std::snprintf(buf, sizeof buf, "01%012X%04X%08X%08X", 0xAABBCCDDEEFFu, static_cast<unsigned>(::getpid() & 0xFFFF),
+  std::snprintf(buf, sizeof buf, "01%012llX%04X%08X%08X", 0xAABBCCDDEEFFull, static_cast<unsigned>(::getpid() & 0xFFFF),
                 static_cast<unsigned>(std::time(nullptr)), seq.fetch_add(1));
   return buf;
 }

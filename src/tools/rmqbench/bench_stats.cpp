@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "common/atomic_max.h"
+#include "common/json.h"
 
 namespace rmq::bench {
 
@@ -90,6 +91,26 @@ LatencySummary LatencyHistogram::takeInterval() {
 BenchMeter::BenchMeter(std::string op, std::vector<std::string> latencyNames)
     : op_(std::move(op)), names_(std::move(latencyNames)) {
   for (size_t i = 0; i < names_.size(); ++i) latencies_.push_back(std::make_unique<LatencyHistogram>());
+}
+
+void BenchMeter::noteFailure(std::string_view reason) {
+  std::lock_guard lk(reasonsMu_);
+  auto it = reasons_.find(reason);
+  if (it == reasons_.end()) {
+    if (reasons_.size() >= kReasons) reason = "other";
+    it = reasons_.try_emplace(std::string(reason), 0).first;
+  }
+  ++it->second;
+}
+
+std::vector<std::pair<std::string, uint64_t>> BenchMeter::failureReasons() const {
+  std::vector<std::pair<std::string, uint64_t>> out;
+  {
+    std::lock_guard lk(reasonsMu_);
+    out.assign(reasons_.begin(), reasons_.end());
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  return out;
 }
 
 // ---- BenchReporter ---------------------------------------------------------------------------
@@ -175,11 +196,21 @@ void BenchReporter::stop(const std::vector<std::pair<std::string, std::string>>&
                        meter_.op(), secs, ok, failed, tps);
     for (size_t i = 0; i < names.size(); ++i) line += "," + latencyJson(names[i], meter_.latency(i).total());
     for (auto& [k, v] : extra) line += fmt::format(R"(,"{}":"{}")", k, v);
+    std::string reasons;
+    for (auto& [why, n] : meter_.failureReasons()) {
+      if (!reasons.empty()) reasons += ",";
+      json::appendQuoted(reasons, why);
+      reasons += fmt::format(":{}", n);
+    }
+    if (!reasons.empty()) line += R"(,"failure_reasons":{)" + reasons + "}";
     line += "}";
   } else {
     line = fmt::format("SUMMARY {}: ok {} failed {} in {:.2f} s, TPS {:.0f}", meter_.op(), ok, failed, secs, tps);
     for (size_t i = 0; i < names.size(); ++i) line += " | " + latencyText(names[i], meter_.latency(i).total());
     for (auto& [k, v] : extra) line += fmt::format(" | {} {}", k, v);
+    std::string reasons;
+    for (auto& [why, n] : meter_.failureReasons()) reasons += fmt::format("{}{} x{}", reasons.empty() ? "" : "; ", why, n);
+    if (!reasons.empty()) line += " | failures by reason: " + reasons;
   }
   std::fprintf(stdout, "%s\n", line.c_str());
   std::fflush(stdout);

@@ -8,9 +8,11 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -61,12 +63,19 @@ class BenchMeter {
   uint64_t failed() const { return failed_.load(std::memory_order_relaxed); }
   const std::string& op() const { return op_; }
   const std::vector<std::string>& latencyNames() const { return names_; }
+  // Why an operation failed (a status name, an error message), counted for the summary line.
+  // Failures only, so the lock is off the hot path; at most kReasons distinct texts, then "other".
+  void noteFailure(std::string_view reason);
+  std::vector<std::pair<std::string, uint64_t>> failureReasons() const;  // most frequent first
+  static constexpr size_t kReasons = 8;
 
  private:
   std::string op_;
   std::vector<std::string> names_;
   std::vector<std::unique_ptr<LatencyHistogram>> latencies_;
   std::atomic<uint64_t> ok_{0}, failed_{0};
+  mutable std::mutex reasonsMu_;
+  std::map<std::string, uint64_t, std::less<>> reasons_;  // guarded by reasonsMu_
 };
 
 // Prints `meter` every second from its own thread until stop(); stop() prints the summary:

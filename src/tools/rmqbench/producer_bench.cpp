@@ -84,6 +84,14 @@ bool readOptions(OptionValues& args, ProducerBenchOptions& o) {
   return args.errors().empty();
 }
 
+// Whether `r` is SEND_OK; otherwise notes why on the meter (the status name or the error).
+bool sendOk(BenchMeter& meter, const Result<client::SendResult>& r) {
+  if (r.ok() && r->status == client::SendStatus::SEND_OK) return true;
+  if (r.ok()) meter.noteFailure(client::sendStatusName(r->status));
+  else meter.noteFailure(std::string_view(r.error().message).substr(0, 100));
+  return false;
+}
+
 void recordResult(BenchMeter& meter, uint64_t t0, bool ok, int messages) {
   meter.latency(0).record(nowMicros() - t0);
   if (ok) meter.success(static_cast<uint64_t>(messages));
@@ -106,7 +114,7 @@ void runAsyncChains(std::vector<std::unique_ptr<client::Producer>>& producers, c
     uint64_t t0 = nowMicros();
     producers[static_cast<size_t>(worker) % producers.size()]->sendAsync(
         factory.make(worker, seq), [&, worker, seq, t0](Result<client::SendResult> r) {
-          recordResult(meter, t0, r.ok() && r->status == client::SendStatus::SEND_OK, 1);
+          recordResult(meter, t0, sendOk(meter, r), 1);
           next(worker, seq + 1);
         });
   };
@@ -126,7 +134,7 @@ void runBlockingThreads(std::vector<std::unique_ptr<client::Producer>>& producer
       for (int64_t seq = 0; budget.take(); ++seq) {
         uint64_t t0 = nowMicros();
         auto r = o.batch > 1 ? p.sendBatch(factory.makeBatch(w, seq)) : p.send(factory.make(w, seq));
-        recordResult(meter, t0, r.ok() && r->status == client::SendStatus::SEND_OK, o.batch);
+        recordResult(meter, t0, sendOk(meter, r), o.batch);
       }
     });
   }
@@ -181,12 +189,12 @@ int runProducer(OptionValues& args) {
               // of co_await inside a conditional operator).
               if (o.batch > 1) {
                 auto r = co_await p.asyncSendBatch(factory.makeBatch(w, seq));
-                bool ok = r.ok() && r->status == client::SendStatus::SEND_OK;
+                bool ok = sendOk(meter, r);
                 if (ok) meter.success(static_cast<uint64_t>(o.batch - 1));
                 co_return ok;
               }
               auto r = co_await p.asyncSend(factory.make(w, seq));
-              co_return r.ok() && r->status == client::SendStatus::SEND_OK;
+              co_return sendOk(meter, r);
             });
   }
   reporter.stop({{"mode", mode}, {"workers", std::to_string(o.load.workers)},

@@ -78,3 +78,37 @@ TEST_CASE("fault ha_delay: a link slower than syncFlushTimeout answers FLUSH_SLA
   appendN(m.store, 8, 1);
   CHECK((waitReplicated(m.store, m.store.maxPhyOffset()) == PutStatus::PUT_OK));
 }
+
+TEST_CASE("fault publish_delay: HA ships only published bytes; the slave never gets ahead of the master's end, "
+          "keeps its connection, and the send is PUT_OK once published") {
+  ReplicatingPair pair(5);
+  Master& m = pair.m;
+  Slave& s = pair.s;
+  const int64_t published = m.store.maxPhyOffset();
+  std::atomic<bool> appended{false};
+  std::thread appender;
+  {
+    // 600 ms between the write position and the publication: the writer's 200 ms heartbeat
+    // wake-ups read the log meanwhile, as a wake-up from an earlier append would.
+    fault::ScopedArm delay(Point::PublishDelay, 600);
+    appender = std::thread([&] {
+      appendN(m.store, 5, 1);
+      appended = true;
+    });
+    bool slaveAhead = false;
+    for (int i = 0; i < 100 && !appended; ++i) {
+      if (s.store->maxPhyOffset() > m.store.maxPhyOffset()) slaveAhead = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    CHECK_FALSE(slaveAhead);
+    CHECK(s.store->maxPhyOffset() == published);
+    appender.join();
+  }
+  CHECK(m.store.maxPhyOffset() > published);
+  CHECK((waitReplicated(m.store, m.store.maxPhyOffset()) == PutStatus::PUT_OK));
+  CHECK(m.ha.connectionCount() == 1);
+  auto slaves = m.ha.slaves();
+  REQUIRE(slaves.size() == 1);
+  CHECK(slaves[0].requestOffset == 0);  // still the first connection: it never reconnected
+  checkSameBytes(m.store, *s.store, 0);
+}

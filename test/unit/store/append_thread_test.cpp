@@ -157,3 +157,39 @@ TEST_CASE("without a started thread, runWaiting declines and run() runs the job 
   CHECK(resumed.yes);
   CHECK(ranOn == std::this_thread::get_id());
 }
+
+TEST_CASE("idle spin off: runWaiting declines though the thread is idle, run() still appends there") {
+  AppendThread t;
+  t.start();
+  t.setIdleSpin(false);
+  CHECK_FALSE(t.idleSpin());
+  std::thread::id ranOn;
+  int runs = 0;
+  auto job = [&] {
+    ranOn = std::this_thread::get_id();
+    ++runs;
+  };
+  const AppendWork work(job);
+  for (int i = 0; i < 20; ++i) {  // idle most of these times, and never waited for in place
+    AppendTicket ticket;
+    bool submitted = true;
+    CHECK_FALSE(t.runWaiting(ticket, work, 1ms, submitted));
+    CHECK_FALSE(submitted);
+    std::this_thread::sleep_for(1ms);
+  }
+  asio::io_context io;
+  Resumed resumed;
+  awaitOn(io, [&] { return t.run(work, asio::use_awaitable); }, resumed);
+  io.run();
+  CHECK(resumed.yes);
+  CHECK(resumed.onIo);
+  CHECK(runs == 1);
+  CHECK(ranOn != std::this_thread::get_id());
+  t.setIdleSpin(true);  // on again: an idle thread takes the job in place
+  AppendTicket ticket;
+  bool done = false;
+  CHECK(submitWhenIdle(t, ticket, work, 5s, done));
+  CHECK(done);
+  CHECK(runs == 2);
+  t.stop();
+}

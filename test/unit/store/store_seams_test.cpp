@@ -7,6 +7,7 @@
 #include <map>
 #include <thread>
 
+#include "store/append_thread.h"
 #include "unit/store/store_test_util.h"
 
 using namespace rmq;
@@ -219,4 +220,40 @@ TEST_CASE("a commit log file of the wrong length stops open() with a clear error
   std::filesystem::resize_file(dir.path + "/commitlog/00000000000000000000", 65536);
   MessageStore again(cfg, testStoreHost());
   CHECK(again.open().ok());
+}
+
+TEST_CASE("idle spins follow the role: off under SYNC_MASTER and on a slave, on for an ASYNC master") {
+  TempDir dir;
+  auto cfg = smallConfig(dir.path);
+  cfg.brokerRole = "SYNC_MASTER";
+  MessageStore s(cfg, testStoreHost());
+  REQUIRE(s.open().ok());
+  s.start();
+  auto& appender = s.appender();
+  int runs = 0;
+  auto job = [&] { ++runs; };
+  const AppendWork work(job);
+  // Whether the append thread takes a job in place within ~2 s of tries (it must be idle then).
+  auto takesInPlace = [&] {
+    for (int i = 0; i < 200; ++i) {
+      AppendTicket ticket;
+      bool submitted = false;
+      const bool done = appender.runWaiting(ticket, work, std::chrono::seconds(5), submitted);
+      if (submitted) return done;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  };
+  CHECK_FALSE(appender.idleSpin());
+  CHECK_FALSE(takesInPlace());  // SYNC_MASTER: the submitter always suspends
+  s.setRole("ASYNC_MASTER");  // failover hands the role over at run time
+  CHECK(appender.idleSpin());
+  CHECK(takesInPlace());
+  CHECK(runs == 1);
+  s.setRole("SLAVE");
+  CHECK_FALSE(appender.idleSpin());
+  s.setRole("SYNC_MASTER");
+  CHECK_FALSE(appender.idleSpin());
+  CHECK_FALSE(takesInPlace());
+  s.shutdown();
 }

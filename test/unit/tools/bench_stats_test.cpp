@@ -2,11 +2,14 @@
 // source under test is compiled into this test directly.
 #include <doctest/doctest.h>
 
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "tools/rmqbench/bench_stats.cpp"  // NOLINT: compiled here, see above
 
+using rmq::bench::BenchMeter;
 using rmq::bench::LatencyHistogram;
 
 TEST_CASE("histogram percentiles are within the bucket precision") {
@@ -62,4 +65,25 @@ TEST_CASE("concurrent recording loses nothing") {
   intervals += h.takeInterval().count;
   CHECK(h.total().count == 80000);
   CHECK(intervals == 80000);
+}
+
+TEST_CASE("failure reasons: counted per text, most frequent first, at most kReasons then \"other\"") {
+  BenchMeter meter("send", {"send"});
+  CHECK(meter.failureReasons().empty());
+  for (int i = 0; i < 3; ++i) meter.noteFailure("SLAVE_NOT_AVAILABLE");
+  meter.noteFailure("FLUSH_SLAVE_TIMEOUT");
+  auto reasons = meter.failureReasons();
+  REQUIRE(reasons.size() == 2);
+  CHECK(reasons[0] == std::pair<std::string, uint64_t>{"SLAVE_NOT_AVAILABLE", 3});
+  CHECK(reasons[1] == std::pair<std::string, uint64_t>{"FLUSH_SLAVE_TIMEOUT", 1});
+  for (size_t i = 0; i < BenchMeter::kReasons + 3; ++i) meter.noteFailure("error " + std::to_string(i));
+  reasons = meter.failureReasons();
+  CHECK(reasons.size() == BenchMeter::kReasons + 1);  // the kReasons distinct texts, then "other"
+  uint64_t other = 0, total = 0;
+  for (auto& [why, n] : reasons) {
+    if (why == "other") other = n;
+    total += n;
+  }
+  CHECK(other == 5);  // 2 + 11 texts, 8 kept: the last 5 are "other"
+  CHECK(total == 4 + BenchMeter::kReasons + 3);
 }

@@ -89,7 +89,8 @@ std::optional<net::RemotingCommand> heldTooLong(const BrokerConfig& cfg, const n
 // [OVERLOAD], no budget past the admission's).
 // While the append thread is idle, this network thread waits for the append in place for up to
 // kAppendWaitInPlace and goes on without a post back (store/append_thread.h runWaiting),
-// suspending only when the append takes longer.
+// suspending only when the append takes longer. Not under SYNC_MASTER, whose sends wait for the
+// slave's ack anyway (StoreEngine::applyRoleToThreads).
 asio::awaitable<std::optional<net::RemotingCommand>> appendInQueue(const BrokerConfig& cfg, store::MessageStore& store,
                                                                    store::AppendWork append,
                                                                    std::chrono::steady_clock::time_point receivedAt);
