@@ -120,7 +120,10 @@ void FlushService::wake() {
 }
 
 void FlushService::waitFlushed(int64_t end, Completion done) {
-  if (log_.flushedOffset() >= end) return done(PutStatus::PUT_OK);
+  if (log_.flushedOffset() >= end) {
+    statAlreadyFlushed_.fetch_add(1, std::memory_order_relaxed);
+    return done(PutStatus::PUT_OK);
+  }
   flushWaiters_.add(end, WaiterList::Clock::now() + std::chrono::milliseconds(liveRead(cfg_.syncFlushTimeout)),
                     std::move(done));
   // Only a send that finds a flusher asleep pays for a futex wake (about one per flush, not per
@@ -215,7 +218,7 @@ void FlushService::expireWaiters() {
 
 GroupCommitStats FlushService::groupCommitStats() const {
   return {statFlushes_.load(), statWaiters_.load(), statFlushNanos_.load(), statOverlapped_.load(),
-          statCycles_.load(), statGapNanos_.load()};
+          statCycles_.load(), statGapNanos_.load(), statAlreadyFlushed_.load()};
 }
 
 GroupCommitHistograms FlushService::groupCommitHistograms() const {

@@ -125,6 +125,7 @@ class FlushService {
   std::chrono::steady_clock::time_point idleSince_{};
   std::atomic<int> idleFlushers_{0};  // flushers asleep in claimSyncFlush: waitFlushed wakes them
   std::atomic<uint64_t> statFlushes_{0}, statWaiters_{0}, statFlushNanos_{0}, statOverlapped_{0};
+  std::atomic<uint64_t> statAlreadyFlushed_{0};
   std::atomic<uint64_t> statCycles_{0}, statGapNanos_{0};
   metrics::Histogram flushSeconds_{metrics::Histogram::flushSeconds()};  // per flush that had waiters
   metrics::Histogram batchSize_{metrics::Histogram::batchSizes()};       // waiters it completed

@@ -168,6 +168,10 @@ struct GroupCommitStats {
   uint64_t overlapped = 0;   // flushes started while another was still in flight
   uint64_t cycles = 0;       // SYNC_FLUSH flushes started on an idle disk (none in flight) while busy
   uint64_t gapNanos = 0;     // for those: disk idle time since the previous flush ended
+  // SYNC_FLUSH sends whose bytes a flush had already covered when they came to wait (an idle
+  // flush, or one for other sends, ran between their append and their wait): answered at once,
+  // in no batch.
+  uint64_t alreadyFlushed = 0;
 };
 
 // The same flushes as distributions (GET /metrics: rmqnode_group_commit_flush_seconds and

@@ -358,6 +358,9 @@ void writeOwn(BrokerContext& ctx, const BrokerMetricsSources& src, int64_t store
               gc.flushSeconds);
   w.histogram("rmqnode_group_commit_batch_size", "Sends completed per group-commit flush (SYNC_FLUSH).", base,
               gc.batchSize);
+  one("rmqnode_group_commit_already_flushed_total",
+      "SYNC_FLUSH sends whose bytes were already flushed when they came to wait (in no batch).", "counter",
+      static_cast<double>(ctx.store.groupCommitStats().alreadyFlushed));
 
   w.family("rmqnode_disk_used_ratio", "Used fraction of the file system holding the store path.", "gauge");
   for (auto [which, path] : {std::pair<std::string_view, std::string>{"commitlog", ctx.storeConfig.commitLogDir()},
