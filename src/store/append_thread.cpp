@@ -5,19 +5,13 @@
 #include <exception>
 #include <utility>
 
+#include "common/cpu_relax.h"
 #include "common/log.h"
 
 namespace rmq::store {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-void cpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
 int64_t nanosSince(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t).count();
 }

@@ -80,9 +80,9 @@ class AppendThread {
 
   // While the thread is idle (nothing queued, no job running): submits `work` under `ticket` and
   // spins up to `spin` for it. true: it ran (the caller goes on, nothing is posted); false: the
-  // thread was busy or its idle spin is off (nothing submitted: use run()), or the job is not
-  // done yet (`submitted`: the
-  // caller must co_await awaitTicket(ticket) before it touches what the job reads or writes).
+  // thread was busy or its idle spin is off (nothing submitted: use run()), or the job is not done
+  // yet (`submitted`: the caller must co_await awaitTicket(ticket) before it touches what the job
+  // reads or writes).
   bool runWaiting(AppendTicket& ticket, Work work, std::chrono::nanoseconds spin, bool& submitted);
   // Completes (void()) on the handler's executor, never inline, once the ticket's job ran.
   template <class Token>

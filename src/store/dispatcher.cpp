@@ -5,6 +5,7 @@
 #include <pthread.h>
 
 #include "common/timer_properties.h"
+#include "common/cpu_relax.h"
 #include "common/fault_point.h"
 #include "common/log.h"
 
@@ -152,7 +153,7 @@ void Dispatcher::run() {
     auto spinUntil = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
     while (idleSpin_.load(std::memory_order_relaxed) && log_.maxOffset() <= end && !stopping_.load() &&
            std::chrono::steady_clock::now() < spinUntil)
-      __builtin_ia32_pause();
+      cpuRelax();
     if (log_.maxOffset() > end) continue;
     std::unique_lock lock(mu_);
     sleeping_.store(true, std::memory_order_seq_cst);

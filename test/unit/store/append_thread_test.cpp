@@ -48,18 +48,31 @@ void awaitOn(asio::io_context& io, Start start, Resumed& r) {
       asio::detached);
 }
 
+// Whether runWaiting declined at once: false with nothing submitted (the caller must use run()).
+bool declines(AppendThread& t, const AppendWork& work) {
+  AppendTicket ticket;
+  bool submitted = true;
+  return !t.runWaiting(ticket, work, 1ms, submitted) && !submitted;
+}
+
+// Runs `work` by run() from a coroutine on an io_context of this thread; where it was resumed.
+Resumed runAwaited(AppendThread& t, const AppendWork& work) {
+  asio::io_context io;
+  Resumed resumed;
+  awaitOn(io, [&] { return t.run(work, asio::use_awaitable); }, resumed);
+  io.run();
+  return resumed;
+}
+
 }  // namespace
 
 TEST_CASE("run: the job runs on the append thread and answers on the submitter's executor") {
   AppendThread t;
   t.start();
-  asio::io_context io;
   std::thread::id ranOn;
   auto job = [&] { ranOn = std::this_thread::get_id(); };
   const AppendWork work(job);
-  Resumed resumed;
-  awaitOn(io, [&] { return t.run(work, asio::use_awaitable); }, resumed);
-  io.run();
+  const Resumed resumed = runAwaited(t, work);
   CHECK(resumed.yes);
   CHECK(resumed.onIo);
   CHECK(ranOn != std::this_thread::get_id());  // on the append thread
@@ -97,10 +110,7 @@ TEST_CASE("runWaiting: a job slower than the wait is awaited on the executor; a 
   // While it stalls the thread is not idle: a second submitter is told to queue the usual way.
   auto other = [] {};
   const AppendWork otherWork(other);
-  AppendTicket second;
-  bool submitted = true;
-  CHECK_FALSE(t.runWaiting(second, otherWork, 1ms, submitted));
-  CHECK_FALSE(submitted);
+  CHECK(declines(t, otherWork));
 
   asio::io_context io;
   Resumed resumed;
@@ -145,15 +155,9 @@ TEST_CASE("without a started thread, runWaiting declines and run() runs the job 
   std::thread::id ranOn;
   auto job = [&] { ranOn = std::this_thread::get_id(); };
   const AppendWork work(job);
-  AppendTicket ticket;
-  bool submitted = false;
   // Not started: not idle either, so the caller is told to use run(), which runs it in place.
-  CHECK_FALSE(t.runWaiting(ticket, work, 1ms, submitted));
-  CHECK_FALSE(submitted);
-  asio::io_context io;
-  Resumed resumed;
-  awaitOn(io, [&] { return t.run(work, asio::use_awaitable); }, resumed);
-  io.run();
+  CHECK(declines(t, work));
+  const Resumed resumed = runAwaited(t, work);
   CHECK(resumed.yes);
   CHECK(ranOn == std::this_thread::get_id());
 }
@@ -171,16 +175,10 @@ TEST_CASE("idle spin off: runWaiting declines though the thread is idle, run() s
   };
   const AppendWork work(job);
   for (int i = 0; i < 20; ++i) {  // idle most of these times, and never waited for in place
-    AppendTicket ticket;
-    bool submitted = true;
-    CHECK_FALSE(t.runWaiting(ticket, work, 1ms, submitted));
-    CHECK_FALSE(submitted);
+    CHECK(declines(t, work));
     std::this_thread::sleep_for(1ms);
   }
-  asio::io_context io;
-  Resumed resumed;
-  awaitOn(io, [&] { return t.run(work, asio::use_awaitable); }, resumed);
-  io.run();
+  const Resumed resumed = runAwaited(t, work);
   CHECK(resumed.yes);
   CHECK(resumed.onIo);
   CHECK(runs == 1);
